@@ -1,0 +1,47 @@
+// Builds the HTTP application: core conventions first, then every module, registered explicitly.
+import cookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Actor } from './core/auth/actor.ts';
+import { installContentParsers } from './core/content-types.ts';
+import type { Deps } from './core/deps.ts';
+import { installErrorHandling } from './core/error-handler.ts';
+import { collectRouteMethods, registerOptionsRoutes } from './core/options-routes.ts';
+import { validatorCompiler } from './core/params.ts';
+import { parseQueryString } from './core/query-string.ts';
+import { genReqId, installRequestPipeline } from './core/request-pipeline.ts';
+import { apiV4 } from './api-v4.ts';
+import { healthRoutes } from './modules/health/health.routes.ts';
+import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
+import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
+
+export async function buildApp(deps: Deps, options: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId,
+    bodyLimit: deps.config.bodyLimit,
+    exposeHeadRoutes: true,
+    return503OnClosing: true,
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      ignoreDuplicateSlashes: true,
+      maxParamLength: 2000,
+      querystringParser: parseQueryString,
+    },
+  });
+  app.decorate('deps', deps);
+  app.decorateRequest('actor', null as unknown as Actor);
+  app.decorateRequest('rawParams', null as unknown as Record<string, unknown>);
+  app.setValidatorCompiler(validatorCompiler);
+  installErrorHandling(app);
+  await installContentParsers(app);
+  await app.register(cookie);
+  installRequestPipeline(app);
+
+  const routeMethods = collectRouteMethods(app);
+  await app.register(healthRoutes);
+  await app.register(oauthRoutes);
+  await app.register(sessionRoutes);
+  await app.register(apiV4, { prefix: '/api/v4' });
+  registerOptionsRoutes(app, routeMethods);
+  return app;
+}

@@ -1,0 +1,80 @@
+// Opening the database for a configuration, migrating it, and making sure the administrator
+// `root` (id 1) and its token exist.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config } from './config.ts';
+import type { Deps } from './core/deps.ts';
+import { noJobTokens } from './core/auth/job-tokens.ts';
+import { SCOPES } from './core/auth/scopes.ts';
+import { digest } from './core/auth/secrets.ts';
+import { type Database, openDatabase } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { issueToken } from './modules/access-tokens/access-tokens.service.ts';
+import { createUser } from './modules/users/users.service.ts';
+
+export const ROOT_TOKEN_FILE = 'initial_root_token';
+export const ROOT_PASSWORD_FILE = 'initial_root_password';
+
+export function sqliteFile(config: Config): string {
+  return path.join(config.dataDir, 'quarry.sqlite3');
+}
+
+export function openConfiguredDatabase(config: Config): Database {
+  return openDatabase({ url: config.databaseUrl, sqliteFile: sqliteFile(config) });
+}
+
+export function createDeps(config: Config, database: Database): Deps {
+  return { config, database, db: database.db, jobTokens: noJobTokens, now: () => new Date() };
+}
+
+function writeSecret(config: Config, file: string, secret: string): string {
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const target = path.join(config.dataDir, file);
+  fs.writeFileSync(target, `${secret}\n`, { mode: 0o600 });
+  fs.chmodSync(target, 0o600);
+  return target;
+}
+
+export interface RootSetup {
+  created: boolean;
+  /** Files a new secret was written to, for the log. */
+  tokenFile: string | null;
+  passwordFile: string | null;
+}
+
+/** Creates root and its all-scope token on first start; adds QUARRY_ROOT_TOKEN if it is new. */
+export async function ensureRoot(deps: Deps): Promise<RootSetup> {
+  const { db, config } = deps;
+  const existing = await db.selectFrom('users').select(['id', 'admin']).where('id', '=', 1).executeTakeFirst();
+  const result: RootSetup = { created: false, tokenFile: null, passwordFile: null };
+  let root = existing;
+  if (!root) {
+    const password = config.rootPassword ?? randomBytes(18).toString('base64url');
+    const user = await createUser(deps, {
+      username: 'root',
+      name: 'Administrator',
+      email: 'admin@example.com',
+      password,
+      admin: true,
+      skip_confirmation: true,
+    });
+    if (!config.rootPassword) result.passwordFile = writeSecret(config, ROOT_PASSWORD_FILE, password);
+    root = { id: user.id, admin: user.admin };
+    result.created = true;
+  }
+  if (config.rootToken) {
+    const known = await db.selectFrom('personal_access_tokens').select('id').where('token_digest', '=', digest(config.rootToken)).executeTakeFirst();
+    if (!known) await issueToken(db, { userId: root.id, name: 'root token', scopes: SCOPES, secret: config.rootToken }, root, deps.now());
+  } else if (result.created) {
+    const { token } = await issueToken(db, { userId: root.id, name: 'root token', scopes: SCOPES }, root, deps.now());
+    result.tokenFile = writeSecret(config, ROOT_TOKEN_FILE, token);
+  }
+  return result;
+}
+
+/** Migrates and seeds; the one start-up path of the server, the CLI and the tests. */
+export async function prepare(deps: Deps): Promise<RootSetup> {
+  await migrateToLatest(deps.db);
+  return ensureRoot(deps);
+}

@@ -1,0 +1,17 @@
+// Empties every table, keeping the schema, so a test instance can start over cheaply.
+import { sql } from 'kysely';
+import type { Deps } from '../core/deps.ts';
+
+/** Tables in an order that respects foreign keys (children first). */
+const TABLES = ['web_sessions', 'oauth_access_tokens', 'personal_access_tokens', 'user_custom_attributes', 'identities', 'users'] as const;
+
+export async function resetData(deps: Deps): Promise<void> {
+  if (deps.database.dialect === 'postgres') {
+    await sql`truncate table ${sql.join(TABLES.map((t) => sql.table(t)))} restart identity cascade`.execute(deps.db);
+    return;
+  }
+  await deps.db.transaction().execute(async (trx) => {
+    for (const table of TABLES) await trx.deleteFrom(table).execute();
+    await sql`delete from sqlite_sequence`.execute(trx);
+  });
+}

@@ -1,0 +1,100 @@
+// Environment → a frozen, validated Config. A bad value stops the process with a one-line reason.
+import path from 'node:path';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** postgres://… when set; otherwise the embedded SQLite database under dataDir. */
+  readonly databaseUrl: string | null;
+  /** Base of every web_url and Link URL, without a trailing slash. */
+  readonly externalUrl: string;
+  readonly rootPassword: string | null;
+  readonly rootToken: string | null;
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimit: number;
+  /** Requests allowed per client in each rate-limit period; 0 turns the limit off. */
+  readonly rateLimitRequests: number;
+  readonly rateLimitPeriodSeconds: number;
+  readonly logLevel: string;
+  /** Impersonation tokens stop working when this is false. */
+  readonly impersonationEnabled: boolean;
+  /** When on, an administrator's token needs the admin_mode scope to act as an administrator. */
+  readonly adminMode: boolean;
+  /** Work factor of the password hash (scrypt N). */
+  readonly passwordHashCost: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(raw: string, name: string, protocols: string[]): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got "${raw}"`);
+  }
+  return parsed;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.QUARRY_DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || null;
+  if (databaseUrl) url(databaseUrl, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const external = env.QUARRY_EXTERNAL_URL || `http://localhost:${port}`;
+  url(external, 'QUARRY_EXTERNAL_URL', ['http:', 'https:']);
+  const rootPassword = env.QUARRY_ROOT_PASSWORD || null;
+  if (rootPassword !== null && rootPassword.length < 8) {
+    throw new ConfigError('QUARRY_ROOT_PASSWORD must have at least 8 characters');
+  }
+  const rootToken = env.QUARRY_ROOT_TOKEN || null;
+  if (rootToken !== null && !/^[\x21-\x7e]{20,255}$/.test(rootToken)) {
+    throw new ConfigError('QUARRY_ROOT_TOKEN must be 20 to 255 printable characters without spaces');
+  }
+  const logLevel = env.QUARRY_LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`QUARRY_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+  const cost = integer(env, 'QUARRY_PASSWORD_HASH_COST', 16384, 1024, 1048576);
+  if ((cost & (cost - 1)) !== 0) throw new ConfigError('QUARRY_PASSWORD_HASH_COST must be a power of two');
+  return Object.freeze({
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    externalUrl: external.replace(/\/+$/, ''),
+    rootPassword,
+    rootToken,
+    bodyLimit: integer(env, 'QUARRY_BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    rateLimitRequests: integer(env, 'QUARRY_RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000),
+    rateLimitPeriodSeconds: integer(env, 'QUARRY_RATE_LIMIT_PERIOD', 60, 1, 86_400),
+    logLevel,
+    impersonationEnabled: flag(env, 'QUARRY_IMPERSONATION_ENABLED', true),
+    adminMode: flag(env, 'QUARRY_ADMIN_MODE', false),
+    passwordHashCost: cost,
+  });
+}

@@ -1,0 +1,203 @@
+// Resolves the request's credentials to an Actor, in the platform's order of precedence:
+// OAuth token (access_token, Bearer, bearer_token) → personal token (private_token, PRIVATE-TOKEN,
+// then the bearer value) → job token (only on routes that accept it) → the session cookie.
+import type { Kysely } from 'kysely';
+import type { Config } from '../../config.ts';
+import type { DB, UserRow } from '../../db/schema.ts';
+import {
+  IMPERSONATION_DISABLED,
+  TOKEN_EXPIRED,
+  TOKEN_REVOKED,
+  forbidden,
+  insufficientScope,
+  invalidToken,
+  notFound,
+  unauthorized,
+} from '../errors.ts';
+import type { Actor, CredentialKind, RouteAuth } from './actor.ts';
+import type { JobTokenResolver } from './job-tokens.ts';
+import { acceptedScopes, hasAnyScope } from './scopes.ts';
+import { digest, safeEqual } from './secrets.ts';
+
+export const SESSION_COOKIE = '_service_session';
+
+export interface CredentialSource {
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** Query and body parameters, merged. */
+  params: Record<string, unknown>;
+  cookies: Record<string, string | undefined>;
+}
+
+export interface ResolveDeps {
+  db: Kysely<DB>;
+  config: Config;
+  jobTokens: JobTokenResolver;
+  now?: () => Date;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const header = (src: CredentialSource, name: string): string | undefined => {
+  const v = src.headers[name];
+  return str(Array.isArray(v) ? v[0] : v);
+};
+
+function bearerValue(src: CredentialSource): string | undefined {
+  const auth = header(src, 'authorization');
+  const match = auth && /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  return match ? match[1] : undefined;
+}
+
+function today(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+function parseScopes(json: string): string[] {
+  try {
+    const value = JSON.parse(json);
+    return Array.isArray(value) ? value.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+async function userById(db: Kysely<DB>, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+interface Resolved {
+  user: UserRow;
+  via: CredentialKind;
+  scopes: string[];
+  tokenId: number | null;
+  impersonation: boolean;
+  jobId: number | null;
+}
+
+async function fromOauth(deps: ResolveDeps, token: string, now: Date): Promise<Resolved | null> {
+  const row = await deps.db.selectFrom('oauth_access_tokens').selectAll().where('token_digest', '=', digest(token)).executeTakeFirst();
+  if (!row) return null;
+  if (row.revoked_at) throw invalidToken(TOKEN_REVOKED);
+  if (row.expires_in !== null && Date.parse(row.created_at) + row.expires_in * 1000 <= now.getTime()) throw invalidToken(TOKEN_EXPIRED);
+  const user = await userById(deps.db, row.user_id);
+  if (!user) throw unauthorized();
+  return { user, via: 'oauth', scopes: row.scopes.split(' ').filter(Boolean), tokenId: row.id, impersonation: false, jobId: null };
+}
+
+async function fromPersonalToken(deps: ResolveDeps, token: string, now: Date): Promise<Resolved> {
+  const row = await deps.db
+    .selectFrom('personal_access_tokens')
+    .select(['id', 'user_id', 'scopes', 'revoked', 'expires_at', 'impersonation', 'last_used_at'])
+    .where('token_digest', '=', digest(token))
+    .executeTakeFirst();
+  if (!row) throw unauthorized();
+  if (row.revoked) throw invalidToken(TOKEN_REVOKED);
+  if (row.expires_at !== null && row.expires_at <= today(now)) throw invalidToken(TOKEN_EXPIRED);
+  if (row.impersonation && !deps.config.impersonationEnabled) throw invalidToken(IMPERSONATION_DISABLED);
+  const user = await userById(deps.db, row.user_id);
+  if (!user) throw unauthorized();
+  touchToken(deps, row.id, row.last_used_at, now);
+  return { user, via: 'personal_access_token', scopes: parseScopes(row.scopes), tokenId: row.id, impersonation: Boolean(row.impersonation), jobId: null };
+}
+
+/** last_used_at is kept to within ten minutes, so a busy token costs one write per ten minutes. */
+function touchToken(deps: ResolveDeps, id: number, lastUsedAt: string | null, now: Date): void {
+  if (lastUsedAt && now.getTime() - Date.parse(lastUsedAt) < 10 * 60 * 1000) return;
+  deps.db
+    .updateTable('personal_access_tokens')
+    .set({ last_used_at: now.toISOString() })
+    .where('id', '=', id)
+    .execute()
+    .catch(() => {});
+}
+
+async function fromSession(deps: ResolveDeps, src: CredentialSource, now: Date): Promise<Resolved | null> {
+  const cookie = src.cookies[SESSION_COOKIE];
+  if (!cookie) return null;
+  const row = await deps.db.selectFrom('web_sessions').selectAll().where('session_digest', '=', digest(cookie)).executeTakeFirst();
+  if (!row || row.expires_at <= now.toISOString()) return null;
+  // Writes through a session need the session's CSRF token, so that other sites cannot forge them.
+  if (src.method !== 'GET' && src.method !== 'HEAD') {
+    const csrf = header(src, 'x-csrf-token');
+    if (!csrf || !safeEqual(csrf, row.csrf_token)) return null;
+  }
+  const user = await userById(deps.db, row.user_id);
+  return user ? { user, via: 'session', scopes: [], tokenId: null, impersonation: false, jobId: null } : null;
+}
+
+async function findCredentials(deps: ResolveDeps, src: CredentialSource, route: RouteAuth, now: Date): Promise<Resolved | null> {
+  const bearer = str(src.params.access_token) ?? bearerValue(src) ?? str(src.params.bearer_token);
+  if (bearer) {
+    const oauth = await fromOauth(deps, bearer, now);
+    if (oauth) return oauth;
+  }
+  const personal = str(src.params.private_token) ?? header(src, 'private-token') ?? bearer;
+  if (personal) return fromPersonalToken(deps, personal, now);
+  if (route.jobToken) {
+    const jobToken = header(src, 'job-token') ?? str(src.params.job_token) ?? str(src.params.token);
+    if (jobToken) {
+      const job = await deps.jobTokens(deps.db, jobToken);
+      if (!job) throw unauthorized();
+      return { user: job.user, via: 'job_token', scopes: [], tokenId: null, impersonation: false, jobId: job.jobId };
+    }
+  }
+  return fromSession(deps, src, now);
+}
+
+function effectiveAdmin(deps: ResolveDeps, r: { user: UserRow; via: CredentialKind; scopes: readonly string[] }): boolean {
+  if (!r.user.admin) return false;
+  if (!deps.config.adminMode || r.via === 'session') return true;
+  return r.scopes.includes('admin_mode');
+}
+
+async function findSudoTarget(db: Kysely<DB>, value: string): Promise<UserRow | undefined> {
+  const q = db.selectFrom('users').selectAll();
+  return /^\d+$/.test(value)
+    ? q.where('id', '=', Number(value)).executeTakeFirst()
+    : q.where((eb) => eb(eb.fn('lower', ['username']), '=', value.toLowerCase())).executeTakeFirst();
+}
+
+/** Resolves the actor of a request, or null for an anonymous one; throws the platform's errors. */
+export async function resolveActor(deps: ResolveDeps, src: CredentialSource, route: RouteAuth): Promise<Actor | null> {
+  const now = deps.now?.() ?? new Date();
+  const found = await findCredentials(deps, src, route, now);
+  const sudo = str(src.params.sudo) ?? header(src, 'sudo');
+
+  if (!found) {
+    if (sudo !== undefined || route.auth === 'required') throw unauthorized();
+    return null;
+  }
+  if (found.user.state === 'blocked') throw forbidden('Your account has been blocked.');
+
+  const isAdmin = effectiveAdmin(deps, found);
+  const tokenBased = found.via === 'personal_access_token' || found.via === 'oauth';
+  const base: Actor = { ...found, isAdmin, sudoBy: null };
+
+  if (sudo === undefined) {
+    if (tokenBased && !hasAnyScope(found.scopes, acceptedScopes(src.method, route.scopes))) {
+      throw insufficientScope(acceptedScopes(src.method, route.scopes));
+    }
+    recordActivity(deps, found.user, now);
+    return base;
+  }
+  // The checks, and their order, of the platform's sudo.
+  if (!isAdmin) throw forbidden('Must be admin to use sudo');
+  if (!tokenBased) throw forbidden('Must be authenticated using an OAuth or personal access token to use sudo');
+  if (!found.scopes.includes('sudo')) throw insufficientScope(['sudo']);
+  const target = await findSudoTarget(deps.db, sudo);
+  if (!target) throw notFound(`User with ID or username '${sudo}'`);
+  recordActivity(deps, target, now);
+  return { ...base, user: target, isAdmin: Boolean(target.admin), sudoBy: found.user };
+}
+
+/** last_activity_on moves at most once a day per user. */
+function recordActivity(deps: ResolveDeps, user: UserRow, now: Date): void {
+  const day = today(now);
+  if (user.last_activity_on === day) return;
+  deps.db
+    .updateTable('users')
+    .set({ last_activity_on: day })
+    .where('id', '=', user.id)
+    .execute()
+    .catch(() => {});
+}

@@ -1,0 +1,199 @@
+// Offset and keyset pagination, cut in the database, with the platform's headers:
+// Link (prev, next, first, last in that order, every parameter kept, keys sorted), X-Page,
+// X-Per-Page, X-Next-Page, X-Prev-Page (empty when none), X-Total, X-Total-Pages.
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { DomainError, paramError } from './errors.ts';
+import { toQuery } from './query-string.ts';
+
+export const DEFAULT_PER_PAGE = 20;
+export const MAX_PER_PAGE = 100;
+/** Above this many rows the totals are not counted (and rel="last" is left out). */
+export const COUNT_LIMIT = 10_000;
+export const OFFSET_LIMIT = 50_000;
+
+/** `page` and `per_page`, shared by every list route. */
+export const PageParams = {
+  page: Type.Optional(Type.Integer()),
+  per_page: Type.Optional(Type.Integer({ 'x-except': [0] })),
+};
+
+export interface Page {
+  page: number;
+  perPage: number;
+}
+
+/** Negative or missing per_page means 20, more than 100 means 100; page below 1 means 1. */
+export function pageOf(query: { page?: number; per_page?: number }): Page {
+  const perRaw = query.per_page;
+  const perPage = perRaw === undefined || perRaw < 0 ? DEFAULT_PER_PAGE : Math.min(perRaw, MAX_PER_PAGE);
+  const page = query.page === undefined || query.page < 1 ? 1 : query.page;
+  return { page, perPage };
+}
+
+/** Path as received (still percent-encoded), under the configured external URL. */
+function linkBase(req: FastifyRequest): string {
+  const path = req.url.split('?')[0];
+  return `${req.server.deps.config.externalUrl}${path}`;
+}
+
+/** Every parameter of the request, as the platform echoes them into links. */
+function linkParams(req: FastifyRequest): Record<string, unknown> {
+  const validated = (req.method === 'GET' || req.method === 'HEAD' ? req.query : req.body) as Record<string, unknown> | undefined;
+  return { ...req.rawParams, ...(validated ?? {}), ...(req.params as Record<string, unknown>) };
+}
+
+function link(req: FastifyRequest, overrides: Record<string, unknown>, rel: string): string {
+  return `<${linkBase(req)}?${toQuery({ ...linkParams(req), ...overrides })}>; rel="${rel}"`;
+}
+
+function wantsKeyset(req: FastifyRequest): boolean {
+  return req.rawParams?.pagination === 'keyset';
+}
+
+export const KEYSET_UNAVAILABLE = 'Keyset pagination is not yet available for this type of request';
+
+export interface OffsetOptions {
+  /** Resource name for the offset-cap message; the cap applies only where it is given. */
+  offsetCapType?: string;
+  /** Some lists never send X-Total / X-Total-Pages. */
+  withoutTotals?: boolean;
+  /** For lists that offer keyset only for some orders: false answers pagination=keyset with 405. */
+  keysetAllowed?: boolean;
+}
+
+/** Sets the offset headers for a page of a collection of `total` rows (null: not counted). */
+export function setOffsetHeaders(req: FastifyRequest, reply: FastifyReply, { page, perPage }: Page, total: number | null, pageLength: number): void {
+  const totalPages = total === null ? null : Math.max(1, Math.ceil(total / perPage));
+  const inRange = totalPages === null ? pageLength > 0 || page === 1 : page <= totalPages;
+  const hasNext = totalPages === null ? pageLength === perPage : page < totalPages;
+  const next = inRange && hasNext ? page + 1 : null;
+  const prev = inRange && page > 1 ? page - 1 : null;
+  const links: string[] = [];
+  const at = (p: number, rel: string) => link(req, { page: p, per_page: perPage }, rel);
+  if (prev !== null) links.push(at(prev, 'prev'));
+  if (next !== null) links.push(at(next, 'next'));
+  links.push(at(1, 'first'));
+  if (totalPages !== null) links.push(at(totalPages, 'last'));
+  reply.header('link', links.join(', '));
+  reply.header('x-page', String(page));
+  reply.header('x-per-page', String(perPage));
+  reply.header('x-next-page', next === null ? '' : String(next));
+  reply.header('x-prev-page', prev === null ? '' : String(prev));
+  if (total !== null) {
+    reply.header('x-total', String(total));
+    reply.header('x-total-pages', String(totalPages));
+  }
+}
+
+/**
+ * Runs one page of `query` (which must already be ordered, ending with a tie-breaker) and counts
+ * the collection up to COUNT_LIMIT + 1 rows, then sets the pagination headers.
+ */
+export async function paginate<DB, TB extends keyof DB, O>(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  query: SelectQueryBuilder<DB, TB, O>,
+  options: OffsetOptions = {},
+): Promise<O[]> {
+  if (wantsKeyset(req)) throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+  return offsetPage(req, reply, query, options);
+}
+
+async function offsetPage<DB, TB extends keyof DB, O>(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  query: SelectQueryBuilder<DB, TB, O>,
+  options: OffsetOptions,
+): Promise<O[]> {
+  const page = pageOf(req.query as Page & { per_page?: number });
+  if (options.offsetCapType && page.page * page.perPage > OFFSET_LIMIT) {
+    throw new DomainError(
+      'param',
+      `Offset pagination has a maximum allowed offset of ${OFFSET_LIMIT} for requests that return objects of type ${options.offsetCapType}. Remaining records can be retrieved using keyset pagination.`,
+      { status: 405 },
+    );
+  }
+  const db = req.server.deps.db;
+  const counted = query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(COUNT_LIMIT + 1);
+  const [rows, count] = await Promise.all([
+    query.limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
+    options.withoutTotals
+      ? Promise.resolve(null)
+      : sql<{ count: number }>`select count(*) as count from (${counted}) as counted`.execute(db),
+  ]);
+  const total = count === null ? null : Number(count.rows[0].count);
+  setOffsetHeaders(req, reply, page, total !== null && total > COUNT_LIMIT ? null : total, rows.length);
+  return rows;
+}
+
+// ---- Keyset (cursor) pagination -----------------------------------------------------------------
+
+export interface KeysetOrder<O> {
+  /** SQL column to order by, e.g. 'users.name', and the row key holding its value. */
+  column: string;
+  key: keyof O & string;
+  direction: 'asc' | 'desc';
+  /** Unique tie-breaker column and its row key (usually the id). */
+  idColumn: string;
+  idKey: keyof O & string;
+}
+
+interface Cursor {
+  value: unknown;
+  id: unknown;
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+function decodeCursor(raw: unknown): Cursor | null {
+  if (typeof raw !== 'string' || raw === '') return null;
+  try {
+    const c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (c && typeof c === 'object' && 'id' in c && 'value' in c) return c as Cursor;
+  } catch {
+    // fall through
+  }
+  throw paramError('cursor is invalid');
+}
+
+/**
+ * Offset pagination, or keyset pagination when the request asks for `pagination=keyset`: a page
+ * after the `cursor`, and a Link rel="next" carrying the next cursor when another page exists.
+ */
+export async function paginateWithKeyset<DB, TB extends keyof DB, O>(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  query: SelectQueryBuilder<DB, TB, O>,
+  order: KeysetOrder<O>,
+  options: OffsetOptions = {},
+): Promise<O[]> {
+  if (wantsKeyset(req) && options.keysetAllowed === false) throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+  if (!wantsKeyset(req)) return offsetPage(req, reply, query.orderBy(sql.ref(order.column), order.direction).orderBy(sql.ref(order.idColumn), order.direction), options);
+  const { perPage } = pageOf(req.query as { per_page?: number });
+  const cursor = decodeCursor(req.rawParams.cursor);
+  let q = query;
+  if (cursor) {
+    const op = order.direction === 'asc' ? '>' : '<';
+    const col = sql.ref(order.column);
+    const id = sql.ref(order.idColumn);
+    const after: Expression<SqlBool> = sql<SqlBool>`(${col} ${sql.raw(op)} ${cursor.value} or (${col} = ${cursor.value} and ${id} ${sql.raw(op)} ${cursor.id}))`;
+    q = q.where(() => after);
+  }
+  const rows = await q
+    .orderBy(sql.ref(order.column), order.direction)
+    .orderBy(sql.ref(order.idColumn), order.direction)
+    .limit(perPage + 1)
+    .execute();
+  const more = rows.length > perPage;
+  const page = more ? rows.slice(0, perPage) : rows;
+  if (more) {
+    const last = page[page.length - 1] as Record<string, unknown>;
+    const next = encodeCursor({ value: last[order.key], id: last[order.idKey] });
+    reply.header('link', link(req, { cursor: next, per_page: perPage }, 'next'));
+  }
+  return page;
+}

@@ -1,0 +1,269 @@
+// Request parameters the way the platform reads them: coercion of strings into typed values,
+// GitLab's boolean spellings, `a[]=` arrays and comma lists, `a[b]=` hashes, and failure messages
+// "<param> is missing" / "is invalid" / "does not have a valid value" joined with ", ".
+// The route's TypeBox schema is the declaration; undeclared parameters are dropped.
+import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { paramError } from './errors.ts';
+
+const TRUE_WORDS = new Set(['1', 'on', 'On', 'ON', 't', 'true', 'True', 'TRUE', 'T', 'y', 'yes', 'Yes', 'YES', 'Y']);
+const FALSE_WORDS = new Set(['0', 'off', 'Off', 'OFF', 'f', 'false', 'False', 'FALSE', 'F', 'n', 'no', 'No', 'NO', 'N']);
+const INTEGER = /^\s*[+-]?\d[\d_]*\s*$/;
+const NUMBER = /^\s*[+-]?(\d[\d_]*)?(\.\d+)?([eE][+-]?\d+)?\s*$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+/** Group rules declared on an object schema, checked after its properties (Grape's order). */
+export interface GroupRules {
+  'x-mutually-exclusive'?: string[][];
+  'x-at-least-one-of'?: string[][];
+  'x-exactly-one-of'?: string[][];
+  'x-all-or-none-of'?: string[][];
+}
+
+type Schema = TSchema & Record<string, any>;
+
+class Invalid {
+  readonly reason: string;
+  constructor(reason: string) {
+    this.reason = reason;
+  }
+}
+const INVALID = new Invalid('is invalid');
+const NOT_VALID_VALUE = new Invalid('does not have a valid value');
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v);
+
+function present(value: unknown): boolean {
+  return value !== undefined;
+}
+
+function coerceBoolean(value: unknown): boolean | Invalid {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : INVALID;
+  if (typeof value === 'string') {
+    if (TRUE_WORDS.has(value)) return true;
+    if (FALSE_WORDS.has(value)) return false;
+  }
+  return INVALID;
+}
+
+function coerceInteger(value: unknown): number | Invalid {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : INVALID;
+  if (typeof value === 'string' && INTEGER.test(value)) {
+    const n = Number(value.trim().replace(/_/g, ''));
+    return Number.isSafeInteger(n) ? n : INVALID;
+  }
+  return INVALID;
+}
+
+function coerceNumber(value: unknown): number | Invalid {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : INVALID;
+  if (typeof value === 'string' && value.trim() !== '' && NUMBER.test(value)) {
+    const n = Number(value.trim().replace(/_/g, ''));
+    return Number.isFinite(n) ? n : INVALID;
+  }
+  return INVALID;
+}
+
+function coerceString(value: unknown, schema: Schema): string | Invalid {
+  let s: string;
+  if (typeof value === 'string') s = value;
+  else if (typeof value === 'number' || typeof value === 'boolean') s = String(value);
+  else return INVALID;
+  switch (schema.format) {
+    case 'date-time': {
+      const t = Date.parse(s);
+      return Number.isNaN(t) ? INVALID : s;
+    }
+    case 'date':
+      return DATE.test(s) && !Number.isNaN(Date.parse(s)) ? s : INVALID;
+    case 'email':
+      return EMAIL.test(s) ? s : new Invalid('contains an invalid email address');
+  }
+  if (schema.pattern && !new RegExp(schema.pattern).test(s)) return INVALID;
+  return s;
+}
+
+/** Coerces one value to its schema; returns the value or an Invalid reason. */
+function coerce(value: unknown, schema: Schema, name: string, errors: string[]): unknown {
+  if (schema.anyOf) return coerceUnion(value, schema, name, errors);
+  if (schema.const !== undefined) return value === schema.const || String(value) === String(schema.const) ? schema.const : NOT_VALID_VALUE;
+  switch (schema.type) {
+    case 'null':
+      return value === null ? null : INVALID;
+    case 'boolean':
+      return coerceBoolean(value);
+    case 'integer':
+      return withinBounds(coerceInteger(value), schema);
+    case 'number':
+      return withinBounds(coerceNumber(value), schema);
+    case 'string': {
+      const s = coerceString(value, schema);
+      if (s instanceof Invalid) return s;
+      if (schema.enum && !schema.enum.includes(s)) return NOT_VALID_VALUE;
+      if (schema['x-blank'] === false && s.trim() === '') return new Invalid('is empty');
+      return s;
+    }
+    case 'array':
+      return coerceArray(value, schema, name, errors);
+    case 'object':
+      if (!isPlainObject(value)) return INVALID;
+      return schema.properties ? validateObject(schema, value, name, errors) : coerceRecord(value, schema, name, errors);
+    default:
+      return value;
+  }
+}
+
+function withinBounds(n: number | Invalid, schema: Schema): number | Invalid {
+  if (n instanceof Invalid) return n;
+  if (schema.minimum !== undefined && n < schema.minimum) return NOT_VALID_VALUE;
+  if (schema.maximum !== undefined && n > schema.maximum) return NOT_VALID_VALUE;
+  if (schema.enum && !schema.enum.includes(n)) return NOT_VALID_VALUE;
+  if (schema['x-except']?.includes(n)) return new Invalid('has a value not allowed');
+  return n;
+}
+
+function coerceUnion(value: unknown, schema: Schema, name: string, errors: string[]): unknown {
+  const members = schema.anyOf as Schema[];
+  if (members.every((m) => m.const !== undefined)) {
+    const hit = members.find((m) => m.const === value || String(m.const) === String(value));
+    return hit ? hit.const : NOT_VALID_VALUE;
+  }
+  let reason: Invalid = INVALID;
+  for (const member of members) {
+    const nested: string[] = [];
+    const result = coerce(value, member, name, nested);
+    if (!(result instanceof Invalid) && nested.length === 0) return result;
+    if (result instanceof Invalid && result !== INVALID) reason = result;
+  }
+  return reason;
+}
+
+function coerceArray(value: unknown, schema: Schema, name: string, errors: string[]): unknown {
+  let items: unknown[];
+  if (Array.isArray(value)) items = value;
+  else if (isPlainObject(value)) items = Object.values(value); // a[0]=x&a[1]=y beyond qs's array limit
+  else if (typeof value === 'string' && schema['x-comma']) items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  else if (value === null) items = [];
+  else items = [value];
+  const out: unknown[] = [];
+  for (const item of items) {
+    const result = coerce(item, schema.items as Schema, `${name}[]`, errors);
+    if (result instanceof Invalid) return result;
+    out.push(result);
+  }
+  if (schema.maxItems !== undefined && out.length > schema.maxItems) return INVALID;
+  return out;
+}
+
+function coerceRecord(value: Record<string, unknown>, schema: Schema, name: string, errors: string[]): unknown {
+  const valueSchema: Schema | undefined = schema.patternProperties
+    ? (Object.values(schema.patternProperties)[0] as Schema)
+    : typeof schema.additionalProperties === 'object'
+      ? schema.additionalProperties
+      : undefined;
+  if (!valueSchema) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const result = coerce(v, valueSchema, `${name}[${key}]`, errors);
+    if (result instanceof Invalid) return result;
+    out[key] = result;
+  }
+  return out;
+}
+
+function validateObject(schema: Schema, data: Record<string, unknown>, prefix: string, errors: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const required = new Set<string>(schema.required ?? []);
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  for (const [key, propSchema] of Object.entries(properties)) {
+    const name = prefix ? `${prefix}[${key}]` : key;
+    let value = Object.hasOwn(data, key) ? data[key] : undefined;
+    // An empty string for a typed, non-string parameter counts as not given.
+    if (value === '' && propSchema.type !== 'string' && !propSchema.anyOf?.some((m: Schema) => m.type === 'string')) value = undefined;
+    if (!present(value)) {
+      if (required.has(key)) errors.push(`${name} is missing`);
+      else if (propSchema.default !== undefined) out[key] = structuredClone(propSchema.default);
+      continue;
+    }
+    if (value === null && !acceptsNull(propSchema)) {
+      if (required.has(key)) errors.push(`${name} is missing`);
+      continue;
+    }
+    const result = coerce(value, propSchema, name, errors);
+    if (result instanceof Invalid) errors.push(`${name} ${result.reason}`);
+    else out[key] = result;
+  }
+  checkGroups(schema as GroupRules, data, prefix, errors);
+  return out;
+}
+
+function acceptsNull(schema: Schema): boolean {
+  return schema.type === 'null' || schema.type === 'array' || !!schema.anyOf?.some((m: Schema) => m.type === 'null');
+}
+
+function checkGroups(rules: GroupRules, data: Record<string, unknown>, prefix: string, errors: string[]): void {
+  const given = (k: string) => data[k] !== undefined && data[k] !== null && data[k] !== '';
+  const label = (keys: string[]) => keys.map((k) => (prefix ? `${prefix}[${k}]` : k)).join(', ');
+  for (const keys of rules['x-mutually-exclusive'] ?? []) {
+    if (keys.filter(given).length > 1) errors.push(`${label(keys.filter(given))} are mutually exclusive`);
+  }
+  for (const keys of rules['x-at-least-one-of'] ?? []) {
+    if (!keys.some(given)) errors.push(`${label(keys)} are missing, at least one parameter must be provided`);
+  }
+  for (const keys of rules['x-exactly-one-of'] ?? []) {
+    const n = keys.filter(given).length;
+    if (n === 0) errors.push(`${label(keys)} are missing, exactly one parameter must be provided`);
+    if (n > 1) errors.push(`${label(keys.filter(given))} are mutually exclusive`);
+  }
+  for (const keys of rules['x-all-or-none-of'] ?? []) {
+    const n = keys.filter(given).length;
+    if (n > 0 && n < keys.length) errors.push(`${label(keys)} provide all or none of parameters`);
+  }
+}
+
+/** Validates and coerces a whole parameter object; throws the platform's 400 on failure. */
+export function parseParams<T = Record<string, unknown>>(schema: TSchema, data: unknown): T {
+  const errors: string[] = [];
+  const value = validateObject(schema as Schema, isPlainObject(data) ? data : {}, '', errors);
+  if (errors.length > 0) throw paramError(errors.join(', '));
+  return value as T;
+}
+
+/** Fastify validator compiler: every route schema goes through parseParams. */
+export function validatorCompiler({ schema }: { schema: TSchema }) {
+  return (data: unknown) => {
+    try {
+      return { value: parseParams(schema, data) };
+    } catch (error) {
+      return { error: error as Error };
+    }
+  };
+}
+
+// ---- Schema builders for parameters that every module shares --------------------------------
+
+/** A GitLab boolean parameter (true/false, 1/0, yes/no, on/off, t/f, y/n). */
+export const Bool = (options: { default?: boolean; description?: string } = {}) => Type.Boolean(options);
+
+/** An array parameter given as `name[]=a&name[]=b`, a JSON array, or a comma-separated list. */
+export const CommaList = <T extends TSchema>(items: T, options: { description?: string } = {}) =>
+  Type.Array(items, { ...options, 'x-comma': true });
+
+/** Values out of a closed list: "does not have a valid value" otherwise. */
+export const OneOf = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/** Object schema with group rules (mutually exclusive, at least one of, …). */
+export const Params = <T extends TProperties>(properties: T, rules: GroupRules = {}): TObject<T> =>
+  Type.Object(properties, rules as Record<string, unknown>);
+
+/** `:id` of a project or group: an integer or a URL-encoded full path. */
+export const IdOrPath = Type.String({ minLength: 1 });
+
+/** Splits `:id` into a numeric id or a full path, the way the platform resolves it. */
+export function parseIdOrPath(raw: string): { id: number } | { path: string } | null {
+  if (/^-?\d+$/.test(raw)) return { id: Number(raw) };
+  return raw.length > 0 ? { path: raw } : null;
+}

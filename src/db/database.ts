@@ -1,0 +1,65 @@
+// Opens the database the configuration names: embedded SQLite by default, PostgreSQL with DATABASE_URL.
+import fs from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.ts';
+import { sqliteAdapter } from './sqlite-adapter.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly dialect: Dialect;
+  close(): Promise<void>;
+}
+
+// COUNT(*) and other int8 results arrive as strings by default; every count here fits a double.
+pg.types.setTypeParser(20, (value: string) => Number(value));
+
+export interface OpenOptions {
+  /** postgres://… or null for SQLite. */
+  url: string | null;
+  /** SQLite file; ':memory:' for a private in-memory database. */
+  sqliteFile?: string;
+  /** PostgreSQL schema to use as search_path (tests use one schema per file). */
+  pgSchema?: string;
+  poolSize?: number;
+}
+
+export function openDatabase(options: OpenOptions): Database {
+  if (options.url) return openPostgres(options.url, options.pgSchema, options.poolSize ?? 10);
+  return openSqlite(options.sqliteFile ?? ':memory:');
+}
+
+function openSqlite(file: string): Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const raw = new DatabaseSync(file);
+  raw.exec('PRAGMA journal_mode = WAL');
+  raw.exec('PRAGMA synchronous = NORMAL');
+  raw.exec('PRAGMA foreign_keys = ON');
+  raw.exec('PRAGMA busy_timeout = 5000');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqliteAdapter(raw) }) });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+function openPostgres(url: string, schema: string | undefined, max: number): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/** True when the database answers a trivial query. */
+export async function isReachable(db: Kysely<DB>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,17 @@
+// Dialect details that migrations need. Migrations are frozen in time: they import nothing else.
+import { type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, PostgresAdapter, sql } from 'kysely';
+
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** An auto-incrementing integer primary key named id. */
+export function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>): CreateTableBuilder<T, 'id'> {
+  return isPostgres(db)
+    ? table.addColumn('id', 'serial', (c) => c.primaryKey())
+    : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+}
+
+export const notNull = (c: ColumnDefinitionBuilder) => c.notNull();
+export const falseByDefault = (c: ColumnDefinitionBuilder) => c.notNull().defaultTo(sql`false`);
+export const emptyByDefault = (c: ColumnDefinitionBuilder) => c.notNull().defaultTo('');

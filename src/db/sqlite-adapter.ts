@@ -1,0 +1,48 @@
+// Adapts node:sqlite's DatabaseSync to the interface Kysely's SqliteDialect expects.
+import type { DatabaseSync, StatementSync, SQLInputValue } from 'node:sqlite';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/** SQLite has no boolean or Date type: bind them as 1/0 and ISO text, like the schema stores them. */
+function bindable(value: unknown): SQLInputValue {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value instanceof Date) return value.toISOString();
+  if (value === undefined) return null;
+  return value as SQLInputValue;
+}
+
+function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
+  return parameters.map(bindable);
+}
+
+function wrap(stmt: StatementSync): SqliteStatement {
+  return {
+    reader: stmt.columns().length > 0,
+    all: (parameters) => stmt.all(...bind(parameters)),
+    run: (parameters) => {
+      const result = stmt.run(...bind(parameters));
+      return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+    },
+    iterate: (parameters) => stmt.iterate(...bind(parameters)) as IterableIterator<unknown>,
+  };
+}
+
+/** Prepared statements are cached by SQL text: Kysely emits the same text for the same query shape. */
+export function sqliteAdapter(raw: DatabaseSync): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
+  return {
+    prepare(sql) {
+      let stmt = cache.get(sql);
+      if (stmt) return stmt;
+      stmt = wrap(raw.prepare(sql));
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, stmt);
+      return stmt;
+    },
+    close() {
+      cache.clear();
+      raw.close();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// The small web sign-in: GET /users/sign_in shows a form (or who is signed in, with the CSRF token
+// for API writes), POST /users/sign_in checks the password and sets the cookie, POST
+// /users/sign_out ends the session.
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
+import { authenticatePassword } from '../oauth/oauth.service.ts';
+import { SESSION_LIFETIME_MS, endSession, findSession, startSession } from './sessions.service.ts';
+
+const config = { auth: 'none' as const };
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(title: string, body: string, csrf?: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Quarry</title>
+${csrf ? `<meta name="csrf-token" content="${escapeHtml(csrf)}">` : ''}
+<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}label,input,button{display:block;width:100%;margin:.4rem 0}input{padding:.4rem}button{padding:.5rem}.error{color:#b00}</style>
+</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+function signInForm(error?: string): string {
+  return page(
+    'Sign in',
+    `${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/users/sign_in">
+<label for="login">Username or email</label><input id="login" name="user[login]" autocomplete="username" required autofocus>
+<label for="password">Password</label><input id="password" name="user[password]" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>`,
+  );
+}
+
+function html(reply: FastifyReply, status: number, text: string) {
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(text);
+}
+
+export const sessionRoutes: FastifyPluginAsync = async (app) => {
+  const { db, now } = app.deps;
+  const secure = app.deps.config.externalUrl.startsWith('https:');
+
+  app.get('/users/sign_in', { config }, async (req, reply) => {
+    const session = await findSession(db, req.cookies[SESSION_COOKIE], now());
+    if (!session) return html(reply, 200, signInForm());
+    return html(
+      reply,
+      200,
+      page(
+        'Signed in',
+        `<p>Signed in as <strong>@${escapeHtml(session.username)}</strong>.</p>
+<form method="post" action="/users/sign_out"><input type="hidden" name="authenticity_token" value="${escapeHtml(session.csrf_token)}"><button type="submit">Sign out</button></form>`,
+        session.csrf_token,
+      ),
+    );
+  });
+
+  app.post('/users/sign_in', { config }, async (req, reply) => {
+    const p = req.rawParams;
+    const nested = (p.user ?? {}) as Record<string, unknown>;
+    const login = nested.login ?? p.login;
+    const password = nested.password ?? p.password;
+    if (typeof login !== 'string' || typeof password !== 'string' || login === '' || password === '') {
+      return html(reply, 401, signInForm('Invalid login or password.'));
+    }
+    const user = await authenticatePassword(db, login, password);
+    if (!user) return html(reply, 401, signInForm('Invalid login or password.'));
+    if (user.state !== 'active') return html(reply, 401, signInForm('Your account has been blocked.'));
+    const { cookie } = await startSession(db, user, req.ip, now());
+    reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: SESSION_LIFETIME_MS / 1000 });
+    return reply.code(303).header('location', '/users/sign_in').send();
+  });
+
+  app.post('/users/sign_out', { config }, async (req, reply) => {
+    const session = await findSession(db, req.cookies[SESSION_COOKIE], now());
+    const token = (req.rawParams.authenticity_token ?? req.headers['x-csrf-token']) as string | undefined;
+    if (session && token === session.csrf_token) await endSession(db, req.cookies[SESSION_COOKIE]);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return reply.code(303).header('location', '/users/sign_in').send();
+  });
+};

@@ -1,0 +1,47 @@
+// Web sessions: a sign-in with login and password sets the _service_session cookie, which the API
+// accepts for reads, and for writes together with the session's CSRF token.
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB, UserRow } from '../../db/schema.ts';
+import { digest } from '../../core/auth/secrets.ts';
+
+export const SESSION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+export async function startSession(db: Kysely<DB>, user: UserRow, ip: string, now: Date): Promise<{ cookie: string; csrfToken: string }> {
+  const cookie = randomBytes(32).toString('base64url');
+  const csrfToken = randomBytes(32).toString('base64url');
+  const at = now.toISOString();
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('web_sessions')
+      .values({ user_id: user.id, session_digest: digest(cookie), csrf_token: csrfToken, expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(), created_at: at })
+      .execute();
+    await trx
+      .updateTable('users')
+      .set({
+        sign_in_count: user.sign_in_count + 1,
+        last_sign_in_at: user.current_sign_in_at ?? at,
+        last_sign_in_ip: user.current_sign_in_ip ?? ip,
+        current_sign_in_at: at,
+        current_sign_in_ip: ip,
+      })
+      .where('id', '=', user.id)
+      .execute();
+  });
+  return { cookie, csrfToken };
+}
+
+export async function findSession(db: Kysely<DB>, cookie: string | undefined, now: Date) {
+  if (!cookie) return undefined;
+  return db
+    .selectFrom('web_sessions')
+    .innerJoin('users', 'users.id', 'web_sessions.user_id')
+    .select(['web_sessions.id', 'web_sessions.csrf_token', 'users.username'])
+    .where('web_sessions.session_digest', '=', digest(cookie))
+    .where('web_sessions.expires_at', '>', now.toISOString())
+    .executeTakeFirst();
+}
+
+export async function endSession(db: Kysely<DB>, cookie: string | undefined): Promise<void> {
+  if (cookie) await db.deleteFrom('web_sessions').where('session_digest', '=', digest(cookie)).execute();
+}

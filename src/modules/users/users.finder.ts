@@ -1,0 +1,120 @@
+// Reads of users. findUsers returns an unexecuted, unordered builder; the route adds the order
+// through pagination (offset or keyset) so that every page is cut in the database.
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { DB, UserRow } from '../../db/schema.ts';
+import { INTERNAL_USER_TYPES } from './users.presenter.ts';
+import type { ListUsersQuery } from './users.schemas.ts';
+
+type UsersQuery = SelectQueryBuilder<DB, 'users', UserRow>;
+
+/** Filters of GET /users; `admin` says whether the administrator-only ones apply. */
+export function findUsers(db: Kysely<DB>, q: ListUsersQuery, admin: boolean): UsersQuery {
+  let qb = db.selectFrom('users').selectAll('users');
+  qb = bySearch(qb, q.search);
+  if (q.username !== undefined) qb = qb.where(sql`lower(users.username)`, '=', q.username.toLowerCase());
+  if (q.active) qb = qb.where('users.state', '=', 'active').where('users.user_type', 'not in', INTERNAL_USER_TYPES);
+  if (q.blocked) qb = qb.where('users.state', 'in', ['blocked', 'ldap_blocked']);
+  if (q.exclude_internal) qb = qb.where('users.user_type', 'not in', INTERNAL_USER_TYPES);
+  // Others never see external users in lists; administrators may filter on them.
+  if (!admin || q.exclude_external) qb = qb.where('users.external', '=', false);
+  if (admin && q.external) qb = qb.where('users.external', '=', true);
+  if (q.extern_uid !== undefined && q.provider !== undefined) qb = byIdentity(qb, q.extern_uid, q.provider);
+  if (!admin) return qb;
+  if (q.admins) qb = qb.where('users.admin', '=', true);
+  if (q.two_factor) qb = qb.where('users.two_factor_enabled', '=', q.two_factor === 'enabled');
+  if (q.created_after) qb = qb.where('users.created_at', '>=', new Date(q.created_after).toISOString());
+  if (q.created_before) qb = qb.where('users.created_at', '<=', new Date(q.created_before).toISOString());
+  for (const [key, value] of Object.entries(q.custom_attributes ?? {})) qb = byCustomAttribute(qb, key, value);
+  return qb;
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Name or username containing the term (exact below three characters), or the exact email. */
+function bySearch(qb: UsersQuery, search: string | undefined): UsersQuery {
+  if (search === undefined || search === '') return qb;
+  const term = search.replace(/^@/, '').toLowerCase();
+  if (term === '') return qb;
+  const pattern = term.length >= 3 ? `%${escapeLike(term)}%` : escapeLike(term);
+  return qb.where((eb) =>
+    eb.or([
+      eb(sql`lower(users.name)`, 'like', sql<string>`${pattern} escape '\\'`),
+      eb(sql`lower(users.username)`, 'like', sql<string>`${pattern} escape '\\'`),
+      eb(sql`lower(users.email)`, '=', term),
+    ]),
+  );
+}
+
+/** With a search and no explicit order: exact name, then exact username, then exact email, then by name. */
+export function searchRank(search: string) {
+  const term = search.replace(/^@/, '').toLowerCase();
+  return sql`case when lower(users.name) = ${term} then 0 when lower(users.username) = ${term} then 1 when lower(users.email) = ${term} then 2 else 3 end`;
+}
+
+function byIdentity(qb: UsersQuery, externUid: string, provider: string): UsersQuery {
+  return qb.where((eb) =>
+    eb.exists(
+      eb
+        .selectFrom('identities')
+        .select(sql`1`.as('one'))
+        .whereRef('identities.user_id', '=', 'users.id')
+        .where('identities.provider', '=', provider)
+        .where('identities.extern_uid', '=', externUid),
+    ),
+  );
+}
+
+function byCustomAttribute(qb: UsersQuery, key: string, value: string): UsersQuery {
+  return qb.where((eb) =>
+    eb.exists(
+      eb
+        .selectFrom('user_custom_attributes as ca')
+        .select(sql`1`.as('one'))
+        .whereRef('ca.user_id', '=', 'users.id')
+        .where('ca.key', '=', key)
+        .where('ca.value', '=', value),
+    ),
+  );
+}
+
+export function findUserById(db: Kysely<DB>, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Identities of many users in one query. */
+export async function loadIdentities(db: Kysely<DB>, userIds: number[]): Promise<Map<number, { provider: string; extern_uid: string }[]>> {
+  const map = new Map<number, { provider: string; extern_uid: string }[]>();
+  if (userIds.length === 0) return map;
+  const rows = await db
+    .selectFrom('identities')
+    .select(['user_id', 'provider', 'extern_uid'])
+    .where('user_id', 'in', userIds)
+    .orderBy('id')
+    .execute();
+  for (const r of rows) {
+    const list = map.get(r.user_id) ?? [];
+    list.push({ provider: r.provider, extern_uid: r.extern_uid });
+    map.set(r.user_id, list);
+  }
+  return map;
+}
+
+/** Custom attributes of many users in one query. */
+export async function loadCustomAttributes(db: Kysely<DB>, userIds: number[]): Promise<Map<number, { key: string; value: string }[]>> {
+  const map = new Map<number, { key: string; value: string }[]>();
+  if (userIds.length === 0) return map;
+  const rows = await db
+    .selectFrom('user_custom_attributes')
+    .select(['user_id', 'key', 'value'])
+    .where('user_id', 'in', userIds)
+    .orderBy('key')
+    .execute();
+  for (const r of rows) {
+    const list = map.get(r.user_id) ?? [];
+    list.push({ key: r.key, value: r.value });
+    map.set(r.user_id, list);
+  }
+  return map;
+}

@@ -1,0 +1,120 @@
+// Users: spec Part 2 §4.2 (list, show, create, modify, delete, identities) and block/unblock.
+import type { FastifyPluginAsync } from 'fastify';
+import { requireAdmin, requireUser } from '../../core/access/guards.ts';
+import { forbidden, notFound } from '../../core/errors.ts';
+import { paginate, paginateWithKeyset } from '../../core/pagination.ts';
+import type { UserRow } from '../../db/schema.ts';
+import { findUserById, findUsers, loadCustomAttributes, loadIdentities, searchRank } from './users.finder.ts';
+import { type UserView, presentUser, presentUserAdmin, presentUserBasic, presentUserSelf } from './users.presenter.ts';
+import {
+  CreateUserBody,
+  DeleteUserBody,
+  IdentityParams,
+  ListUsersQuery,
+  ShowUserQuery,
+  USER_ID_ROUTE,
+  UpdateUserBody,
+  UserIdParams,
+} from './users.schemas.ts';
+import { blockUser, createUser, deleteIdentity, deleteUser, unblockUser, updateUser } from './users.service.ts';
+
+const KEYSET_ORDERS = new Set(['id', 'name', 'username']);
+
+export const userRoutes: FastifyPluginAsync = async (api) => {
+  const deps = api.deps;
+  const { db } = deps;
+
+  /** Everything an administrator's form needs for these rows, in one query per kind. */
+  async function adminView(rows: UserRow[], withCustomAttributes: boolean): Promise<UserView> {
+    const ids = rows.map((r) => r.id);
+    const [identities, customAttributes] = await Promise.all([
+      loadIdentities(db, ids),
+      withCustomAttributes ? loadCustomAttributes(db, ids) : Promise.resolve(undefined),
+    ]);
+    return { baseUrl: deps.config.externalUrl, identities, customAttributes };
+  }
+
+  async function presentAdmin(user: UserRow) {
+    return presentUserAdmin(user, await adminView([user], false));
+  }
+
+  api.get('/users', { schema: { querystring: ListUsersQuery }, config: { scopes: ['read_user'] } }, async (req, reply) => {
+    const q = req.query as ListUsersQuery;
+    const admin = req.actor?.isAdmin ?? false;
+    if (!req.actor && q.username === undefined) throw forbidden('Not authorized to access /api/v4/users');
+    if (!admin && (q.external || (q.extern_uid !== undefined && q.provider !== undefined))) throw forbidden();
+
+    const query = findUsers(db, q, admin);
+    const orderBy = (admin && q.order_by) || 'id';
+    const sort = (admin && q.sort) || 'desc';
+    const rows =
+      q.search && !(admin && q.order_by)
+        ? await paginate(req, reply, query.orderBy(searchRank(q.search)).orderBy('users.name').orderBy('users.id'), { offsetCapType: 'User' })
+        : await paginateWithKeyset(
+            req,
+            reply,
+            query,
+            { column: `users.${orderBy}`, key: orderBy, direction: sort, idColumn: 'users.id', idKey: 'id' },
+            { offsetCapType: 'User', keysetAllowed: KEYSET_ORDERS.has(orderBy) },
+          );
+    if (!admin) return rows.map((u) => presentUserBasic(u, { baseUrl: deps.config.externalUrl }));
+    const view = await adminView(rows, q.with_custom_attributes === true);
+    return rows.map((u) => presentUserAdmin(u, view));
+  });
+
+  api.get(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, querystring: ShowUserQuery }, config: { scopes: ['read_user'] } }, async (req) => {
+    const { id } = req.params as { id: number };
+    const user = await findUserById(db, id);
+    if (!user) throw notFound('User');
+    const actor = req.actor;
+    if (actor?.isAdmin) {
+      const withAttributes = (req.query as { with_custom_attributes?: boolean }).with_custom_attributes === true;
+      return presentUserAdmin(user, await adminView([user], withAttributes));
+    }
+    return presentUser(user, { baseUrl: deps.config.externalUrl }, actor ? { id: actor.user.id, isAdmin: false } : null);
+  });
+
+  api.get('/user', { config: { auth: 'required', scopes: ['read_user'] } }, async (req) => {
+    const actor = requireUser(req);
+    const view = await adminView([actor.user], false);
+    return actor.isAdmin ? presentUserAdmin(actor.user, view) : presentUserSelf(actor.user, view);
+  });
+
+  api.post('/users', { schema: { body: CreateUserBody }, config: { auth: 'required' } }, async (req, reply) => {
+    const actor = requireAdmin(req);
+    const user = await createUser(deps, req.body as CreateUserBody, { createdById: actor.user.id });
+    reply.code(201);
+    return presentAdmin(user);
+  });
+
+  api.put(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, body: UpdateUserBody }, config: { auth: 'required' } }, async (req) => {
+    const actor = requireAdmin(req);
+    const { id } = req.params as { id: number };
+    return presentAdmin(await updateUser(deps, id, req.body as UpdateUserBody, actor.user.id));
+  });
+
+  api.delete(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, body: DeleteUserBody }, config: { auth: 'required' } }, async (req, reply) => {
+    requireAdmin(req);
+    await deleteUser(deps, (req.params as { id: number }).id);
+    return reply.code(204).send();
+  });
+
+  api.delete(`/users/${USER_ID_ROUTE}/identities/:provider`, { schema: { params: IdentityParams }, config: { auth: 'required' } }, async (req, reply) => {
+    requireAdmin(req);
+    const { id, provider } = req.params as { id: number; provider: string };
+    await deleteIdentity(deps, id, provider);
+    return reply.code(204).send();
+  });
+
+  api.post(`/users/${USER_ID_ROUTE}/block`, { schema: { params: UserIdParams }, config: { auth: 'required' } }, async (req, reply) => {
+    requireAdmin(req);
+    reply.code(201);
+    return blockUser(deps, (req.params as { id: number }).id);
+  });
+
+  api.post(`/users/${USER_ID_ROUTE}/unblock`, { schema: { params: UserIdParams }, config: { auth: 'required' } }, async (req, reply) => {
+    requireAdmin(req);
+    reply.code(201);
+    return unblockUser(deps, (req.params as { id: number }).id);
+  });
+};

@@ -1,0 +1,225 @@
+// Writes of users: create, update, delete, block, identities. Each owns its transaction and
+// throws the platform's errors (400 field messages, 404, 409 conflicts).
+import { randomBytes } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { Config } from '../../config.ts';
+import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { hashPassword } from '../../core/auth/secrets.ts';
+import { DomainError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
+import { findUserById } from './users.finder.ts';
+import type { CreateUserBody, UpdateUserBody } from './users.schemas.ts';
+import { validateUser } from './users.validation.ts';
+
+export interface ServiceDeps {
+  db: Kysely<DB>;
+  config: Config;
+  now: () => Date;
+}
+
+/** Column defaults of a new user, spelled out so that both dialects store the same values. */
+const NEW_USER_DEFAULTS = {
+  state: 'active',
+  admin: false,
+  external: false,
+  bio: '',
+  location: '',
+  skype: '',
+  linkedin: '',
+  twitter: '',
+  website_url: '',
+  organization: '',
+  job_title: '',
+  private_profile: false,
+  projects_limit: 100000,
+  can_create_group: true,
+  theme_id: 1,
+  color_scheme_id: 1,
+  two_factor_enabled: false,
+  sign_in_count: 0,
+} satisfies Partial<NewUser>;
+
+const PROFILE_TEXT = ['bio', 'location', 'organization', 'job_title', 'linkedin', 'skype', 'twitter', 'website_url'] as const;
+
+async function emailTaken(db: Kysely<DB>, email: string, exceptId?: number): Promise<boolean> {
+  let q = db.selectFrom('users').select('id').where(sql`lower(email)`, '=', email.toLowerCase());
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+async function usernameTaken(db: Kysely<DB>, username: string, exceptId?: number): Promise<boolean> {
+  let q = db.selectFrom('users').select('id').where(sql`lower(username)`, '=', username.toLowerCase());
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/** The conflict, if any, that makes this email or username unusable. */
+async function findConflict(db: Kysely<DB>, fields: { email?: string; username?: string }, exceptId?: number): Promise<string | null> {
+  if (fields.email !== undefined && (await emailTaken(db, fields.email, exceptId))) return 'Email has already been taken';
+  if (fields.username !== undefined && (await usernameTaken(db, fields.username, exceptId))) return 'Username has already been taken';
+  return null;
+}
+
+function randomPassword(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+function profileValues(body: Partial<CreateUserBody & UpdateUserBody>): UserUpdate {
+  const out: UserUpdate = {};
+  for (const key of PROFILE_TEXT) if (body[key] !== undefined) out[key] = body[key];
+  if (body.note !== undefined) out.note = body.note;
+  if (body.admin !== undefined) out.admin = body.admin;
+  if (body.external !== undefined) out.external = body.external;
+  if (body.can_create_group !== undefined) out.can_create_group = body.can_create_group;
+  if (body.private_profile !== undefined) out.private_profile = body.private_profile ?? false;
+  if (body.projects_limit !== undefined) out.projects_limit = body.projects_limit;
+  if (body.theme_id !== undefined) out.theme_id = body.theme_id;
+  if (body.color_scheme_id !== undefined) out.color_scheme_id = body.color_scheme_id;
+  return out;
+}
+
+export interface CreateUserOptions {
+  /** The administrator creating the user, recorded as created_by_id. */
+  createdById?: number | null;
+  /** Internal accounts (bots) are created with their own type. */
+  userType?: string;
+}
+
+/** POST /users. Conflicts answer 409; other validation failures 400 with field messages. */
+export async function createUser(deps: ServiceDeps, body: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
+  const random = body.reset_password || body.force_random_password;
+  const password = random ? randomPassword() : body.password;
+  const errors = validateUser({ ...body, password: random ? undefined : body.password }, true);
+  if (password === undefined) (errors.password ??= []).push("can't be blank");
+  const conflictMessage = await findConflict(deps.db, body);
+  if (conflictMessage) throw conflict(conflictMessage);
+  if (Object.keys(errors).length > 0) throw invalidFields(errors);
+
+  const encrypted = await hashPassword(password as string, deps.config.passwordHashCost);
+  const now = deps.now().toISOString();
+  const external = body.external ?? false;
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const user = await trx
+        .insertInto('users')
+        .values({
+          ...NEW_USER_DEFAULTS,
+          ...(profileValues(body) as Partial<NewUser>),
+          username: body.username,
+          name: body.name,
+          email: body.email,
+          encrypted_password: encrypted,
+          user_type: options.userType ?? 'human',
+          // External users may not create groups or projects of their own.
+          ...(external ? { can_create_group: false, projects_limit: 0 } : {}),
+          confirmed_at: body.skip_confirmation ? now : null,
+          created_by_id: options.createdById ?? null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (body.extern_uid !== undefined && body.provider !== undefined) {
+        await trx.insertInto('identities').values({ user_id: user.id, provider: body.provider, extern_uid: body.extern_uid, created_at: now }).execute();
+      }
+      return user;
+    });
+  } catch (error) {
+    // Two creations racing for one name: the loser sees the same conflict as a later request.
+    if (isUniqueViolation(error)) throw conflict((await findConflict(deps.db, body)) ?? '409 Conflict');
+    throw error;
+  }
+}
+
+/**
+ * PUT /users/:id. Spec Part 2 §4.2 rule 5: modification failures, conflicts included, answer 404.
+ */
+export async function updateUser(deps: ServiceDeps, id: number, body: UpdateUserBody, actorId: number): Promise<UserRow> {
+  const user = await findUserById(deps.db, id);
+  if (!user) throw notFound('User');
+  const errors = validateUser(body, false);
+  for (const key of ['public_email', 'commit_email'] as const) {
+    const v = body[key];
+    if (v !== undefined && v !== '' && v.toLowerCase() !== (body.email ?? user.email).toLowerCase()) {
+      (errors[key] ??= []).push('is not an email you own');
+    }
+  }
+  const conflictMessage = await findConflict(deps.db, body, id);
+  if (conflictMessage) throw new DomainError('not_found', conflictMessage);
+  if (Object.keys(errors).length > 0) throw invalidFields(errors);
+
+  const now = deps.now().toISOString();
+  const changes: UserUpdate = { ...profileValues(body), updated_at: now };
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.username !== undefined) changes.username = body.username;
+  if (body.email !== undefined) changes.email = body.email;
+  if (body.public_email !== undefined) changes.public_email = body.public_email === '' ? null : body.public_email;
+  if (body.commit_email !== undefined) changes.commit_email = body.commit_email === '' ? null : body.commit_email;
+  if (body.password !== undefined) {
+    changes.encrypted_password = await hashPassword(body.password, deps.config.passwordHashCost);
+    // A password an administrator sets for someone else must be changed at the next sign-in.
+    if (id !== actorId) changes.password_expires_at = now;
+  }
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const updated = await trx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+      if (!updated) throw notFound('User');
+      if (body.extern_uid !== undefined && body.provider !== undefined) {
+        await upsertIdentity(trx, id, body.provider, body.extern_uid, now);
+      }
+      return updated;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DomainError('not_found', (await findConflict(deps.db, body, id)) ?? '404 Not Found');
+    throw error;
+  }
+}
+
+async function upsertIdentity(db: Kysely<DB>, userId: number, provider: string, externUid: string, now: string): Promise<void> {
+  const updated = await db
+    .updateTable('identities')
+    .set({ extern_uid: externUid })
+    .where('user_id', '=', userId)
+    .where('provider', '=', provider)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) {
+    await db.insertInto('identities').values({ user_id: userId, provider, extern_uid: externUid, created_at: now }).execute();
+  }
+}
+
+/** DELETE /users/:id. Tokens, sessions and identities go with the user. */
+export async function deleteUser(deps: ServiceDeps, id: number): Promise<void> {
+  const result = await deps.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw notFound('User');
+}
+
+/** POST /users/:id/block. Returns the body the platform answers: true. */
+export async function blockUser(deps: ServiceDeps, id: number): Promise<boolean> {
+  const user = await findUserById(deps.db, id);
+  if (!user) throw notFound('User');
+  if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be modified by the API');
+  if (user.user_type !== 'human' && user.user_type !== 'project_bot') throw forbidden('An internal user cannot be blocked');
+  if (user.state !== 'blocked') {
+    await deps.db.updateTable('users').set({ state: 'blocked', updated_at: deps.now().toISOString() }).where('id', '=', id).execute();
+  }
+  return true;
+}
+
+/** POST /users/:id/unblock. */
+export async function unblockUser(deps: ServiceDeps, id: number): Promise<boolean> {
+  const user = await findUserById(deps.db, id);
+  if (!user) throw notFound('User');
+  if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be unblocked by the API');
+  if (user.state === 'deactivated') throw forbidden('Deactivated users cannot be unblocked by the API');
+  if (user.state !== 'active') {
+    await deps.db.updateTable('users').set({ state: 'active', updated_at: deps.now().toISOString() }).where('id', '=', id).execute();
+  }
+  return true;
+}
+
+/** DELETE /users/:id/identities/:provider. */
+export async function deleteIdentity(deps: ServiceDeps, id: number, provider: string): Promise<void> {
+  if (!(await findUserById(deps.db, id))) throw notFound('User');
+  const result = await deps.db.deleteFrom('identities').where('user_id', '=', id).where('provider', '=', provider).executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw notFound('Identity');
+}

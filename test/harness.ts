@@ -1,0 +1,136 @@
+// A fresh application per test file: in-memory SQLite, or a fresh PostgreSQL schema when
+// DATABASE_URL is set. Requests go through app.inject.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.ts';
+import { createDeps, prepare } from '../src/bootstrap.ts';
+import { loadConfig } from '../src/config.ts';
+import type { Deps } from '../src/core/deps.ts';
+import { openDatabase } from '../src/db/database.ts';
+import type { UserRow } from '../src/db/schema.ts';
+import { issueToken } from '../src/modules/access-tokens/access-tokens.service.ts';
+import { createUser } from '../src/modules/users/users.service.ts';
+import type { CreateUserBody } from '../src/modules/users/users.schemas.ts';
+
+export const ROOT_TOKEN = 'glpat-root-token-for-tests-0001';
+export const BASE_URL = 'http://quarry.test';
+export const PASSWORD = 'correct-horse-9';
+
+export interface TestUser {
+  user: UserRow;
+  token: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | string[]>;
+  body?: unknown;
+  /** Sends body as application/x-www-form-urlencoded text. */
+  form?: string;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  deps: Deps;
+  request(method: InjectOptions['method'], url: string, options?: RequestOptions): Promise<LightMyRequestResponse>;
+  get(url: string, options?: RequestOptions): Promise<LightMyRequestResponse>;
+  post(url: string, options?: RequestOptions): Promise<LightMyRequestResponse>;
+  put(url: string, options?: RequestOptions): Promise<LightMyRequestResponse>;
+  del(url: string, options?: RequestOptions): Promise<LightMyRequestResponse>;
+  /** Creates a user with a personal token (scopes api by default). */
+  user(attrs?: Partial<CreateUserBody>, scopes?: string[]): Promise<TestUser>;
+  /** Counts rows of a table, to prove a refused request wrote nothing. */
+  count(table: 'users' | 'personal_access_tokens' | 'oauth_access_tokens' | 'identities' | 'web_sessions' | 'user_custom_attributes'): Promise<number>;
+  close(): Promise<void>;
+}
+
+let sequence = 0;
+
+async function createSchema(url: string): Promise<string> {
+  const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  return schema;
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`drop schema if exists ${schema} cascade`);
+  await client.end();
+}
+
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-test-'));
+  const url = process.env.DATABASE_URL || null;
+  const config = loadConfig({
+    QUARRY_DATA_DIR: dataDir,
+    QUARRY_EXTERNAL_URL: BASE_URL,
+    QUARRY_ROOT_TOKEN: ROOT_TOKEN,
+    QUARRY_PASSWORD_HASH_COST: '1024',
+    QUARRY_LOG_LEVEL: 'silent',
+    ...(url ? { DATABASE_URL: url } : {}),
+    ...env,
+  });
+  const schema = url ? await createSchema(url) : undefined;
+  const database = openDatabase({ url, pgSchema: schema, poolSize: 4 });
+  const deps = createDeps(config, database);
+  await prepare(deps);
+  const app = await buildApp(deps);
+  await app.ready();
+
+  const request: TestApp['request'] = (method, target, options = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.token) headers['private-token'] = options.token;
+    let payload: InjectOptions['payload'];
+    if (options.form !== undefined) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      payload = options.form;
+    } else if (options.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    }
+    return app.inject({ method, url: target, headers, payload, query: options.query });
+  };
+
+  return {
+    app,
+    deps,
+    request,
+    get: (u, o) => request('GET', u, o),
+    post: (u, o) => request('POST', u, o),
+    put: (u, o) => request('PUT', u, o),
+    del: (u, o) => request('DELETE', u, o),
+    async user(attrs = {}, scopes = ['api']) {
+      sequence += 1;
+      const username = attrs.username ?? `user${sequence}_${randomBytes(2).toString('hex')}`;
+      const user = await createUser(deps, {
+        username,
+        email: `${username}@example.com`,
+        name: `User ${username}`,
+        password: PASSWORD,
+        skip_confirmation: true,
+        ...attrs,
+      });
+      const { token } = await issueToken(deps.db, { userId: user.id, name: 'test', scopes }, user, deps.now());
+      return { user, token };
+    },
+    async count(table) {
+      const row = await deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async close() {
+      await app.close();
+      await database.close();
+      if (url && schema) await dropSchema(url, schema);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
