@@ -1,0 +1,140 @@
+// The command line and the server process, as an operator uses them.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+
+const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
+const pgUrl = process.env.DATABASE_URL;
+let dataDir: string;
+let env: Record<string, string>;
+let pgDatabase: string | null = null;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+}
+
+before(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-cli-'));
+  env = { ...process.env, QUARRY_DATA_DIR: dataDir, QUARRY_LOG_LEVEL: 'info', QUARRY_PASSWORD_HASH_COST: '1024' } as Record<string, string>;
+  delete env.QUARRY_ROOT_TOKEN;
+  if (pgUrl) {
+    // The CLI opens its own database: give it a fresh one.
+    pgDatabase = `quarry_cli_${process.pid}`;
+    await adminQuery(`create database ${pgDatabase}`);
+    const url = new URL(pgUrl);
+    url.pathname = `/${pgDatabase}`;
+    env.DATABASE_URL = url.toString();
+  } else {
+    delete env.DATABASE_URL;
+  }
+});
+
+after(async () => {
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (pgDatabase) await adminQuery(`drop database if exists ${pgDatabase} with (force)`);
+});
+
+function quarry(...args: string[]) {
+  return spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8' });
+}
+
+function get(port: number, target: string, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: target, headers: token ? { 'private-token': token } : {} }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+async function waitReady(port: number, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error('server exited early');
+    try {
+      if ((await get(port, '/-/readiness')).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('server did not become ready');
+}
+
+test('migrate creates the schema, then reports it up to date', () => {
+  const first = quarry('migrate');
+  assert.equal(first.status, 0, first.stderr);
+  assert.match(first.stdout, /applied: 0001_users_and_tokens/);
+  const second = quarry('migrate');
+  assert.equal(second.status, 0, second.stderr);
+  assert.match(second.stdout, /schema is up to date/);
+});
+
+test('create-user and create-token issue working credentials', async () => {
+  const user = quarry('create-user', '--username', 'ops', '--email', 'ops@example.com', '--name', 'Ops', '--password', 'ops-password-1');
+  assert.equal(user.status, 0, user.stderr);
+  assert.match(user.stdout, /created user ops \(id \d+\)/);
+  const dup = quarry('create-user', '--username', 'OPS', '--email', 'other@example.com');
+  assert.equal(dup.status, 1);
+  assert.match(dup.stderr, /Username has already been taken/);
+  const token = quarry('create-token', '--user', 'ops', '--scopes', 'read_api,read_user');
+  assert.equal(token.status, 0, token.stderr);
+  assert.match(token.stdout.trim(), /^glpat-[A-Za-z0-9_-]{20}$/);
+  assert.equal(quarry('create-token', '--user', 'nobody', '--scopes', 'api').status, 1);
+  assert.match(quarry('create-token', '--user', 'ops', '--scopes', 'everything').stderr, /unknown scopes: everything/);
+});
+
+test('a bad environment value stops the server with a one-line reason', () => {
+  const res = spawnSync(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: 'abc' }, encoding: 'utf8' });
+  assert.equal(res.status, 1);
+  assert.equal(res.stderr.trim(), 'quarry: PORT must be a whole number, got "abc"');
+});
+
+test('serve: root token file, authenticated requests, graceful stop on SIGTERM', async () => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout?.on('data', (c) => (log += c));
+  await waitReady(port, child);
+  const tokenFile = path.join(dataDir, 'initial_root_token');
+  assert.equal(fs.statSync(tokenFile).mode & 0o777, 0o600);
+  const token = fs.readFileSync(tokenFile, 'utf8').trim();
+  const me = await get(port, '/api/v4/user', token);
+  assert.equal(me.status, 200);
+  assert.equal(JSON.parse(me.body).username, 'root');
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  // Logs are JSON lines carrying the request id.
+  const lines = log.trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(lines.some((l) => typeof l.reqId === 'string' && l.req?.url === '/api/v4/user'));
+});
+
+test('reset empties the data and recreates root', async () => {
+  const res = quarry('reset', '--yes');
+  assert.equal(res.status, 0, res.stderr);
+  assert.match(res.stdout, /data reset/);
+  const token = quarry('create-token', '--user', 'ops', '--scopes', 'api');
+  assert.equal(token.status, 1, 'ops is gone after reset');
+  assert.equal(quarry('create-token', '--user', 'root', '--scopes', 'api').status, 0);
+});

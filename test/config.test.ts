@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+test('defaults: port 8080 on 127.0.0.1, ./data, external URL from the port', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 8080);
+  assert.equal(c.host, '127.0.0.1');
+  assert.equal(c.dataDir, path.resolve('./data'));
+  assert.equal(c.databaseUrl, null);
+  assert.equal(c.externalUrl, 'http://localhost:8080');
+  assert.equal(c.rateLimitRequests, 0);
+  assert.ok(Object.isFrozen(c));
+});
+
+test('the external URL follows PORT and loses its trailing slash', () => {
+  assert.equal(loadConfig({ PORT: '9000' }).externalUrl, 'http://localhost:9000');
+  assert.equal(loadConfig({ QUARRY_EXTERNAL_URL: 'https://forge.example.com/' }).externalUrl, 'https://forge.example.com');
+});
+
+test('bad values stop with a one-line reason', () => {
+  const cases: Record<string, string>[] = [
+    { PORT: 'eighty' },
+    { PORT: '70000' },
+    { DATABASE_URL: 'mysql://x' },
+    { QUARRY_EXTERNAL_URL: 'not a url' },
+    { QUARRY_ROOT_PASSWORD: 'short' },
+    { QUARRY_ROOT_TOKEN: 'has spaces in it and more' },
+    { QUARRY_BODY_LIMIT: '-1' },
+    { QUARRY_RATE_LIMIT_REQUESTS: 'many' },
+    { QUARRY_IMPERSONATION_ENABLED: 'maybe' },
+    { QUARRY_LOG_LEVEL: 'loud' },
+    { QUARRY_PASSWORD_HASH_COST: '3000' },
+  ];
+  for (const env of cases) {
+    assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && !e.message.includes('\n'), JSON.stringify(env));
+  }
+});
