@@ -1,0 +1,49 @@
+// python-gitlab, a real client, against a listening server. The client comes from Debian's
+// python3-gitlab package (.ci/run installs it); without it the test is skipped, not passed.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { ROOT_TOKEN, type TestApp, createTestApp } from './harness.ts';
+
+const PYTHON = '/usr/bin/python3';
+const SCRIPT = path.join(import.meta.dirname, 'clients', 'python_gitlab_check.py');
+const available = spawnSync(PYTHON, ['-c', 'import gitlab'], { encoding: 'utf8' }).status === 0;
+
+let t: TestApp;
+let url: string;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+before(async () => {
+  if (!available) return;
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  t = await createTestApp({ QUARRY_EXTERNAL_URL: url });
+  await t.app.listen({ port, host: '127.0.0.1' });
+});
+
+after(async () => {
+  if (t) await t.close();
+});
+
+test('python-gitlab: users, pagination, tokens, sudo, errors', { skip: available ? false : 'python3-gitlab is not installed' }, async () => {
+  const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(PYTHON, [SCRIPT, url, ROOT_TOKEN]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
