@@ -1,0 +1,279 @@
+// `npm run bench`: seeds a fresh database per dialect, starts the server as a child process,
+// measures start-up and memory, drives each scenario from a separate load process, and records
+// the figures in bench/RESULTS.md. Children, data dirs and the benchmark database are removed
+// even when a step fails or the run is interrupted.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import type { LoadResult } from './load.ts';
+import { type DialectName, type DialectResult, machineDescription, writeResults } from './report.ts';
+import { type LoadJob, SCENARIOS } from './scenarios.ts';
+import { seed } from './seed.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const RESULTS_FILE = path.join(ROOT, 'bench', 'RESULTS.md');
+const USERS = 10_000;
+const STARTS = 3;
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive whole number, got "${raw}"`);
+  return n;
+}
+
+const durationSeconds = positiveInt('BENCH_DURATION', 10);
+const warmupSeconds = Math.min(3, Math.max(1, Math.round(durationSeconds / 5)));
+const connections = positiveInt('BENCH_CONNECTIONS', 10);
+const pgAdminUrl = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const only = process.env.BENCH_ONLY || '';
+if (only && only !== 'sqlite' && only !== 'postgres') throw new Error(`BENCH_ONLY must be sqlite or postgres, got "${only}"`);
+const dialects: DialectName[] = only ? [only as DialectName] : ['sqlite', 'postgres'];
+
+// Everything that must not outlive the run, whatever happens.
+const children = new Set<ChildProcess>();
+const cleanups = new Set<() => Promise<void>>();
+
+async function cleanUp(): Promise<void> {
+  for (const child of children) child.kill('SIGKILL');
+  for (const task of [...cleanups].reverse()) {
+    cleanups.delete(task);
+    await task().catch((error: unknown) => log(`cleanup failed: ${String(error)}`));
+  }
+}
+
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  if (!kb) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kb) / 1024;
+}
+
+/** The status of one GET, or null when nothing answers yet. */
+function probe(port: number, urlPath: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: urlPath, agent: false, timeout: 1000 }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? null));
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve(null));
+  });
+}
+
+/** Only the server's own settings, so that the caller's environment cannot change the figures. */
+function serverEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('QUARRY_') && key !== 'DATABASE_URL' && key !== 'PORT' && key !== 'HOST') env[key] = value;
+  }
+  return { ...env, HOST: '127.0.0.1', QUARRY_LOG_LEVEL: 'silent', ...settings };
+}
+
+interface Server {
+  child: ChildProcess;
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<Server> {
+  const started = performance.now();
+  const child = track(spawn(process.execPath, ['src/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] }));
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
+  const stop = async () => {
+    if (exited) return;
+    child.kill('SIGTERM');
+    const stopped = await Promise.race([exit.then(() => true), sleep(10_000).then(() => false)]);
+    if (!stopped) {
+      child.kill('SIGKILL');
+      await exit;
+    }
+  };
+  while (true) {
+    if (exited) throw new Error(`the server exited during start-up:\n${stderr}`);
+    if ((await probe(port, '/-/readiness')) === 200) return { child, startupMs: performance.now() - started, stop };
+    if (performance.now() - started > 30_000) {
+      await stop();
+      throw new Error(`the server did not become ready within 30 s:\n${stderr}`);
+    }
+    await sleep(5);
+  }
+}
+
+async function runLoad(job: LoadJob): Promise<LoadResult> {
+  const child = track(spawn(process.execPath, ['bench/load.ts', JSON.stringify(job)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] }));
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  const limit = setTimeout(() => child.kill('SIGKILL'), (job.durationSeconds + job.warmupSeconds + 60) * 1000);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(limit);
+  if (code !== 0) throw new Error(`the load generator failed for ${job.scenario} (exit ${code})`);
+  return JSON.parse(stdout) as LoadResult;
+}
+
+async function withPgAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: pgAdminUrl });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh data dir, and for PostgreSQL a fresh database; both are registered for removal. */
+async function freshStorage(dialect: DialectName): Promise<{ dataDir: string; databaseUrl: string | null; remove: () => Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `quarry-bench-${dialect}-`));
+  const removals: Array<() => Promise<void>> = [async () => fs.rmSync(dataDir, { recursive: true, force: true })];
+  let databaseUrl: string | null = null;
+  if (dialect === 'postgres') {
+    const name = `quarry_bench_${process.pid}`;
+    await withPgAdmin(async (c) => {
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.query(`create database ${name}`);
+    });
+    removals.push(() => withPgAdmin(async (c) => void (await c.query(`drop database if exists ${name} with (force)`))));
+    const url = new URL(pgAdminUrl);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+  }
+  const remove = async () => {
+    cleanups.delete(remove);
+    for (const r of removals) await r();
+  };
+  cleanups.add(remove);
+  return { dataDir, databaseUrl, remove };
+}
+
+async function benchDialect(dialect: DialectName): Promise<DialectResult> {
+  const storage = await freshStorage(dialect);
+  try {
+    const adminToken = `glpat-bench-${randomBytes(16).toString('hex')}`;
+    const port = await freePort();
+    const env = serverEnv({
+      PORT: String(port),
+      QUARRY_DATA_DIR: storage.dataDir,
+      QUARRY_ROOT_TOKEN: adminToken,
+      ...(storage.databaseUrl ? { DATABASE_URL: storage.databaseUrl } : {}),
+    });
+    log(`${dialect}: seeding ${USERS.toLocaleString('en-US')} users`);
+    const seeded = await seed(env, USERS);
+
+    // Several starts on the same data dir; the last one stays up for the load.
+    const startupMs: number[] = [];
+    let server: Server | null = null;
+    for (let i = 0; i < STARTS; i++) {
+      if (server) await server.stop();
+      server = await startServer(env, port);
+      startupMs.push(server.startupMs);
+    }
+    const live = server!;
+    try {
+      log(`${dialect}: started in ${startupMs.map((t) => Math.round(t)).join(', ')} ms`);
+      await sleep(1000);
+      const idleRssMb = rssMb(live.child.pid!);
+      log(`${dialect}: idle RSS ${idleRssMb.toFixed(0)} MB`);
+
+      const scenarios: DialectResult['scenarios'] = [];
+      for (const s of SCENARIOS) {
+        log(`${dialect}: ${s.label}`);
+        const result = await runLoad({
+          url: `http://127.0.0.1:${port}`,
+          scenario: s.key,
+          adminToken,
+          userToken: seeded.userToken,
+          maxUserId: seeded.maxUserId,
+          connections,
+          durationSeconds,
+          warmupSeconds,
+        });
+        const rssAfterMb = rssMb(live.child.pid!);
+        log(
+          `${dialect}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, non-2xx ${result.non2xx}, RSS ${rssAfterMb.toFixed(0)} MB`,
+        );
+        scenarios.push({ key: s.key, result, rssAfterMb });
+      }
+      return {
+        dialect,
+        date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        machine: machineDescription(),
+        durationSeconds,
+        warmupSeconds,
+        connections,
+        users: USERS,
+        seedMs: seeded.seedMs,
+        startupMs,
+        idleRssMb,
+        scenarios,
+      };
+    } finally {
+      await live.stop();
+    }
+  } finally {
+    await storage.remove();
+  }
+}
+
+async function main(): Promise<void> {
+  try {
+    // Written after each dialect, so that a later failure keeps the figures already measured.
+    for (const dialect of dialects) {
+      writeResults(RESULTS_FILE, [await benchDialect(dialect)]);
+      log(`${dialect}: wrote ${path.relative(process.cwd(), RESULTS_FILE)}`);
+    }
+  } finally {
+    await cleanUp();
+  }
+}
+
+main().catch((error: unknown) => {
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+});

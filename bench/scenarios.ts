@@ -1,0 +1,89 @@
+// The load scenarios: what each sends, as whom, and the figures it should reach on SQLite.
+
+export type ScenarioKey = 'user-by-id' | 'users-list' | 'current-user' | 'create-user';
+
+/** What the load worker needs to know about the seeded server. */
+export interface LoadJob {
+  url: string;
+  scenario: ScenarioKey;
+  adminToken: string;
+  userToken: string;
+  maxUserId: number;
+  connections: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+}
+
+/** The subset of autocannon's request object the scenarios set. */
+export interface LoadRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Scenario {
+  key: ScenarioKey;
+  label: string;
+  expectedStatus: number;
+  /** Targets hold for the embedded SQLite database only. */
+  target?: { rps?: number; p99Ms?: number };
+  /** A new request each call, so ids and usernames vary over the run. */
+  next(job: LoadJob, counter: number, tag: string): LoadRequest;
+}
+
+const json = { 'content-type': 'application/json' };
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    key: 'user-by-id',
+    label: 'GET /api/v4/users/:id (ids spread over 10,001 users, regular user)',
+    expectedStatus: 200,
+    target: { rps: 5000, p99Ms: 20 },
+    next: (job) => ({
+      method: 'GET',
+      path: `/api/v4/users/${1 + Math.floor(Math.random() * job.maxUserId)}`,
+      headers: { 'private-token': job.userToken },
+    }),
+  },
+  {
+    key: 'users-list',
+    label: 'GET /api/v4/users?per_page=20 (admin)',
+    expectedStatus: 200,
+    target: { rps: 2000 },
+    next: (job) => ({ method: 'GET', path: '/api/v4/users?per_page=20', headers: { 'private-token': job.adminToken } }),
+  },
+  {
+    key: 'current-user',
+    label: 'GET /api/v4/user (regular user)',
+    expectedStatus: 200,
+    next: (job) => ({ method: 'GET', path: '/api/v4/user', headers: { 'private-token': job.userToken } }),
+  },
+  {
+    // Last, because it adds users that the list scenario would otherwise count.
+    key: 'create-user',
+    label: 'POST /api/v4/users (admin; scrypt password hash per request)',
+    expectedStatus: 201,
+    next: (job, counter, tag) => {
+      const username = `load-${tag}-${counter}`;
+      return {
+        method: 'POST',
+        path: '/api/v4/users',
+        headers: { ...json, 'private-token': job.adminToken },
+        body: JSON.stringify({
+          username,
+          name: `Load ${counter}`,
+          email: `${username}@bench.example.com`,
+          password: 'bench-password-1',
+          skip_confirmation: true,
+        }),
+      };
+    },
+  },
+];
+
+export function scenario(key: string): Scenario {
+  const found = SCENARIOS.find((s) => s.key === key);
+  if (!found) throw new Error(`unknown scenario "${key}"`);
+  return found;
+}
