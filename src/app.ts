@@ -8,7 +8,7 @@ import { installErrorHandling } from './core/error-handler.ts';
 import { collectRouteMethods, registerOptionsRoutes } from './core/options-routes.ts';
 import { validatorCompiler } from './core/params.ts';
 import { parseQueryString } from './core/query-string.ts';
-import { genReqId, installRequestPipeline } from './core/request-pipeline.ts';
+import { frameworkErrors, genReqId, installRequestPipeline } from './core/request-pipeline.ts';
 import { apiV4 } from './api-v4.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
@@ -21,6 +21,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
     bodyLimit: deps.config.bodyLimit,
     exposeHeadRoutes: true,
     return503OnClosing: true,
+    frameworkErrors,
     routerOptions: {
       ignoreTrailingSlash: true,
       ignoreDuplicateSlashes: true,

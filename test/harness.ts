@@ -67,7 +67,12 @@ async function dropSchema(url: string, schema: string): Promise<void> {
   await client.end();
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** The application's clock, for tests that move time forward. */
+  now?: () => Date;
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-test-'));
   const url = process.env.DATABASE_URL || null;
   const config = loadConfig({
@@ -81,7 +86,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   });
   const schema = url ? await createSchema(url) : undefined;
   const database = openDatabase({ url, pgSchema: schema, poolSize: 4 });
-  const deps = createDeps(config, database);
+  const deps: Deps = { ...createDeps(config, database), ...(options.now ? { now: options.now } : {}) };
   await prepare(deps);
   const app = await buildApp(deps);
   await app.ready();

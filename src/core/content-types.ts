@@ -3,7 +3,7 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DomainError, paramError } from './errors.ts';
+import { DomainError, badRequest, paramError } from './errors.ts';
 import { parseQueryString } from './query-string.ts';
 
 const BAD_JSON = 'message body does not match declared format';
@@ -41,8 +41,32 @@ export async function installContentParsers(app: FastifyInstance): Promise<void>
     }
   });
   await app.register(formbody, { parser: (text) => parseQueryString(text) });
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { fileSize: app.deps.config.bodyLimit, fields: 1000, files: 10 },
+  await app.register(multipart, { limits: { fileSize: app.deps.config.bodyLimit, fields: 1000, files: 10 } });
+  app.addHook('preValidation', async (req) => {
+    if (req.isMultipart()) req.body = await readMultipart(req);
   });
+}
+
+/** Every part of a multipart body, files as Buffers, field names nested like a query (`a[]`, `a[b]`). */
+async function readMultipart(req: FastifyRequest): Promise<Record<string, unknown>> {
+  const entries: unknown[] = [];
+  const names: string[] = [];
+  try {
+    for await (const part of req.parts()) {
+      names.push(`${encodeURIComponent(part.fieldname)}=${entries.length}`);
+      entries.push(part.type === 'file' ? await part.toBuffer() : part.value);
+    }
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 413) throw new DomainError('payload_too_large', '413 Request Entity Too Large');
+    throw badRequest();
+  }
+  // The nesting comes from the query-string parser; its leaves are indexes into `entries`.
+  const restore = (v: unknown): unknown => {
+    if (typeof v === 'string') return entries[Number(v)];
+    if (Array.isArray(v)) return v.map(restore);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, restore(x)]));
+    return v;
+  };
+  return restore(parseQueryString(names.join('&'))) as Record<string, unknown>;
 }

@@ -13,12 +13,20 @@ function bodyOf(error: DomainError): Record<string, unknown> {
   return { message: error.fields ?? error.message };
 }
 
+/**
+ * Error bodies are written as text so that no route's response schema (made for its successes)
+ * reshapes or rejects them.
+ */
+function sendJson(reply: FastifyReply, status: number, body: unknown) {
+  return reply.code(status).type('application/json').send(JSON.stringify(body));
+}
+
 function sendDomainError(reply: FastifyReply, error: DomainError) {
   if (error.kind === 'invalid_token') {
     reply.header('www-authenticate', `Bearer realm="Protected by OAuth 2.0", error="invalid_token", error_description="${error.message}"`);
   }
   if (error.kind === 'too_many_requests' && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
-  return reply.code(error.status).type('application/json').send(bodyOf(error));
+  return sendJson(reply, error.status, bodyOf(error));
 }
 
 /** Fastify's own errors (body parsing, size limits, media types) mapped to the platform's answers. */
@@ -49,8 +57,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     const mapped = fromFastify(error, request);
     if (mapped) return sendDomainError(reply, mapped);
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).type('application/json').send({ message: '500 Internal Server Error' });
+    return sendJson(reply, 500, { message: '500 Internal Server Error' });
   });
 
-  app.setNotFoundHandler((_request, reply) => reply.code(404).type('application/json').send({ error: '404 Not Found' }));
+  app.setNotFoundHandler((_request, reply) => sendJson(reply, 404, { error: '404 Not Found' }));
 }

@@ -32,9 +32,12 @@ export function pageOf(query: { page?: number; per_page?: number }): Page {
   return { page, perPage };
 }
 
-/** Path as received (still percent-encoded), under the configured external URL. */
+/**
+ * Path as received (still percent-encoded) under the configured external URL, with doubled and
+ * trailing slashes dropped as the router ignores them.
+ */
 function linkBase(req: FastifyRequest): string {
-  const path = req.url.split('?')[0];
+  const path = req.url.split('?')[0].replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
   return `${req.server.deps.config.externalUrl}${path}`;
 }
 
@@ -64,10 +67,18 @@ export interface OffsetOptions {
 }
 
 /** Sets the offset headers for a page of a collection of `total` rows (null: not counted). */
-export function setOffsetHeaders(req: FastifyRequest, reply: FastifyReply, { page, perPage }: Page, total: number | null, pageLength: number): void {
+export function setOffsetHeaders(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  { page, perPage }: Page,
+  total: number | null,
+  pageLength: number,
+  /** Whether rows follow this page; needed only when the total is unknown. */
+  more = pageLength === perPage,
+): void {
   const totalPages = total === null ? null : Math.max(1, Math.ceil(total / perPage));
   const inRange = totalPages === null ? pageLength > 0 || page === 1 : page <= totalPages;
-  const hasNext = totalPages === null ? pageLength === perPage : page < totalPages;
+  const hasNext = totalPages === null ? more : page < totalPages;
   const next = inRange && hasNext ? page + 1 : null;
   const prev = inRange && page > 1 ? page - 1 : null;
   const links: string[] = [];
@@ -117,14 +128,16 @@ async function offsetPage<DB, TB extends keyof DB, O>(
   }
   const db = req.server.deps.db;
   const counted = query.clearSelect().clearOrderBy().select(sql<number>`1`.as('one')).limit(COUNT_LIMIT + 1);
-  const [rows, count] = await Promise.all([
-    query.limit(page.perPage).offset((page.page - 1) * page.perPage).execute(),
+  // One row beyond the page tells whether a next page exists when the total is not counted.
+  const [fetched, count] = await Promise.all([
+    query.limit(page.perPage + 1).offset((page.page - 1) * page.perPage).execute(),
     options.withoutTotals
       ? Promise.resolve(null)
       : sql<{ count: number }>`select count(*) as count from (${counted}) as counted`.execute(db),
   ]);
+  const rows = fetched.slice(0, page.perPage);
   const total = count === null ? null : Number(count.rows[0].count);
-  setOffsetHeaders(req, reply, page, total !== null && total > COUNT_LIMIT ? null : total, rows.length);
+  setOffsetHeaders(req, reply, page, total !== null && total > COUNT_LIMIT ? null : total, rows.length, fetched.length > page.perPage);
   return rows;
 }
 
@@ -149,13 +162,26 @@ function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
 
-function decodeCursor(raw: unknown): Cursor | null {
-  if (typeof raw !== 'string' || raw === '') return null;
+const isCursorValue = (v: unknown) => typeof v === 'string' || Number.isSafeInteger(v);
+
+/** A cursor from the client: its id must be an integer and its value fit the ordered column. */
+function decodeCursor(raw: unknown, orderedById: boolean): Cursor | null {
+  if (raw === undefined || raw === '') return null;
+  let c: unknown;
   try {
-    const c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (c && typeof c === 'object' && 'id' in c && 'value' in c) return c as Cursor;
+    c = typeof raw === 'string' ? JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) : null;
   } catch {
-    // fall through
+    c = null;
+  }
+  if (
+    c !== null &&
+    typeof c === 'object' &&
+    !Array.isArray(c) &&
+    Number.isSafeInteger((c as Cursor).id) &&
+    isCursorValue((c as Cursor).value) &&
+    (typeof (c as Cursor).value === 'number') === orderedById
+  ) {
+    return c as Cursor;
   }
   throw paramError('cursor is invalid');
 }
@@ -174,7 +200,7 @@ export async function paginateWithKeyset<DB, TB extends keyof DB, O>(
   if (wantsKeyset(req) && options.keysetAllowed === false) throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
   if (!wantsKeyset(req)) return offsetPage(req, reply, query.orderBy(sql.ref(order.column), order.direction).orderBy(sql.ref(order.idColumn), order.direction), options);
   const { perPage } = pageOf(req.query as { per_page?: number });
-  const cursor = decodeCursor(req.rawParams.cursor);
+  const cursor = decodeCursor(req.rawParams.cursor, order.column === order.idColumn);
   let q = query;
   if (cursor) {
     const op = order.direction === 'asc' ? '>' : '<';

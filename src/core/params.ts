@@ -7,7 +7,7 @@ import { paramError } from './errors.ts';
 
 const TRUE_WORDS = new Set(['1', 'on', 'On', 'ON', 't', 'true', 'True', 'TRUE', 'T', 'y', 'yes', 'Yes', 'YES', 'Y']);
 const FALSE_WORDS = new Set(['0', 'off', 'Off', 'OFF', 'f', 'false', 'False', 'FALSE', 'F', 'n', 'no', 'No', 'NO', 'N']);
-const INTEGER = /^\s*[+-]?\d[\d_]*\s*$/;
+const INTEGER = /^\s*[+-]?\d+(_\d+)*\s*$/;
 const NUMBER = /^\s*[+-]?(\d[\d_]*)?(\.\d+)?([eE][+-]?\d+)?\s*$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;

@@ -2,8 +2,9 @@
 // serialisation for Link headers (keys sorted, arrays as k[]=v, CGI escaping).
 import qs from 'qs';
 
+/** `a=1&a=2` keeps the last value, as Rack does; only `a[]=` builds arrays. */
 export function parseQueryString(input: string): Record<string, unknown> {
-  return qs.parse(input, { depth: 5, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false }) as Record<string, unknown>;
+  return qs.parse(input, { depth: 5, arrayLimit: 100, parameterLimit: 1000, allowPrototypes: false, duplicates: 'last' }) as Record<string, unknown>;
 }
 
 /** CGI.escape: everything but letters, digits and _.-~ is escaped, and space becomes '+'. */
@@ -13,23 +14,29 @@ function escape(value: string): string {
     .replace(/%20/g, '+');
 }
 
-function pairs(value: unknown, prefix: string): string[] {
+const isHash = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isEmptyCollection = (v: unknown) => (Array.isArray(v) ? v.length === 0 : isHash(v) && Object.keys(v).length === 0);
+
+/** Object#to_query and Array#to_query: an array keeps its order, `k[]=a&k[]=b`. */
+function valueToQuery(value: unknown, key: string): string {
   if (Array.isArray(value)) {
-    return value.length === 0 ? [`${escape(`${prefix}[]`)}=`] : value.flatMap((v) => pairs(v, `${prefix}[]`));
+    const prefix = `${key}[]`;
+    return value.length === 0 ? `${escape(prefix)}=` : value.map((v) => valueToQuery(v, prefix)).join('&');
   }
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value as Record<string, unknown>)
-      .flatMap(([k, v]) => pairs(v, `${prefix}[${k}]`))
-      .sort();
-  }
-  return [`${escape(prefix)}=${escape(value === null || value === undefined ? '' : String(value))}`];
+  if (isHash(value)) return hashToQuery(value, key);
+  return `${escape(key)}=${escape(value === null || value === undefined ? '' : String(value))}`;
 }
 
-/** Rails' Hash#to_query: each top-level pair serialised, then the pairs sorted. */
+/** Hash#to_query: empty arrays and hashes are left out; pairs are sorted except inside arrays. */
+function hashToQuery(hash: Record<string, unknown>, namespace?: string): string {
+  const parts = Object.entries(hash)
+    .filter(([, v]) => v !== undefined && !isEmptyCollection(v))
+    .map(([k, v]) => valueToQuery(v, namespace === undefined ? k : `${namespace}[${k}]`));
+  if (!namespace?.includes('[]')) parts.sort();
+  return parts.join('&');
+}
+
+/** Rails' Hash#to_query, as the platform writes the query of Link URLs. */
 export function toQuery(params: Record<string, unknown>): string {
-  return Object.entries(params)
-    .filter(([, v]) => v !== undefined)
-    .flatMap(([k, v]) => pairs(v, k))
-    .sort()
-    .join('&');
+  return hashToQuery(params);
 }

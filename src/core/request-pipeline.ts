@@ -1,7 +1,8 @@
 // Hooks every request passes through: request id and common headers, malformed input, parameter
 // merging (query < body), authentication and the rate limit.
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from './auth/actor.ts';
 import { resolveActor } from './auth/resolve.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
@@ -30,21 +31,39 @@ function malformedUrl(url: string): boolean {
   }
 }
 
+const SECURITY_HEADERS = { 'x-frame-options': 'SAMEORIGIN', 'x-content-type-options': 'nosniff' };
+
 /** The platform answers NUL bytes and broken percent-encoding before routing, in plain text. */
 function badRequestText(reply: FastifyReply) {
   return reply.code(400).type('text/plain').send('Bad Request');
 }
 
+/**
+ * Errors the router raises before any hook runs (an undecodable path parameter, an over-long one):
+ * the same plain-text answers, with the headers every response carries.
+ */
+export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  reply.headers({ 'x-request-id': req.id, ...SECURITY_HEADERS });
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply.code(414).type('text/plain').send('Request-URI Too Long');
+    return;
+  }
+  badRequestText(reply);
+}
+
+function isApiV3(url: string): boolean {
+  const path = url.split('?')[0].replace(/\/{2,}/g, '/');
+  return path === '/api/v3' || path.startsWith('/api/v3/');
+}
+
 export function installRequestPipeline(app: FastifyInstance): void {
   const { config } = app.deps;
-  const limiter = createRateLimiter(config.rateLimitRequests, config.rateLimitPeriodSeconds, app.deps.now);
+  const limiter = createRateLimiter(config.rateLimitRequests, config.rateLimitPeriodSeconds, () => app.deps.now());
 
   app.addHook('onRequest', async (req, reply) => {
-    reply.header('x-request-id', req.id);
-    reply.header('x-frame-options', 'SAMEORIGIN');
-    reply.header('x-content-type-options', 'nosniff');
+    reply.headers({ 'x-request-id': req.id, ...SECURITY_HEADERS });
     if (malformedUrl(req.url)) return badRequestText(reply);
-    if (req.url.startsWith('/api/v3/') || req.url === '/api/v3') {
+    if (isApiV3(req.url)) {
       return reply.code(410).send({ error: 'API V3 is no longer supported. Use API V4 instead.' });
     }
   });
@@ -65,13 +84,20 @@ export function installRequestPipeline(app: FastifyInstance): void {
 
     if (req.routeOptions.config.auth === 'none') return;
     const cookies = (req as FastifyRequest & { cookies?: Record<string, string | undefined> }).cookies ?? {};
-    req.actor = await resolveActor(app.deps, { method: req.method, headers: req.headers, params: req.rawParams, cookies }, req.routeOptions.config);
-
-    if (limiter && req.url.startsWith('/api/')) {
-      const verdict = limiter.hit(req.actor ? `user:${req.actor.user.id}` : `ip:${req.ip}`);
+    let actor: Actor | null = null;
+    let refused: unknown = null;
+    try {
+      // The catch-all 404 answers before any credential is looked at.
+      if (!req.is404) actor = await resolveActor(app.deps, { method: req.method, headers: req.headers, params: req.rawParams, cookies }, req.routeOptions.config);
+    } catch (error) {
+      refused = error;
+    }
+    // Refused credentials count against the caller's address too, so that guessing tokens is throttled.
+    if (limiter && /^\/+api\//.test(req.url)) {
+      const verdict = limiter.hit(actor ? `user:${actor.user.id}` : `ip:${req.ip}`);
       if (!verdict.allowed) {
         reply.headers({
-          'ratelimit-name': req.actor ? 'throttle_authenticated_api' : 'throttle_unauthenticated_api',
+          'ratelimit-name': actor ? 'throttle_authenticated_api' : 'throttle_unauthenticated_api',
           'ratelimit-limit': String(verdict.limitPerMinute),
           'ratelimit-observed': String(verdict.observed),
           'ratelimit-remaining': '0',
@@ -82,6 +108,8 @@ export function installRequestPipeline(app: FastifyInstance): void {
         return reply.code(429).type('text/plain').send('Retry later\n');
       }
     }
+    if (refused) throw refused;
+    req.actor = actor;
   });
 }
 

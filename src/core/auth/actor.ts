@@ -30,6 +30,8 @@ export interface RouteAuth {
   auth?: 'required' | 'optional' | 'none';
   /** Scopes accepted on reads beyond api/read_api (e.g. read_user). */
   scopes?: readonly Scope[];
+  /** Every scope is accepted, for every method (a token reading or revoking itself). */
+  anyScope?: boolean;
   /** Whether JOB-TOKEN / job_token credentials are accepted on this route. */
   jobToken?: boolean;
 }

@@ -2,6 +2,9 @@
 import type { Kysely } from 'kysely';
 import type { DB, UserRow } from '../../db/schema.ts';
 
+/** CI job tokens start with this; such a value in PRIVATE-TOKEN is never a personal token. */
+export const JOB_TOKEN_PREFIX = 'glcbt-';
+
 export type JobTokenResult = { user: UserRow; jobId: number } | null;
 export type JobTokenResolver = (db: Kysely<DB>, token: string) => Promise<JobTokenResult>;
 

@@ -1,6 +1,8 @@
 // Resolves the request's credentials to an Actor, in the platform's order of precedence:
-// OAuth token (access_token, Bearer, bearer_token) → personal token (private_token, PRIVATE-TOKEN,
-// then the bearer value) → job token (only on routes that accept it) → the session cookie.
+// on routes that accept job tokens, a job token sent as the bearer value → OAuth token
+// (access_token, Bearer, bearer_token) → personal token (private_token, PRIVATE-TOKEN, then the
+// bearer value) → job token (job_token, token, JOB-TOKEN; only on routes that accept it) → the
+// session cookie (reads, or writes carrying the session's CSRF token).
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
@@ -15,8 +17,8 @@ import {
   unauthorized,
 } from '../errors.ts';
 import type { Actor, CredentialKind, RouteAuth } from './actor.ts';
-import type { JobTokenResolver } from './job-tokens.ts';
-import { acceptedScopes, hasAnyScope } from './scopes.ts';
+import { JOB_TOKEN_PREFIX, type JobTokenResolver, type JobTokenResult } from './job-tokens.ts';
+import { acceptedScopes, hasAnyScope, registeredScopes } from './scopes.ts';
 import { digest, safeEqual } from './secrets.ts';
 
 export const SESSION_COOKIE = '_service_session';
@@ -74,11 +76,12 @@ interface Resolved {
   jobId: number | null;
 }
 
+// Like the platform's token validation, expiry is checked before revocation.
 async function fromOauth(deps: ResolveDeps, token: string, now: Date): Promise<Resolved | null> {
   const row = await deps.db.selectFrom('oauth_access_tokens').selectAll().where('token_digest', '=', digest(token)).executeTakeFirst();
   if (!row) return null;
-  if (row.revoked_at) throw invalidToken(TOKEN_REVOKED);
   if (row.expires_in !== null && Date.parse(row.created_at) + row.expires_in * 1000 <= now.getTime()) throw invalidToken(TOKEN_EXPIRED);
+  if (row.revoked_at) throw invalidToken(TOKEN_REVOKED);
   const user = await userById(deps.db, row.user_id);
   if (!user) throw unauthorized();
   return { user, via: 'oauth', scopes: row.scopes.split(' ').filter(Boolean), tokenId: row.id, impersonation: false, jobId: null };
@@ -91,24 +94,23 @@ async function fromPersonalToken(deps: ResolveDeps, token: string, now: Date): P
     .where('token_digest', '=', digest(token))
     .executeTakeFirst();
   if (!row) throw unauthorized();
-  if (row.revoked) throw invalidToken(TOKEN_REVOKED);
   if (row.expires_at !== null && row.expires_at <= today(now)) throw invalidToken(TOKEN_EXPIRED);
+  if (Boolean(row.revoked)) throw invalidToken(TOKEN_REVOKED);
   if (row.impersonation && !deps.config.impersonationEnabled) throw invalidToken(IMPERSONATION_DISABLED);
   const user = await userById(deps.db, row.user_id);
   if (!user) throw unauthorized();
-  touchToken(deps, row.id, row.last_used_at, now);
+  await touchToken(deps, row.id, row.last_used_at, now);
   return { user, via: 'personal_access_token', scopes: parseScopes(row.scopes), tokenId: row.id, impersonation: Boolean(row.impersonation), jobId: null };
 }
 
 /** last_used_at is kept to within ten minutes, so a busy token costs one write per ten minutes. */
-function touchToken(deps: ResolveDeps, id: number, lastUsedAt: string | null, now: Date): void {
+async function touchToken(deps: ResolveDeps, id: number, lastUsedAt: string | null, now: Date): Promise<void> {
   if (lastUsedAt && now.getTime() - Date.parse(lastUsedAt) < 10 * 60 * 1000) return;
-  deps.db
-    .updateTable('personal_access_tokens')
-    .set({ last_used_at: now.toISOString() })
-    .where('id', '=', id)
-    .execute()
-    .catch(() => {});
+  await deps.db.updateTable('personal_access_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', id).execute();
+}
+
+function fromJob(job: NonNullable<JobTokenResult>): Resolved {
+  return { user: job.user, via: 'job_token', scopes: [], tokenId: null, impersonation: false, jobId: job.jobId };
 }
 
 async function fromSession(deps: ResolveDeps, src: CredentialSource, now: Date): Promise<Resolved | null> {
@@ -127,21 +129,40 @@ async function fromSession(deps: ResolveDeps, src: CredentialSource, now: Date):
 
 async function findCredentials(deps: ResolveDeps, src: CredentialSource, route: RouteAuth, now: Date): Promise<Resolved | null> {
   const bearer = str(src.params.access_token) ?? bearerValue(src) ?? str(src.params.bearer_token);
+  if (bearer && route.jobToken) {
+    const job = await deps.jobTokens(deps.db, bearer);
+    if (job) return fromJob(job);
+  }
   if (bearer) {
     const oauth = await fromOauth(deps, bearer, now);
     if (oauth) return oauth;
   }
   const personal = str(src.params.private_token) ?? header(src, 'private-token') ?? bearer;
-  if (personal) return fromPersonalToken(deps, personal, now);
+  // A runner may send its job token as PRIVATE-TOKEN; that value is left to the job-token lookup.
+  if (personal && !personal.startsWith(JOB_TOKEN_PREFIX)) return fromPersonalToken(deps, personal, now);
   if (route.jobToken) {
-    const jobToken = header(src, 'job-token') ?? str(src.params.job_token) ?? str(src.params.token);
+    const jobToken = str(src.params.job_token) ?? str(src.params.token) ?? header(src, 'job-token');
     if (jobToken) {
       const job = await deps.jobTokens(deps.db, jobToken);
       if (!job) throw unauthorized();
-      return { user: job.user, via: 'job_token', scopes: [], tokenId: null, impersonation: false, jobId: job.jobId };
+      return fromJob(job);
     }
   }
   return fromSession(deps, src, now);
+}
+
+/** Why a signed-in user may not use the API, in the platform's words; null when they may. */
+function accessDeniedReason(config: Config, user: UserRow): string | null {
+  switch (user.state) {
+    case 'active':
+      return null;
+    case 'blocked_pending_approval':
+      return 'Your account is pending approval from your administrator and hence blocked.';
+    case 'deactivated':
+      return `Your account has been deactivated by your administrator. Please log back in from a web browser to reactivate your account at ${config.externalUrl}`;
+    default:
+      return 'Your account has been blocked.';
+  }
 }
 
 function effectiveAdmin(deps: ResolveDeps, r: { user: UserRow; via: CredentialKind; scopes: readonly string[] }): boolean {
@@ -152,9 +173,11 @@ function effectiveAdmin(deps: ResolveDeps, r: { user: UserRow; via: CredentialKi
 
 async function findSudoTarget(db: Kysely<DB>, value: string): Promise<UserRow | undefined> {
   const q = db.selectFrom('users').selectAll();
-  return /^\d+$/.test(value)
-    ? q.where('id', '=', Number(value)).executeTakeFirst()
-    : q.where((eb) => eb(eb.fn('lower', ['username']), '=', value.toLowerCase())).executeTakeFirst();
+  if (/^\d+$/.test(value)) {
+    // An id too large to be stored matches no one.
+    return Number.isSafeInteger(Number(value)) ? q.where('id', '=', Number(value)).executeTakeFirst() : undefined;
+  }
+  return q.where((eb) => eb(eb.fn('lower', ['username']), '=', value.toLowerCase())).executeTakeFirst();
 }
 
 /** Resolves the actor of a request, or null for an anonymous one; throws the platform's errors. */
@@ -167,17 +190,16 @@ export async function resolveActor(deps: ResolveDeps, src: CredentialSource, rou
     if (sudo !== undefined || route.auth === 'required') throw unauthorized();
     return null;
   }
-  if (found.user.state === 'blocked') throw forbidden('Your account has been blocked.');
+  const denied = accessDeniedReason(deps.config, found.user);
+  if (denied) throw forbidden(denied);
 
   const isAdmin = effectiveAdmin(deps, found);
   const tokenBased = found.via === 'personal_access_token' || found.via === 'oauth';
   const base: Actor = { ...found, isAdmin, sudoBy: null };
 
   if (sudo === undefined) {
-    if (tokenBased && !hasAnyScope(found.scopes, acceptedScopes(src.method, route.scopes))) {
-      throw insufficientScope(acceptedScopes(src.method, route.scopes));
-    }
-    recordActivity(deps, found.user, now);
+    if (tokenBased && !hasAnyScope(found.scopes, acceptedScopes(src.method, route))) throw insufficientScope(registeredScopes(route));
+    await recordActivity(deps, found.user, now);
     return base;
   }
   // The checks, and their order, of the platform's sudo.
@@ -186,18 +208,13 @@ export async function resolveActor(deps: ResolveDeps, src: CredentialSource, rou
   if (!found.scopes.includes('sudo')) throw insufficientScope(['sudo']);
   const target = await findSudoTarget(deps.db, sudo);
   if (!target) throw notFound(`User with ID or username '${sudo}'`);
-  recordActivity(deps, target, now);
+  await recordActivity(deps, target, now);
   return { ...base, user: target, isAdmin: Boolean(target.admin), sudoBy: found.user };
 }
 
 /** last_activity_on moves at most once a day per user. */
-function recordActivity(deps: ResolveDeps, user: UserRow, now: Date): void {
+async function recordActivity(deps: ResolveDeps, user: UserRow, now: Date): Promise<void> {
   const day = today(now);
   if (user.last_activity_on === day) return;
-  deps.db
-    .updateTable('users')
-    .set({ last_activity_on: day })
-    .where('id', '=', user.id)
-    .execute()
-    .catch(() => {});
+  await deps.db.updateTable('users').set({ last_activity_on: day }).where('id', '=', user.id).execute();
 }

@@ -1,18 +1,43 @@
 // Token scopes and the rule that decides whether a token may call a route.
+import type { RouteAuth } from './actor.ts';
 
-export const SCOPES = ['api', 'read_api', 'read_user', 'read_repository', 'write_repository', 'sudo', 'admin_mode'] as const;
+/** The scopes a personal, impersonation or OAuth token may carry (the platform's 16.x set). */
+export const SCOPES = [
+  'api',
+  'read_api',
+  'read_user',
+  'create_runner',
+  'k8s_proxy',
+  'read_repository',
+  'write_repository',
+  'read_registry',
+  'write_registry',
+  'sudo',
+  'admin_mode',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 export const ADMIN_ONLY_SCOPES: readonly Scope[] = ['sudo', 'admin_mode'];
+/** OpenID Connect scopes, which only OAuth clients ask for. */
+export const OAUTH_ONLY_SCOPES = ['openid', 'profile', 'email'] as const;
 
 export const isReadMethod = (method: string) => method === 'GET' || method === 'HEAD';
 
 /**
- * The scopes a route accepts for this request: `api` always, `read_api` for reads, and the route's
+ * The scopes that let a token call this route: `api` always, `read_api` on reads, and the route's
  * own extras (e.g. `read_user` on user reads) which, like the platform's, apply to reads only.
  */
-export function acceptedScopes(method: string, extra: readonly Scope[] = []): Scope[] {
+export function acceptedScopes(method: string, route: RouteAuth): readonly string[] {
+  if (route.anyScope) return SCOPES;
   if (!isReadMethod(method)) return ['api'];
-  return ['api', 'read_api', ...extra.filter((s) => s !== 'api' && s !== 'read_api')];
+  return [...(route.scopes ?? []), 'api', 'read_api'];
+}
+
+/**
+ * The scopes named in an insufficient_scope answer: every scope registered for the route, whatever
+ * the method, the route's own first, as the platform lists them.
+ */
+export function registeredScopes(route: RouteAuth): string[] {
+  return [...new Set([...(route.scopes ?? []), 'api', 'read_api'])];
 }
 
 export function hasAnyScope(tokenScopes: readonly string[], accepted: readonly string[]): boolean {

@@ -35,11 +35,21 @@ export async function hashPassword(password: string, cost: number): Promise<stri
   return `scrypt$${cost}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
+const isCost = (n: number) => Number.isInteger(n) && n >= 2 && n <= 1048576 && (n & (n - 1)) === 0;
+
+/** Compares in constant time; a malformed stored hash never matches. */
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   const parts = stored?.split('$');
   if (!parts || parts.length !== 4 || parts[0] !== 'scrypt') return false;
   const cost = Number(parts[1]);
   const expected = Buffer.from(parts[3], 'base64url');
+  if (!isCost(cost) || expected.length === 0) return false;
   const key = await scryptAsync(password, Buffer.from(parts[2], 'base64url'), cost);
   return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/** Spends the time of one password check, so that an unknown login answers as slowly as a wrong password. */
+export async function spendPasswordCheck(password: string, cost: number): Promise<false> {
+  await scryptAsync(password, randomBytes(16), cost);
+  return false;
 }

@@ -36,7 +36,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('current_sign_in_ip', 'varchar(64)')
     .addColumn('sign_in_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('last_activity_on', 'varchar(10)')
-    .addColumn('created_by_id', 'integer')
+    .addColumn('created_by_id', 'bigint')
     .addColumn('created_at', 'varchar(32)', notNull)
     .addColumn('updated_at', 'varchar(32)', notNull)
     .execute();
@@ -48,7 +48,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('users_created_at').on('users').columns(['created_at', 'id']).execute();
 
   await withId(db, db.schema.createTable('identities'))
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('provider', 'varchar(255)', notNull)
     .addColumn('extern_uid', 'varchar(255)', notNull)
     .addColumn('created_at', 'varchar(32)', notNull)
@@ -57,7 +57,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('identities_provider_uid').on('identities').columns(['provider', 'extern_uid']).execute();
 
   await withId(db, db.schema.createTable('user_custom_attributes'))
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('key', 'varchar(255)', notNull)
     .addColumn('value', 'text', notNull)
     .addColumn('created_at', 'varchar(32)', notNull)
@@ -66,7 +66,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('user_custom_attributes_key').unique().on('user_custom_attributes').columns(['user_id', 'key']).execute();
 
   await withId(db, db.schema.createTable('personal_access_tokens'))
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('name', 'varchar(255)', notNull)
     .addColumn('token_digest', 'varchar(64)', (c) => c.notNull().unique())
     .addColumn('scopes', 'text', notNull)
@@ -80,7 +80,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('personal_access_tokens_user').on('personal_access_tokens').columns(['user_id', 'id']).execute();
 
   await withId(db, db.schema.createTable('oauth_access_tokens'))
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('token_digest', 'varchar(64)', (c) => c.notNull().unique())
     .addColumn('refresh_token_digest', 'varchar(64)', (c) => c.unique())
     .addColumn('scopes', 'text', notNull)
@@ -90,7 +90,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 
   await withId(db, db.schema.createTable('web_sessions'))
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('user_id', 'bigint', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('session_digest', 'varchar(64)', (c) => c.notNull().unique())
     .addColumn('csrf_token', 'varchar(128)', notNull)
     .addColumn('expires_at', 'varchar(32)', notNull)

@@ -5,10 +5,13 @@ export function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
-/** An auto-incrementing integer primary key named id. */
+/**
+ * An auto-incrementing integer primary key named id: 64-bit, like the columns that refer to it
+ * (`bigint`), so that any id a client can send compares without overflowing.
+ */
 export function withId<T extends string>(db: Kysely<any>, table: CreateTableBuilder<T, never>): CreateTableBuilder<T, 'id'> {
   return isPostgres(db)
-    ? table.addColumn('id', 'serial', (c) => c.primaryKey())
+    ? table.addColumn('id', 'bigserial', (c) => c.primaryKey())
     : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
 }
 

@@ -1,148 +1,163 @@
 // Personal access tokens (/personal_access_tokens, /users/:user_id/personal_access_tokens) and
-// impersonation tokens (/users/:user_id/impersonation_tokens).
+// impersonation tokens (/users/:user_id/impersonation_tokens), with the platform's statuses.
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { type SelectQueryBuilder, sql } from 'kysely';
-import type { DB, PersonalAccessTokenRow } from '../../db/schema.ts';
-import { requireAdmin, requireUser } from '../../core/access/guards.ts';
-import { badRequest, notFound } from '../../core/errors.ts';
+import { adminOnly, requireUser } from '../../core/access/guards.ts';
+import type { Actor } from '../../core/auth/actor.ts';
+import { DomainError, badRequest, notFound, unauthorized } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import { findUserById } from '../users/users.finder.ts';
+import { findImpersonationToken, findTokenById, findTokens } from './access-tokens.finder.ts';
 import { presentImpersonationToken, presentToken } from './access-tokens.presenter.ts';
 import {
-  CreateTokenBody,
+  CreateImpersonationTokenBody,
+  CreatePersonalTokenBody,
   ImpersonationTokenParams,
+  ImpersonationTokenEntity,
+  ImpersonationTokenWithSecretEntity,
   ListImpersonationTokensQuery,
   ListTokensQuery,
+  PersonalAccessTokenEntity,
+  PersonalAccessTokenWithSecretEntity,
   TokenIdParams,
   UserTokenParams,
 } from './access-tokens.schemas.ts';
-import { issueToken, revokeToken } from './access-tokens.service.ts';
+import { createPersonalToken, issueToken, revokeToken } from './access-tokens.service.ts';
 
-type TokenQuery = SelectQueryBuilder<DB, 'personal_access_tokens', PersonalAccessTokenRow>;
+const required = { auth: 'required' as const };
+/** A token may always read and revoke itself, whatever its scopes. */
+const selfConfig = { auth: 'required' as const, anyScope: true };
+/** Administrators only, checked before the parameters as the platform's `before` filter does. */
+const adminConfig = { config: required, preValidation: adminOnly };
 
-function byState(qb: TokenQuery, state: string | undefined, today: string): TokenQuery {
-  if (state === 'active') {
-    return qb.where('revoked', '=', false).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]));
-  }
-  if (state === 'inactive') return qb.where((eb) => eb.or([eb('revoked', '=', true), eb('expires_at', '<=', today)]));
-  return qb;
-}
+const NOT_A_PERSONAL_TOKEN = 'This endpoint requires token type to be a personal access token';
 
 export const accessTokenRoutes: FastifyPluginAsync = async (api) => {
   const { db, now } = api.deps;
   const today = () => now().toISOString().slice(0, 10);
 
   async function targetUser(req: FastifyRequest) {
-    requireAdmin(req);
     const user = await findUserById(db, (req.params as { user_id: number }).user_id);
     if (!user) throw notFound('User');
     return user;
   }
 
+  function ownToken(actor: Actor): number {
+    if (actor.via !== 'personal_access_token' || actor.tokenId === null) throw badRequest(NOT_A_PERSONAL_TOKEN);
+    return actor.tokenId;
+  }
+
   // ---- personal access tokens -----------------------------------------------------------------
 
-  api.get('/personal_access_tokens', { schema: { querystring: ListTokensQuery }, config: { auth: 'required' } }, async (req, reply) => {
-    const actor = requireUser(req);
-    const q = req.query as ListTokensQuery;
-    let qb: TokenQuery = db.selectFrom('personal_access_tokens').selectAll().where('impersonation', '=', false);
-    // Administrators see every user's tokens and may pick one user; others see their own.
-    if (!actor.isAdmin) qb = qb.where('user_id', '=', actor.user.id);
-    else if (q.user_id !== undefined) qb = qb.where('user_id', '=', q.user_id);
-    qb = byState(qb, q.state, today());
-    if (q.revoked !== undefined) qb = qb.where('revoked', '=', q.revoked);
-    if (q.search) qb = qb.where(sql`lower(name)`, 'like', `%${q.search.toLowerCase()}%`);
-    if (q.created_before) qb = qb.where('created_at', '<=', new Date(q.created_before).toISOString());
-    if (q.created_after) qb = qb.where('created_at', '>=', new Date(q.created_after).toISOString());
-    if (q.last_used_before) qb = qb.where('last_used_at', '<=', new Date(q.last_used_before).toISOString());
-    if (q.last_used_after) qb = qb.where('last_used_at', '>=', new Date(q.last_used_after).toISOString());
-    const rows = await paginate(req, reply, qb.orderBy('id', 'asc'));
-    const day = today();
-    return rows.map((r) => presentToken(r, day));
-  });
+  api.get(
+    '/personal_access_tokens',
+    { schema: { querystring: ListTokensQuery, response: { 200: Type.Array(PersonalAccessTokenEntity) } }, config: required },
+    async (req, reply) => {
+      const actor = requireUser(req);
+      const { user_id: userId, page: _page, per_page: _perPage, ...filters } = req.query as ListTokensQuery;
+      let scope: { userId?: number; impersonation?: boolean };
+      if (actor.isAdmin) {
+        // Administrators see every token, or one user's (404 when that user does not exist).
+        if (userId !== undefined && !(await findUserById(db, userId))) throw notFound();
+        scope = { userId };
+      } else {
+        if (userId !== undefined && userId !== actor.user.id) throw unauthorized();
+        scope = { userId: actor.user.id, impersonation: false };
+      }
+      const rows = await paginate(req, reply, findTokens(db, { ...filters, ...scope }, today()).orderBy('id', 'asc'));
+      const day = today();
+      return rows.map((r) => presentToken(r, day));
+    },
+  );
 
-  api.get('/personal_access_tokens/self', { config: { auth: 'required' } }, async (req) => {
-    const actor = requireUser(req);
-    if (actor.via !== 'personal_access_token' || actor.tokenId === null) throw notFound();
-    const row = await db.selectFrom('personal_access_tokens').selectAll().where('id', '=', actor.tokenId).executeTakeFirst();
-    if (!row) throw notFound();
+  api.get('/personal_access_tokens/self', { schema: { response: { 200: PersonalAccessTokenEntity } }, config: selfConfig }, async (req) => {
+    const row = await findTokenById(db, ownToken(requireUser(req)));
+    if (!row) throw unauthorized();
     return presentToken(row, today());
   });
 
-  api.get('/personal_access_tokens/:id', { schema: { params: TokenIdParams }, config: { auth: 'required' } }, async (req) => {
+  api.get('/personal_access_tokens/:id', { schema: { params: TokenIdParams, response: { 200: PersonalAccessTokenEntity } }, config: required }, async (req) => {
     const actor = requireUser(req);
-    const row = await db.selectFrom('personal_access_tokens').selectAll().where('id', '=', (req.params as { id: number }).id).executeTakeFirst();
-    if (!row || row.impersonation || (!actor.isAdmin && row.user_id !== actor.user.id)) throw notFound();
+    const row = await findTokenById(db, (req.params as { id: number }).id);
+    // Only administrators learn whether a token exists; others get 401 for a token not theirs.
+    if (!row || (!actor.isAdmin && row.user_id !== actor.user.id)) throw actor.isAdmin ? notFound() : unauthorized();
     return presentToken(row, today());
   });
 
-  api.delete('/personal_access_tokens/self', { config: { auth: 'required' } }, async (req, reply) => {
-    const actor = requireUser(req);
-    if (actor.via !== 'personal_access_token' || actor.tokenId === null) throw badRequest();
-    await revokeToken(db, actor.tokenId, now());
+  api.delete('/personal_access_tokens/self', { config: selfConfig }, async (req, reply) => {
+    await revokeToken(db, ownToken(requireUser(req)), now());
     return reply.code(204).send();
   });
 
-  api.delete('/personal_access_tokens/:id', { schema: { params: TokenIdParams }, config: { auth: 'required' } }, async (req, reply) => {
+  api.delete('/personal_access_tokens/:id', { schema: { params: TokenIdParams }, config: required }, async (req, reply) => {
     const actor = requireUser(req);
-    const row = await db.selectFrom('personal_access_tokens').selectAll().where('id', '=', (req.params as { id: number }).id).executeTakeFirst();
-    // The platform finds the token first (404 "Not found"), then refuses one the caller may not revoke.
-    if (!row || row.impersonation) throw notFound();
+    const row = await findTokenById(db, (req.params as { id: number }).id);
+    // The platform looks the token up with find (a record-not-found 404, lower-case "found"),
+    // then refuses a token the caller may not revoke.
+    if (!row) throw new DomainError('not_found', '404 Not found');
     if (!actor.isAdmin && row.user_id !== actor.user.id) throw badRequest();
     await revokeToken(db, row.id, now());
     return reply.code(204).send();
   });
 
-  api.post('/users/:user_id/personal_access_tokens', { schema: { params: UserTokenParams, body: CreateTokenBody }, config: { auth: 'required' } }, async (req, reply) => {
-    const user = await targetUser(req);
-    const body = req.body as CreateTokenBody;
-    const { row, token } = await issueToken(db, { userId: user.id, name: body.name, scopes: body.scopes, expiresAt: body.expires_at }, user, now());
-    reply.code(201);
-    return { ...presentToken(row, today()), token };
-  });
+  api.post(
+    '/users/:user_id/personal_access_tokens',
+    { schema: { params: UserTokenParams, body: CreatePersonalTokenBody, response: { 201: PersonalAccessTokenWithSecretEntity } }, ...adminConfig },
+    async (req, reply) => {
+      const user = await targetUser(req);
+      const body = req.body as CreatePersonalTokenBody;
+      const { row, token } = await createPersonalToken(db, { userId: user.id, name: body.name, scopes: body.scopes, expiresAt: body.expires_at }, user, now());
+      reply.code(201);
+      return { ...presentToken(row, today()), token };
+    },
+  );
 
   // ---- impersonation tokens (administrators only) -----------------------------------------------
 
-  api.get('/users/:user_id/impersonation_tokens', { schema: { params: UserTokenParams, querystring: ListImpersonationTokensQuery }, config: { auth: 'required' } }, async (req, reply) => {
-    const user = await targetUser(req);
-    const { state } = req.query as { state: string };
-    const qb = byState(db.selectFrom('personal_access_tokens').selectAll().where('user_id', '=', user.id).where('impersonation', '=', true), state, today());
-    const rows = await paginate(req, reply, qb.orderBy('id', 'asc'));
-    const day = today();
-    return rows.map((r) => presentImpersonationToken(r, day));
-  });
+  api.get(
+    '/users/:user_id/impersonation_tokens',
+    { schema: { params: UserTokenParams, querystring: ListImpersonationTokensQuery, response: { 200: Type.Array(ImpersonationTokenEntity) } }, ...adminConfig },
+    async (req, reply) => {
+      const user = await targetUser(req);
+      const { state } = req.query as ListImpersonationTokensQuery;
+      const rows = await paginate(req, reply, findTokens(db, { userId: user.id, impersonation: true, state }, today()).orderBy('id', 'asc'));
+      const day = today();
+      return rows.map((r) => presentImpersonationToken(r, day));
+    },
+  );
 
-  async function findImpersonationToken(req: FastifyRequest) {
+  async function impersonationToken(req: FastifyRequest) {
     const user = await targetUser(req);
-    const row = await db
-      .selectFrom('personal_access_tokens')
-      .selectAll()
-      .where('id', '=', (req.params as { impersonation_token_id: number }).impersonation_token_id)
-      .where('user_id', '=', user.id)
-      .where('impersonation', '=', true)
-      .executeTakeFirst();
+    const row = await findImpersonationToken(db, user.id, (req.params as { impersonation_token_id: number }).impersonation_token_id);
     if (!row) throw notFound('Impersonation Token');
     return row;
   }
 
-  api.get('/users/:user_id/impersonation_tokens/:impersonation_token_id', { schema: { params: ImpersonationTokenParams }, config: { auth: 'required' } }, async (req) => {
-    return presentImpersonationToken(await findImpersonationToken(req), today());
-  });
+  api.get(
+    '/users/:user_id/impersonation_tokens/:impersonation_token_id',
+    { schema: { params: ImpersonationTokenParams, response: { 200: ImpersonationTokenEntity } }, ...adminConfig },
+    async (req) => presentImpersonationToken(await impersonationToken(req), today()),
+  );
 
-  api.post('/users/:user_id/impersonation_tokens', { schema: { params: UserTokenParams, body: CreateTokenBody }, config: { auth: 'required' } }, async (req, reply) => {
-    const user = await targetUser(req);
-    const body = req.body as CreateTokenBody;
-    const { row, token } = await issueToken(
-      db,
-      { userId: user.id, name: body.name, scopes: body.scopes, expiresAt: body.expires_at, impersonation: true },
-      user,
-      now(),
-    );
-    reply.code(201);
-    return { ...presentImpersonationToken(row, today()), token };
-  });
+  api.post(
+    '/users/:user_id/impersonation_tokens',
+    { schema: { params: UserTokenParams, body: CreateImpersonationTokenBody, response: { 201: ImpersonationTokenWithSecretEntity } }, ...adminConfig },
+    async (req, reply) => {
+      const user = await targetUser(req);
+      const body = req.body as CreateImpersonationTokenBody;
+      const { row, token } = await issueToken(
+        db,
+        { userId: user.id, name: body.name, scopes: body.scopes ?? [], expiresAt: body.expires_at, impersonation: true },
+        user,
+        now(),
+      );
+      reply.code(201);
+      return { ...presentImpersonationToken(row, today()), token };
+    },
+  );
 
-  api.delete('/users/:user_id/impersonation_tokens/:impersonation_token_id', { schema: { params: ImpersonationTokenParams }, config: { auth: 'required' } }, async (req, reply) => {
-    const row = await findImpersonationToken(req);
+  api.delete('/users/:user_id/impersonation_tokens/:impersonation_token_id', { schema: { params: ImpersonationTokenParams }, ...adminConfig }, async (req, reply) => {
+    const row = await impersonationToken(req);
     await revokeToken(db, row.id, now());
     return reply.code(204).send();
   });

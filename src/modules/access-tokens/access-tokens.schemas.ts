@@ -1,4 +1,5 @@
-// Personal access tokens and impersonation tokens: entities and parameters.
+// Personal access tokens and impersonation tokens: entities and parameters (the platform's
+// 14.x–16.x shapes).
 import { type Static, Type } from '@sinclair/typebox';
 import { SCOPES } from '../../core/auth/scopes.ts';
 import { PageParams } from '../../core/pagination.ts';
@@ -25,14 +26,21 @@ export const ImpersonationTokenWithSecretEntity = Entity({ ...token, impersonati
 
 export type PersonalAccessToken = Static<typeof PersonalAccessTokenEntity>;
 
-export const ScopeList = CommaList(OneOf(SCOPES));
-
-export const CreateTokenBody = Params({
-  name: Type.String({ 'x-blank': false }),
-  scopes: ScopeList,
+/** Personal tokens declare their scopes' values; a wrong one is a parameter error. */
+export const CreatePersonalTokenBody = Params({
+  name: Type.String(),
+  scopes: CommaList(OneOf(SCOPES)),
   expires_at: Type.Optional(DateOnly),
 });
-export type CreateTokenBody = Static<typeof CreateTokenBody>;
+export type CreatePersonalTokenBody = Static<typeof CreatePersonalTokenBody>;
+
+/** Impersonation tokens leave their scopes to the model's validation. */
+export const CreateImpersonationTokenBody = Params({
+  name: Type.String(),
+  scopes: Type.Optional(CommaList(Type.String())),
+  expires_at: Type.Optional(DateOnly),
+});
+export type CreateImpersonationTokenBody = Static<typeof CreateImpersonationTokenBody>;
 
 export const ListTokensQuery = Params({
   ...PageParams,
@@ -44,6 +52,8 @@ export const ListTokensQuery = Params({
   created_after: Type.Optional(Type.String({ format: 'date-time' })),
   last_used_before: Type.Optional(Type.String({ format: 'date-time' })),
   last_used_after: Type.Optional(Type.String({ format: 'date-time' })),
+  expires_before: Type.Optional(DateOnly),
+  expires_after: Type.Optional(DateOnly),
 });
 export type ListTokensQuery = Static<typeof ListTokensQuery>;
 
@@ -51,3 +61,4 @@ export const TokenIdParams = Params({ id: Type.Integer() });
 export const UserTokenParams = Params({ user_id: Type.Integer() });
 export const ImpersonationTokenParams = Params({ user_id: Type.Integer(), impersonation_token_id: Type.Integer() });
 export const ListImpersonationTokensQuery = Params({ ...PageParams, state: Type.Optional(OneOf(['all', 'active', 'inactive'], { default: 'all' })) });
+export type ListImpersonationTokensQuery = Static<typeof ListImpersonationTokensQuery>;

@@ -2,9 +2,9 @@
 // only as a digest.
 import type { Kysely } from 'kysely';
 import type { DB, PersonalAccessTokenRow } from '../../db/schema.ts';
-import { ADMIN_ONLY_SCOPES } from '../../core/auth/scopes.ts';
+import { ADMIN_ONLY_SCOPES, SCOPES } from '../../core/auth/scopes.ts';
 import { digest, generateToken } from '../../core/auth/secrets.ts';
-import { invalidFields } from '../../core/errors.ts';
+import { DomainError, type FieldErrors, invalidFields } from '../../core/errors.ts';
 
 export interface IssueTokenInput {
   userId: number;
@@ -16,18 +16,33 @@ export interface IssueTokenInput {
   secret?: string;
 }
 
-/** Issues a token for a user; administrators' scopes (sudo, admin_mode) only for administrators. */
-export async function issueToken(
-  db: Kysely<DB>,
-  input: IssueTokenInput,
-  owner: { admin: boolean | number },
-  now: Date,
-): Promise<{ row: PersonalAccessTokenRow; token: string }> {
+type Owner = { admin: boolean | number };
+
+/**
+ * The token model's validation: a name, at least one scope, only known scopes; the administrators'
+ * scopes (sudo, admin_mode) only for administrators.
+ */
+export function tokenErrors(input: Pick<IssueTokenInput, 'name' | 'scopes'>, owner: Owner): FieldErrors | null {
+  const errors: FieldErrors = {};
+  if (input.name.trim() === '') errors.name = ["can't be blank"];
+  const known = (s: string) => (SCOPES as readonly string[]).includes(s) && (Boolean(owner.admin) || !ADMIN_ONLY_SCOPES.includes(s as never));
+  if (input.scopes.length === 0) errors.scopes = ["can't be blank"];
+  else if (!input.scopes.every(known)) errors.scopes = ['can only contain available scopes'];
+  return Object.keys(errors).length > 0 ? errors : null;
+}
+
+/** Rails' full messages joined as a sentence: "Name can't be blank and Scopes can't be blank". */
+function sentence(errors: FieldErrors): string {
+  const messages = Object.entries(errors).flatMap(([field, list]) => list.map((m) => `${field[0].toUpperCase()}${field.slice(1).replace(/_/g, ' ')} ${m}`));
+  if (messages.length < 3) return messages.join(' and ');
+  return `${messages.slice(0, -1).join(', ')}, and ${messages.at(-1)}`;
+}
+
+/** Issues a token for a user; a failed validation is the platform's 400 field message. */
+export async function issueToken(db: Kysely<DB>, input: IssueTokenInput, owner: Owner, now: Date): Promise<{ row: PersonalAccessTokenRow; token: string }> {
   const scopes = [...new Set(input.scopes)];
-  if (scopes.length === 0) throw invalidFields({ scopes: ["can't be blank"] });
-  if (!owner.admin && scopes.some((s) => ADMIN_ONLY_SCOPES.includes(s as never))) {
-    throw invalidFields({ scopes: ['can only contain available scopes'] });
-  }
+  const errors = tokenErrors({ name: input.name, scopes }, owner);
+  if (errors) throw invalidFields(errors);
   const token = input.secret ?? generateToken();
   const at = now.toISOString();
   const row = await db
@@ -47,6 +62,16 @@ export async function issueToken(
     .returningAll()
     .executeTakeFirstOrThrow();
   return { row, token };
+}
+
+/**
+ * POST /users/:user_id/personal_access_tokens: the platform's creation service answers a failed
+ * validation with 422 and the errors as one sentence (unlike impersonation tokens' 400 fields).
+ */
+export async function createPersonalToken(db: Kysely<DB>, input: IssueTokenInput, owner: Owner, now: Date) {
+  const errors = tokenErrors(input, owner);
+  if (errors) throw new DomainError('unprocessable', sentence(errors));
+  return issueToken(db, input, owner, now);
 }
 
 export async function revokeToken(db: Kysely<DB>, id: number, now: Date): Promise<void> {

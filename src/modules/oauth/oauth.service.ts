@@ -1,9 +1,9 @@
 // OAuth 2 tokens for the password and refresh_token grants. Access tokens live two hours.
 import type { Kysely } from 'kysely';
-import type { Config } from '../../config.ts';
 import type { DB, OauthAccessTokenRow, UserRow } from '../../db/schema.ts';
-import { SCOPES } from '../../core/auth/scopes.ts';
-import { digest, generateToken, verifyPassword } from '../../core/auth/secrets.ts';
+import { ADMIN_ONLY_SCOPES, OAUTH_ONLY_SCOPES, SCOPES } from '../../core/auth/scopes.ts';
+import { digest, generateToken, spendPasswordCheck, verifyPassword } from '../../core/auth/secrets.ts';
+import type { OauthToken } from './oauth.schemas.ts';
 
 export const ACCESS_TOKEN_LIFETIME = 7200;
 
@@ -24,25 +24,18 @@ export const invalidGrant = () =>
     'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
   );
 
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  scope: string;
-  created_at: number;
-}
-
-function parseScope(raw: string | undefined): string[] {
+/** The requested scopes (api when none); administrators' scopes only for administrators. */
+function parseScope(raw: string | undefined, user: UserRow): string[] {
   const scopes = (raw ?? 'api').split(/\s+/).filter(Boolean);
-  const known = new Set<string>(SCOPES);
+  const known = new Set<string>([...SCOPES, ...OAUTH_ONLY_SCOPES]);
+  if (!user.admin) for (const s of ADMIN_ONLY_SCOPES) known.delete(s);
   if (scopes.length === 0 || scopes.some((s) => !known.has(s))) {
     throw new OauthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
   }
   return [...new Set(scopes)];
 }
 
-async function issue(db: Kysely<DB>, userId: number, scopes: string[], now: Date): Promise<TokenResponse> {
+async function issue(db: Kysely<DB>, userId: number, scopes: string[], now: Date): Promise<OauthToken> {
   const access = generateToken('', 64);
   const refresh = generateToken('', 64);
   const created = now.toISOString();
@@ -77,24 +70,29 @@ async function findLogin(db: Kysely<DB>, login: string): Promise<UserRow | undef
     .executeTakeFirst();
 }
 
-/** A user who may sign in with this login (username or email) and password, or undefined. */
-export async function authenticatePassword(db: Kysely<DB>, login: string, password: string): Promise<UserRow | undefined> {
+/**
+ * The user whose login (username or email, any case) and password these are, or undefined. An
+ * unknown login costs one password hash too, so that timing does not tell which logins exist.
+ */
+export async function authenticatePassword(db: Kysely<DB>, hashCost: number, login: string, password: string): Promise<UserRow | undefined> {
   const user = await findLogin(db, login);
-  if (!user || user.user_type !== 'human') {
-    // Spend the same time whether or not the login exists.
-    await verifyPassword(password, null);
+  if (!user || user.user_type !== 'human' || user.encrypted_password === null) {
+    await spendPasswordCheck(password, hashCost);
     return undefined;
   }
   return (await verifyPassword(password, user.encrypted_password)) ? user : undefined;
 }
 
-export async function passwordGrant(db: Kysely<DB>, _config: Config, p: { username?: string; password?: string; scope?: string }, now: Date) {
+/**
+ * Doorkeeper checks the resource owner before the scopes. Users with two-factor authentication
+ * cannot use this grant: it has no second factor.
+ */
+export async function passwordGrant(db: Kysely<DB>, hashCost: number, p: { username?: string; password?: string; scope?: string }, now: Date) {
   if (!p.username) throw new OauthError('invalid_request', 'Missing required parameter: username.');
   if (!p.password) throw new OauthError('invalid_request', 'Missing required parameter: password.');
-  const scopes = parseScope(p.scope);
-  const user = await authenticatePassword(db, p.username, p.password);
-  if (!user || user.state !== 'active') throw invalidGrant();
-  return issue(db, user.id, scopes, now);
+  const user = await authenticatePassword(db, hashCost, p.username, p.password);
+  if (!user || user.state !== 'active' || user.two_factor_enabled) throw invalidGrant();
+  return issue(db, user.id, parseScope(p.scope, user), now);
 }
 
 /** Exchanges a refresh token for a new pair; the old access token is revoked. */
@@ -129,9 +127,21 @@ export async function revoke(db: Kysely<DB>, token: string | undefined, now: Dat
     .execute();
 }
 
-export async function findActiveToken(db: Kysely<DB>, token: string, now: Date): Promise<OauthAccessTokenRow | undefined> {
-  const row = await db.selectFrom('oauth_access_tokens').selectAll().where('token_digest', '=', digest(token)).executeTakeFirst();
-  if (!row || row.revoked_at) return undefined;
-  if (row.expires_in !== null && Date.parse(row.created_at) + row.expires_in * 1000 <= now.getTime()) return undefined;
-  return row;
+/** Seconds an access token has left (never below 0), or null for a token that does not expire. */
+export function secondsLeft(row: OauthAccessTokenRow, now: Date): number | null {
+  if (row.expires_in === null) return null;
+  return Math.max(0, Math.floor(Date.parse(row.created_at) / 1000) + row.expires_in - Math.floor(now.getTime() / 1000));
+}
+
+/** An access token with why it may not be used (Doorkeeper checks revocation first). */
+export async function inspectToken(
+  db: Kysely<DB>,
+  token: string | undefined,
+  now: Date,
+): Promise<{ row: OauthAccessTokenRow; problem: null } | { row: OauthAccessTokenRow | undefined; problem: 'unknown' | 'revoked' | 'expired' }> {
+  const row = token ? await db.selectFrom('oauth_access_tokens').selectAll().where('token_digest', '=', digest(token)).executeTakeFirst() : undefined;
+  if (!row) return { row, problem: 'unknown' };
+  if (row.revoked_at) return { row, problem: 'revoked' };
+  if (row.expires_in !== null && Date.parse(row.created_at) + row.expires_in * 1000 <= now.getTime()) return { row, problem: 'expired' };
+  return { row, problem: null };
 }

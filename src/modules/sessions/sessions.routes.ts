@@ -3,6 +3,7 @@
 // /users/sign_out ends the session.
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
+import { safeEqual } from '../../core/auth/secrets.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { SESSION_LIFETIME_MS, endSession, findSession, startSession } from './sessions.service.ts';
 
@@ -34,7 +35,7 @@ function html(reply: FastifyReply, status: number, text: string) {
 }
 
 export const sessionRoutes: FastifyPluginAsync = async (app) => {
-  const { db, now } = app.deps;
+  const { db, now, config: appConfig } = app.deps;
   const secure = app.deps.config.externalUrl.startsWith('https:');
 
   app.get('/users/sign_in', { config }, async (req, reply) => {
@@ -60,19 +61,21 @@ export const sessionRoutes: FastifyPluginAsync = async (app) => {
     if (typeof login !== 'string' || typeof password !== 'string' || login === '' || password === '') {
       return html(reply, 401, signInForm('Invalid login or password.'));
     }
-    const user = await authenticatePassword(db, login, password);
+    const user = await authenticatePassword(db, appConfig.passwordHashCost, login, password);
     if (!user) return html(reply, 401, signInForm('Invalid login or password.'));
-    if (user.state !== 'active') return html(reply, 401, signInForm('Your account has been blocked.'));
+    // A deactivated user reactivates by signing in on the web; anyone else not active is refused.
+    if (user.state !== 'active' && user.state !== 'deactivated') return html(reply, 401, signInForm('Your account has been blocked.'));
     const { cookie } = await startSession(db, user, req.ip, now());
     reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: SESSION_LIFETIME_MS / 1000 });
-    return reply.code(303).header('location', '/users/sign_in').send();
+    return reply.code(302).header('location', '/users/sign_in').send();
   });
 
   app.post('/users/sign_out', { config }, async (req, reply) => {
     const session = await findSession(db, req.cookies[SESSION_COOKIE], now());
-    const token = (req.rawParams.authenticity_token ?? req.headers['x-csrf-token']) as string | undefined;
-    if (session && token === session.csrf_token) await endSession(db, req.cookies[SESSION_COOKIE]);
+    const token = req.rawParams.authenticity_token ?? req.headers['x-csrf-token'];
+    // Without the page's CSRF token another site could sign the user out.
+    if (session && typeof token === 'string' && safeEqual(token, session.csrf_token)) await endSession(db, req.cookies[SESSION_COOKIE]);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
-    return reply.code(303).header('location', '/users/sign_in').send();
+    return reply.code(302).header('location', '/users/sign_in').send();
   });
 };

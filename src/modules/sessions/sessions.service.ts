@@ -1,7 +1,8 @@
 // Web sessions: a sign-in with login and password sets the _service_session cookie, which the API
-// accepts for reads, and for writes together with the session's CSRF token.
+// accepts for reads, and for writes together with the session's CSRF token. Signing in also
+// reactivates a deactivated account, as on the platform.
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { digest } from '../../core/auth/secrets.ts';
 
@@ -19,7 +20,8 @@ export async function startSession(db: Kysely<DB>, user: UserRow, ip: string, no
     await trx
       .updateTable('users')
       .set({
-        sign_in_count: user.sign_in_count + 1,
+        state: 'active',
+        sign_in_count: sql<number>`sign_in_count + 1`,
         last_sign_in_at: user.current_sign_in_at ?? at,
         last_sign_in_ip: user.current_sign_in_ip ?? ip,
         current_sign_in_at: at,

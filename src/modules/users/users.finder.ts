@@ -32,24 +32,41 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** Name or username containing the term (exact below three characters), or the exact email. */
+/** The search term as the platform reads it: a leading `@` dropped, spaces squeezed, lower case. */
+function searchTerm(search: string): string {
+  return search.replace(/^@/, '').trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** Words of at least three characters; "quoted phrases" count as one word. */
+function fuzzyWords(term: string): string[] {
+  const quoted: string[] = [];
+  const rest = term.replace(/"(.*?)"/g, (_m, phrase: string) => {
+    quoted.push(phrase);
+    return '';
+  });
+  return [...rest.split(' '), ...quoted].filter((w) => w.length >= 3);
+}
+
+/**
+ * Name or username containing every word of three characters or more (the whole term, exactly,
+ * when there is none), or the exact email. An empty term (`@` alone) matches nobody.
+ */
 function bySearch(qb: UsersQuery, search: string | undefined): UsersQuery {
-  if (search === undefined || search === '') return qb;
-  const term = search.replace(/^@/, '').toLowerCase();
-  if (term === '') return qb;
-  const pattern = term.length >= 3 ? `%${escapeLike(term)}%` : escapeLike(term);
-  return qb.where((eb) =>
-    eb.or([
-      eb(sql`lower(users.name)`, 'like', sql<string>`${pattern} escape '\\'`),
-      eb(sql`lower(users.username)`, 'like', sql<string>`${pattern} escape '\\'`),
-      eb(sql`lower(users.email)`, '=', term),
-    ]),
-  );
+  if (search === undefined || search.trim() === '') return qb;
+  const term = searchTerm(search);
+  if (term === '') return qb.where(sql<boolean>`1 = 0`);
+  const words = fuzzyWords(term);
+  const patterns = words.length > 0 ? words.map((w) => `%${escapeLike(w)}%`) : [escapeLike(term)];
+  return qb.where((eb) => {
+    const matches = (column: 'users.name' | 'users.username') =>
+      eb.and(patterns.map((p) => eb(sql`lower(${sql.ref(column)})`, 'like', sql<string>`${p} escape '\\'`)));
+    return eb.or([matches('users.name'), matches('users.username'), eb(sql`lower(users.email)`, '=', term)]);
+  });
 }
 
 /** With a search and no explicit order: exact name, then exact username, then exact email, then by name. */
 export function searchRank(search: string) {
-  const term = search.replace(/^@/, '').toLowerCase();
+  const term = searchTerm(search);
   return sql`case when lower(users.name) = ${term} then 0 when lower(users.username) = ${term} then 1 when lower(users.email) = ${term} then 2 else 3 end`;
 }
 
@@ -109,7 +126,7 @@ export async function loadCustomAttributes(db: Kysely<DB>, userIds: number[]): P
     .selectFrom('user_custom_attributes')
     .select(['user_id', 'key', 'value'])
     .where('user_id', 'in', userIds)
-    .orderBy('key')
+    .orderBy('id')
     .execute();
   for (const r of rows) {
     const list = map.get(r.user_id) ?? [];

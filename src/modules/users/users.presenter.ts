@@ -17,7 +17,7 @@ export interface UserView {
 /** A profile is readable unless it is private, blocked or unconfirmed; the user and admins always read it. */
 export function canReadProfile(user: UserRow, viewer: { id: number; isAdmin: boolean } | null): boolean {
   if (viewer && (viewer.isAdmin || viewer.id === user.id)) return true;
-  return !user.private_profile && user.state !== 'blocked' && user.confirmed_at !== null;
+  return !user.private_profile && user.state !== 'blocked' && user.state !== 'ldap_blocked' && user.confirmed_at !== null;
 }
 
 function withAttributes<T extends object>(entity: T, user: UserRow, view: UserView): T {

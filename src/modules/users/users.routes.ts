@@ -20,6 +20,10 @@ import { blockUser, createUser, deleteIdentity, deleteUser, unblockUser, updateU
 
 const KEYSET_ORDERS = new Set(['id', 'name', 'username']);
 
+// read_user is registered on every users route but grants reads only; refusals name it on writes too.
+export const USERS_ANYONE = { scopes: ['read_user'] } as const;
+export const USERS_SIGNED_IN = { auth: 'required', scopes: ['read_user'] } as const;
+
 export const userRoutes: FastifyPluginAsync = async (api) => {
   const deps = api.deps;
   const { db } = deps;
@@ -38,17 +42,18 @@ export const userRoutes: FastifyPluginAsync = async (api) => {
     return presentUserAdmin(user, await adminView([user], false));
   }
 
-  api.get('/users', { schema: { querystring: ListUsersQuery }, config: { scopes: ['read_user'] } }, async (req, reply) => {
+  api.get('/users', { schema: { querystring: ListUsersQuery }, config: USERS_ANYONE }, async (req, reply) => {
     const q = req.query as ListUsersQuery;
     const admin = req.actor?.isAdmin ?? false;
-    if (!req.actor && q.username === undefined) throw forbidden('Not authorized to access /api/v4/users');
-    if (!admin && (q.external || (q.extern_uid !== undefined && q.provider !== undefined))) throw forbidden();
+    // These filters need an administrator (401 / 403) before anything else is looked at.
+    if (q.external || (q.extern_uid && q.provider)) requireAdmin(req);
+    if (!req.actor && !q.username) throw forbidden('Not authorized to access /api/v4/users');
 
     const query = findUsers(db, q, admin);
     const orderBy = (admin && q.order_by) || 'id';
     const sort = (admin && q.sort) || 'desc';
     const rows =
-      q.search && !(admin && q.order_by)
+      q.search?.trim() && !(admin && q.order_by)
         ? await paginate(req, reply, query.orderBy(searchRank(q.search)).orderBy('users.name').orderBy('users.id'), { offsetCapType: 'User' })
         : await paginateWithKeyset(
             req,
@@ -62,7 +67,7 @@ export const userRoutes: FastifyPluginAsync = async (api) => {
     return rows.map((u) => presentUserAdmin(u, view));
   });
 
-  api.get(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, querystring: ShowUserQuery }, config: { scopes: ['read_user'] } }, async (req) => {
+  api.get(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, querystring: ShowUserQuery }, config: USERS_ANYONE }, async (req) => {
     const { id } = req.params as { id: number };
     const user = await findUserById(db, id);
     if (!user) throw notFound('User');
@@ -74,47 +79,48 @@ export const userRoutes: FastifyPluginAsync = async (api) => {
     return presentUser(user, { baseUrl: deps.config.externalUrl }, actor ? { id: actor.user.id, isAdmin: false } : null);
   });
 
-  api.get('/user', { config: { auth: 'required', scopes: ['read_user'] } }, async (req) => {
+  api.get('/user', { config: USERS_SIGNED_IN }, async (req) => {
     const actor = requireUser(req);
     const view = await adminView([actor.user], false);
     return actor.isAdmin ? presentUserAdmin(actor.user, view) : presentUserSelf(actor.user, view);
   });
 
-  api.post('/users', { schema: { body: CreateUserBody }, config: { auth: 'required' } }, async (req, reply) => {
+  api.post('/users', { schema: { body: CreateUserBody }, config: USERS_SIGNED_IN }, async (req, reply) => {
     const actor = requireAdmin(req);
     const user = await createUser(deps, req.body as CreateUserBody, { createdById: actor.user.id });
     reply.code(201);
     return presentAdmin(user);
   });
 
-  api.put(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, body: UpdateUserBody }, config: { auth: 'required' } }, async (req) => {
+  api.put(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, body: UpdateUserBody }, config: USERS_SIGNED_IN }, async (req) => {
     const actor = requireAdmin(req);
     const { id } = req.params as { id: number };
     return presentAdmin(await updateUser(deps, id, req.body as UpdateUserBody, actor.user.id));
   });
 
-  api.delete(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, body: DeleteUserBody }, config: { auth: 'required' } }, async (req, reply) => {
+  api.delete(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, body: DeleteUserBody }, config: USERS_SIGNED_IN }, async (req, reply) => {
     requireAdmin(req);
     await deleteUser(deps, (req.params as { id: number }).id);
     return reply.code(204).send();
   });
 
-  api.delete(`/users/${USER_ID_ROUTE}/identities/:provider`, { schema: { params: IdentityParams }, config: { auth: 'required' } }, async (req, reply) => {
+  api.delete(`/users/${USER_ID_ROUTE}/identities/:provider`, { schema: { params: IdentityParams }, config: USERS_SIGNED_IN }, async (req, reply) => {
     requireAdmin(req);
     const { id, provider } = req.params as { id: number; provider: string };
     await deleteIdentity(deps, id, provider);
     return reply.code(204).send();
   });
 
-  api.post(`/users/${USER_ID_ROUTE}/block`, { schema: { params: UserIdParams }, config: { auth: 'required' } }, async (req, reply) => {
+  // Both answer a bare JSON value: true when the state changed, null / false when it was already so.
+  api.post(`/users/${USER_ID_ROUTE}/block`, { schema: { params: UserIdParams }, config: USERS_SIGNED_IN }, async (req, reply) => {
     requireAdmin(req);
-    reply.code(201);
-    return blockUser(deps, (req.params as { id: number }).id);
+    const changed = await blockUser(deps, (req.params as { id: number }).id);
+    return reply.code(201).type('application/json').send(JSON.stringify(changed));
   });
 
-  api.post(`/users/${USER_ID_ROUTE}/unblock`, { schema: { params: UserIdParams }, config: { auth: 'required' } }, async (req, reply) => {
+  api.post(`/users/${USER_ID_ROUTE}/unblock`, { schema: { params: UserIdParams }, config: USERS_SIGNED_IN }, async (req, reply) => {
     requireAdmin(req);
-    reply.code(201);
-    return unblockUser(deps, (req.params as { id: number }).id);
+    const changed = await unblockUser(deps, (req.params as { id: number }).id);
+    return reply.code(201).type('application/json').send(JSON.stringify(changed));
   });
 };

@@ -15,8 +15,8 @@ const basic = {
   web_url: Type.String(),
 };
 
-const CustomAttribute = Entity({ key: Type.String(), value: Type.String() });
-const customAttributes = { custom_attributes: Type.Optional(Type.Array(CustomAttribute)) };
+export const CustomAttributeEntity = Entity({ key: Type.String(), value: Type.String() });
+const customAttributes = { custom_attributes: Type.Optional(Type.Array(CustomAttributeEntity)) };
 
 /** The public list form. */
 export const UserBasicEntity = Entity({ ...basic, ...customAttributes });
@@ -156,19 +156,22 @@ export const CreateUserBody = Params(
     force_random_password: Type.Optional(Bool()),
     skip_confirmation: Type.Optional(Bool()),
   },
-  { 'x-at-least-one-of': [['password', 'reset_password', 'force_random_password']] },
+  { 'x-at-least-one-of': [['password', 'reset_password', 'force_random_password']], 'x-all-or-none-of': [['extern_uid', 'provider']] },
 );
 export type CreateUserBody = Static<typeof CreateUserBody>;
 
-export const UpdateUserBody = Params({
-  email: Type.Optional(Type.String()),
-  name: Type.Optional(Type.String()),
-  username: Type.Optional(Type.String()),
-  ...profile,
-  skip_reconfirmation: Type.Optional(Bool()),
-  public_email: Type.Optional(Type.String()),
-  commit_email: Type.Optional(Type.String()),
-});
+export const UpdateUserBody = Params(
+  {
+    email: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    username: Type.Optional(Type.String()),
+    ...profile,
+    skip_reconfirmation: Type.Optional(Bool()),
+    public_email: Type.Optional(Type.String()),
+    commit_email: Type.Optional(Type.String()),
+  },
+  { 'x-all-or-none-of': [['extern_uid', 'provider']] },
+);
 export type UpdateUserBody = Static<typeof UpdateUserBody>;
 
 export const DeleteUserBody = Params({ hard_delete: Type.Optional(Bool()) });

@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { hashPassword } from '../../core/auth/secrets.ts';
 import { DomainError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
 import { findUserById } from './users.finder.ts';
+import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { CreateUserBody, UpdateUserBody } from './users.schemas.ts';
 import { validateUser } from './users.validation.ts';
 
@@ -60,6 +61,11 @@ async function findConflict(db: Kysely<DB>, fields: { email?: string; username?:
   return null;
 }
 
+/** Emails are kept trimmed and in lower case, as the platform's sign-in layer stores them. */
+function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
 function randomPassword(): string {
   return randomBytes(24).toString('base64url');
 }
@@ -86,7 +92,8 @@ export interface CreateUserOptions {
 }
 
 /** POST /users. Conflicts answer 409; other validation failures 400 with field messages. */
-export async function createUser(deps: ServiceDeps, body: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
+export async function createUser(deps: ServiceDeps, input: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
+  const body = { ...input, email: normalizeEmail(input.email) };
   const random = body.reset_password || body.force_random_password;
   const password = random ? randomPassword() : body.password;
   const errors = validateUser({ ...body, password: random ? undefined : body.password }, true);
@@ -134,7 +141,8 @@ export async function createUser(deps: ServiceDeps, body: CreateUserBody, option
 /**
  * PUT /users/:id. Spec Part 2 §4.2 rule 5: modification failures, conflicts included, answer 404.
  */
-export async function updateUser(deps: ServiceDeps, id: number, body: UpdateUserBody, actorId: number): Promise<UserRow> {
+export async function updateUser(deps: ServiceDeps, id: number, input: UpdateUserBody, actorId: number): Promise<UserRow> {
+  const body = input.email === undefined ? input : { ...input, email: normalizeEmail(input.email) };
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
   const errors = validateUser(body, false);
@@ -150,6 +158,15 @@ export async function updateUser(deps: ServiceDeps, id: number, body: UpdateUser
 
   const now = deps.now().toISOString();
   const changes: UserUpdate = { ...profileValues(body), updated_at: now };
+  // Becoming external takes away group and project creation; leaving it restores the defaults
+  // unless this same request sets them.
+  if (body.external !== undefined && body.external !== Boolean(user.external)) {
+    if (body.external) Object.assign(changes, { can_create_group: false, projects_limit: 0 });
+    else {
+      changes.can_create_group ??= NEW_USER_DEFAULTS.can_create_group;
+      changes.projects_limit ??= NEW_USER_DEFAULTS.projects_limit;
+    }
+  }
   if (body.name !== undefined) changes.name = body.name;
   if (body.username !== undefined) changes.username = body.username;
   if (body.email !== undefined) changes.email = body.email;
@@ -193,27 +210,26 @@ export async function deleteUser(deps: ServiceDeps, id: number): Promise<void> {
   if (Number(result.numDeletedRows) === 0) throw notFound('User');
 }
 
-/** POST /users/:id/block. Returns the body the platform answers: true. */
-export async function blockUser(deps: ServiceDeps, id: number): Promise<boolean> {
+/** POST /users/:id/block. The platform answers true, or null when the user was already blocked. */
+export async function blockUser(deps: ServiceDeps, id: number): Promise<true | null> {
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
   if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be modified by the API');
-  if (user.user_type !== 'human' && user.user_type !== 'project_bot') throw forbidden('An internal user cannot be blocked');
-  if (user.state !== 'blocked') {
-    await deps.db.updateTable('users').set({ state: 'blocked', updated_at: deps.now().toISOString() }).where('id', '=', id).execute();
-  }
+  if (user.state === 'blocked') return null;
+  // The block service's own message, without the "403 Forbidden - " prefix.
+  if ((INTERNAL_USER_TYPES as readonly string[]).includes(user.user_type)) throw new DomainError('forbidden', 'An internal user cannot be blocked');
+  await deps.db.updateTable('users').set({ state: 'blocked', updated_at: deps.now().toISOString() }).where('id', '=', id).execute();
   return true;
 }
 
-/** POST /users/:id/unblock. */
+/** POST /users/:id/unblock. True when the user was activated, false when already active. */
 export async function unblockUser(deps: ServiceDeps, id: number): Promise<boolean> {
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
   if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be unblocked by the API');
   if (user.state === 'deactivated') throw forbidden('Deactivated users cannot be unblocked by the API');
-  if (user.state !== 'active') {
-    await deps.db.updateTable('users').set({ state: 'active', updated_at: deps.now().toISOString() }).where('id', '=', id).execute();
-  }
+  if (user.state === 'active') return false;
+  await deps.db.updateTable('users').set({ state: 'active', updated_at: deps.now().toISOString() }).where('id', '=', id).execute();
   return true;
 }
 

@@ -2,7 +2,8 @@
 import type { FieldErrors } from '../../core/errors.ts';
 
 const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]$|^[a-zA-Z0-9_]$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// Devise's default email format: something, one @, something, no spaces.
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const RESERVED = new Set([
   '-', '.well-known', '404.html', '422.html', '500.html', '502.html', '503.html', 'admin', 'api', 'apple-touch-icon.png',
   'assets', 'dashboard', 'deploy.html', 'explore', 'favicon.ico', 'favicon.png', 'files', 'groups', 'health_check', 'help',
