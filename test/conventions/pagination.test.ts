@@ -224,7 +224,9 @@ describe('offset pagination', () => {
     const page = seen.find((s) => /from "users"/.test(s) && /limit/i.test(s) && /offset/i.test(s) && !/count\(/i.test(s));
     assert.ok(page, `no paged query among:\n${seen.join('\n')}`);
     const count = seen.find((s) => /count\(/i.test(s));
-    assert.ok(count && /limit/i.test(count), 'the count is capped in SQL');
+    assert.ok(count, 'the total is counted in SQL');
+    // PostgreSQL caps the count at 10,001 rows; SQLite counts directly (see countRows).
+    if (t.deps.database.dialect === 'postgres') assert.match(count, /limit/i, 'the count is capped in SQL');
   });
 
   test('the offset cap for users: page * per_page above 50,000 is refused', async () => {

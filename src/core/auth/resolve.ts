@@ -87,20 +87,22 @@ async function fromOauth(deps: ResolveDeps, token: string, now: Date): Promise<R
   return { user, via: 'oauth', scopes: row.scopes.split(' ').filter(Boolean), tokenId: row.id, impersonation: false, jobId: null };
 }
 
+/** One query finds the token and its user: this runs on nearly every request. */
 async function fromPersonalToken(deps: ResolveDeps, token: string, now: Date): Promise<Resolved> {
   const row = await deps.db
-    .selectFrom('personal_access_tokens')
-    .select(['id', 'user_id', 'scopes', 'revoked', 'expires_at', 'impersonation', 'last_used_at'])
-    .where('token_digest', '=', digest(token))
+    .selectFrom('personal_access_tokens as t')
+    .innerJoin('users', 'users.id', 't.user_id')
+    .selectAll('users')
+    .select(['t.id as t_id', 't.scopes as t_scopes', 't.revoked as t_revoked', 't.expires_at as t_expires_at', 't.impersonation as t_impersonation', 't.last_used_at as t_last_used_at'])
+    .where('t.token_digest', '=', digest(token))
     .executeTakeFirst();
   if (!row) throw unauthorized();
-  if (row.expires_at !== null && row.expires_at <= today(now)) throw invalidToken(TOKEN_EXPIRED);
-  if (Boolean(row.revoked)) throw invalidToken(TOKEN_REVOKED);
-  if (row.impersonation && !deps.config.impersonationEnabled) throw invalidToken(IMPERSONATION_DISABLED);
-  const user = await userById(deps.db, row.user_id);
-  if (!user) throw unauthorized();
-  await touchToken(deps, row.id, row.last_used_at, now);
-  return { user, via: 'personal_access_token', scopes: parseScopes(row.scopes), tokenId: row.id, impersonation: Boolean(row.impersonation), jobId: null };
+  const { t_id, t_scopes, t_revoked, t_expires_at, t_impersonation, t_last_used_at, ...user } = row;
+  if (t_expires_at !== null && t_expires_at <= today(now)) throw invalidToken(TOKEN_EXPIRED);
+  if (Boolean(t_revoked)) throw invalidToken(TOKEN_REVOKED);
+  if (t_impersonation && !deps.config.impersonationEnabled) throw invalidToken(IMPERSONATION_DISABLED);
+  await touchToken(deps, t_id, t_last_used_at, now);
+  return { user, via: 'personal_access_token', scopes: parseScopes(t_scopes), tokenId: t_id, impersonation: Boolean(t_impersonation), jobId: null };
 }
 
 /** last_used_at is kept to within ten minutes, so a busy token costs one write per ten minutes. */

@@ -45,6 +45,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create unique index users_lower_email on users (lower(email))`.execute(db);
   await sql`create index users_lower_name on users (lower(name))`.execute(db);
   await db.schema.createIndex('users_state').on('users').columns(['state', 'id']).execute();
+  // Lists for non-administrators leave external users out.
+  await db.schema.createIndex('users_external').on('users').columns(['external', 'id']).execute();
   await db.schema.createIndex('users_created_at').on('users').columns(['created_at', 'id']).execute();
 
   await withId(db, db.schema.createTable('identities'))
