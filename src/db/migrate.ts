@@ -1,22 +1,31 @@
 // Runs the migrations, listed statically so that nothing depends on reading a folder at run time.
-import { type Kysely, type Migration, Migrator, PostgresAdapter, sql } from 'kysely';
+// Each pending migration runs in one transaction with its bookkeeping row; on PostgreSQL an
+// advisory lock makes nodes that start together migrate one after the other.
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import * as m0001 from './migrations/0001_users_and_tokens.ts';
 
-const migrations: Record<string, Migration> = {
-  '0001_users_and_tokens': m0001,
-};
+interface Migration {
+  up(db: Kysely<any>): Promise<void>;
+}
+
+const migrations: [string, Migration][] = [['0001_users_and_tokens', m0001]];
+
+/** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */
+const MIGRATION_LOCK = 7_270_001;
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  // Without an explicit schema the migrator would take another schema's bookkeeping tables for ours.
-  const schema = db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s : undefined;
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-    migrationTableName: 'schema_migrations',
-    migrationLockTableName: 'schema_migrations_lock',
-    ...(schema ? { migrationTableSchema: schema } : {}),
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  return db.transaction().execute(async (trx) => {
+    if (postgres) await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
+    await sql`create table if not exists schema_migrations (name varchar(255) primary key, applied_at varchar(32) not null)`.execute(trx);
+    const done = new Set((await trx.selectFrom('schema_migrations').select('name').execute()).map((r) => r.name as string));
+    const applied: string[] = [];
+    for (const [name, migration] of migrations) {
+      if (done.has(name)) continue;
+      await migration.up(trx);
+      await trx.insertInto('schema_migrations').values({ name, applied_at: new Date().toISOString() }).execute();
+      applied.push(name);
+    }
+    return applied;
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
