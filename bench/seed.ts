@@ -6,6 +6,7 @@ import { createDeps, openConfiguredDatabase, prepare } from '../src/bootstrap.ts
 import { hashPassword } from '../src/core/auth/secrets.ts';
 import type { NewUser } from '../src/db/schema.ts';
 import { issueToken } from '../src/modules/access-tokens/access-tokens.service.ts';
+import { NEW_USER_DEFAULTS } from '../src/modules/users/users.service.ts';
 
 export interface Seeded {
   /** Highest user id; ids 1..maxUserId all exist. */
@@ -18,30 +19,13 @@ const BATCH = 500;
 
 function newUser(username: string, name: string, passwordHash: string, at: string): NewUser {
   return {
+    ...NEW_USER_DEFAULTS,
     username,
     name,
     email: `${username}@bench.example.com`,
     encrypted_password: passwordHash,
-    state: 'active',
-    admin: false,
-    external: false,
     user_type: 'human',
-    bio: '',
-    location: '',
-    skype: '',
-    linkedin: '',
-    twitter: '',
-    website_url: '',
-    organization: '',
-    job_title: '',
-    private_profile: false,
-    projects_limit: 100000,
-    can_create_group: true,
-    theme_id: 1,
-    color_scheme_id: 1,
-    two_factor_enabled: false,
     confirmed_at: at,
-    sign_in_count: 0,
     created_at: at,
     updated_at: at,
   };

@@ -19,7 +19,7 @@ export interface ServiceDeps {
 }
 
 /** Column defaults of a new user, spelled out so that both dialects store the same values. */
-const NEW_USER_DEFAULTS = {
+export const NEW_USER_DEFAULTS = {
   state: 'active',
   admin: false,
   external: false,
