@@ -11,7 +11,7 @@ import { createDeps, prepare } from '../src/bootstrap.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Deps } from '../src/core/deps.ts';
 import { openDatabase } from '../src/db/database.ts';
-import type { UserRow } from '../src/db/schema.ts';
+import type { DB, UserRow } from '../src/db/schema.ts';
 import { issueToken } from '../src/modules/access-tokens/access-tokens.service.ts';
 import { createUser } from '../src/modules/users/users.service.ts';
 import type { CreateUserBody } from '../src/modules/users/users.schemas.ts';
@@ -45,7 +45,7 @@ export interface TestApp {
   /** Creates a user with a personal token (scopes api by default). */
   user(attrs?: Partial<CreateUserBody>, scopes?: string[]): Promise<TestUser>;
   /** Counts rows of a table, to prove a refused request wrote nothing. */
-  count(table: 'users' | 'personal_access_tokens' | 'oauth_access_tokens' | 'identities' | 'web_sessions' | 'user_custom_attributes'): Promise<number>;
+  count(table: keyof DB): Promise<number>;
   close(): Promise<void>;
 }
 

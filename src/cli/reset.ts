@@ -3,7 +3,22 @@ import { sql } from 'kysely';
 import type { Deps } from '../core/deps.ts';
 
 /** Tables in an order that respects foreign keys (children first). */
-const TABLES = ['web_sessions', 'oauth_access_tokens', 'personal_access_tokens', 'user_custom_attributes', 'identities', 'users'] as const;
+const TABLES = [
+  'events',
+  'project_custom_attributes',
+  'users_star_projects',
+  'project_authorizations',
+  'members',
+  'project_topics',
+  'projects',
+  'namespaces',
+  'web_sessions',
+  'oauth_access_tokens',
+  'personal_access_tokens',
+  'user_custom_attributes',
+  'identities',
+  'users',
+] as const;
 
 export async function resetData(deps: Deps): Promise<void> {
   if (deps.database.dialect === 'postgres') {

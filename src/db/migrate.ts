@@ -3,12 +3,16 @@
 // advisory lock makes nodes that start together migrate one after the other.
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import * as m0001 from './migrations/0001_users_and_tokens.ts';
+import * as m0002 from './migrations/0002_namespaces_projects_members_events.ts';
 
 interface Migration {
   up(db: Kysely<any>): Promise<void>;
 }
 
-const migrations: [string, Migration][] = [['0001_users_and_tokens', m0001]];
+const migrations: [string, Migration][] = [
+  ['0001_users_and_tokens', m0001],
+  ['0002_namespaces_projects_members_events', m0002],
+];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */
 const MIGRATION_LOCK = 7_270_001;

@@ -98,7 +98,120 @@ export interface WebSessionsTable {
   created_at: string;
 }
 
+export interface NamespacesTable {
+  id: Generated<number>;
+  /** 'User' (a user's personal namespace) or 'Group'. */
+  type: string;
+  name: string;
+  path: string;
+  owner_id: number | null;
+  parent_id: number | null;
+  /** '/<top id>/…/<own id>/': ancestors are the ids on it, descendants share it as a prefix. */
+  traversal_path: string;
+  full_path: string;
+  full_name: string;
+  description: string;
+  visibility_level: number;
+  request_access_enabled: Bool;
+  /** JSON object of less-queried group settings. */
+  settings: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  namespace_id: number;
+  name: string;
+  path: string;
+  full_path: string;
+  name_with_namespace: string;
+  description: string;
+  visibility_level: number;
+  creator_id: number | null;
+  default_branch: string | null;
+  archived: Bool;
+  pending_delete: Bool;
+  issues_enabled: Bool;
+  merge_requests_enabled: Bool;
+  jobs_enabled: Bool;
+  wiki_enabled: Bool;
+  snippets_enabled: Bool;
+  /** JSON object of less-queried project settings. */
+  settings: string;
+  repository_storage: string;
+  runners_token: string;
+  import_status: string;
+  star_count: number;
+  created_at: string;
+  updated_at: string;
+  last_activity_at: string;
+}
+
+export interface ProjectTopicsTable {
+  project_id: number;
+  name: string;
+  position: number;
+}
+
+export interface MembersTable {
+  id: Generated<number>;
+  /** 'Project' or 'Namespace' (a group). */
+  source_type: string;
+  source_id: number;
+  user_id: number;
+  access_level: number;
+  expires_at: string | null;
+  created_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectAuthorizationsTable {
+  user_id: number;
+  project_id: number;
+  access_level: number;
+}
+
+export interface UsersStarProjectsTable {
+  user_id: number;
+  project_id: number;
+  created_at: string;
+}
+
+export interface ProjectCustomAttributesTable {
+  id: Generated<number>;
+  project_id: number;
+  key: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  project_id: number | null;
+  author_id: number;
+  action: string;
+  target_type: string | null;
+  target_id: number | null;
+  target_iid: number | null;
+  target_title: string | null;
+  /** JSON of the push, for push events. */
+  push_data: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
+  namespaces: NamespacesTable;
+  projects: ProjectsTable;
+  project_topics: ProjectTopicsTable;
+  members: MembersTable;
+  project_authorizations: ProjectAuthorizationsTable;
+  users_star_projects: UsersStarProjectsTable;
+  project_custom_attributes: ProjectCustomAttributesTable;
+  events: EventsTable;
   users: UsersTable;
   identities: IdentitiesTable;
   user_custom_attributes: UserCustomAttributesTable;
@@ -113,3 +226,7 @@ export type UserUpdate = Updateable<UsersTable>;
 export type IdentityRow = Selectable<IdentitiesTable>;
 export type PersonalAccessTokenRow = Selectable<PersonalAccessTokensTable>;
 export type OauthAccessTokenRow = Selectable<OauthAccessTokensTable>;
+export type NamespaceRow = Selectable<NamespacesTable>;
+export type ProjectRow = Selectable<ProjectsTable>;
+export type MemberRow = Selectable<MembersTable>;
+export type EventRow = Selectable<EventsTable>;

@@ -7,6 +7,7 @@ import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { hashPassword } from '../../core/auth/secrets.ts';
 import { DomainError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
+import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from '../namespaces/personal-namespaces.ts';
 import { findUserById } from './users.finder.ts';
 import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { CreateUserBody, UpdateUserBody } from './users.schemas.ts';
@@ -57,7 +58,9 @@ async function usernameTaken(db: Kysely<DB>, username: string, exceptId?: number
 /** The conflict, if any, that makes this email or username unusable. */
 async function findConflict(db: Kysely<DB>, fields: { email?: string; username?: string }, exceptId?: number): Promise<string | null> {
   if (fields.email !== undefined && (await emailTaken(db, fields.email, exceptId))) return 'Email has already been taken';
-  if (fields.username !== undefined && (await usernameTaken(db, fields.username, exceptId))) return 'Username has already been taken';
+  if (fields.username !== undefined && ((await usernameTaken(db, fields.username, exceptId)) || (await topLevelPathTaken(db, fields.username, exceptId)))) {
+    return 'Username has already been taken';
+  }
   return null;
 }
 
@@ -129,6 +132,7 @@ export async function createUser(deps: ServiceDeps, input: CreateUserBody, optio
       if (body.extern_uid !== undefined && body.provider !== undefined) {
         await trx.insertInto('identities').values({ user_id: user.id, provider: body.provider, extern_uid: body.extern_uid, created_at: now }).execute();
       }
+      await createPersonalNamespace(trx, user, now);
       return user;
     });
   } catch (error) {
@@ -184,6 +188,7 @@ export async function updateUser(deps: ServiceDeps, id: number, input: UpdateUse
       if (body.extern_uid !== undefined && body.provider !== undefined) {
         await upsertIdentity(trx, id, body.provider, body.extern_uid, now);
       }
+      await syncPersonalNamespace(trx, updated, now);
       return updated;
     });
   } catch (error) {

@@ -1,0 +1,125 @@
+// Fixtures for groups, projects and memberships, written straight to the database (with the
+// authorizations recomputed) so that any test can build a hierarchy without going through the
+// routes under test.
+import { randomBytes } from 'node:crypto';
+import { refreshAuthorizations, usersAroundNamespace } from '../src/core/access/authorizations.ts';
+import { VISIBILITY, type VisibilityName } from '../src/core/access/levels.ts';
+import type { NamespaceRow, ProjectRow } from '../src/db/schema.ts';
+import type { TestApp } from './harness.ts';
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}${++counter}-${randomBytes(2).toString('hex')}`;
+
+export interface GroupOptions {
+  path?: string;
+  name?: string;
+  visibility?: VisibilityName;
+  parent?: NamespaceRow;
+  /** Users made direct members: [userId, accessLevel]. */
+  members?: [number, number][];
+  settings?: Record<string, unknown>;
+}
+
+export async function createGroup(t: TestApp, options: GroupOptions = {}): Promise<NamespaceRow> {
+  const { db, now } = t.deps;
+  const at = now().toISOString();
+  const path = options.path ?? unique('group');
+  const name = options.name ?? path;
+  const parent = options.parent;
+  const inserted = await db
+    .insertInto('namespaces')
+    .values({
+      type: 'Group',
+      name,
+      path,
+      owner_id: null,
+      parent_id: parent?.id ?? null,
+      traversal_path: '',
+      full_path: parent ? `${parent.full_path}/${path}` : path,
+      full_name: parent ? `${parent.full_name} / ${name}` : name,
+      description: '',
+      visibility_level: VISIBILITY[options.visibility ?? 'private'],
+      request_access_enabled: true,
+      settings: JSON.stringify(options.settings ?? {}),
+      created_at: at,
+      updated_at: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const traversal = `${parent?.traversal_path ?? '/'}${inserted.id}/`;
+  const row = await db.updateTable('namespaces').set({ traversal_path: traversal }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();
+  for (const [userId, level] of options.members ?? []) await addMember(t, row, userId, level);
+  return row;
+}
+
+export interface ProjectOptions {
+  path?: string;
+  name?: string;
+  visibility?: VisibilityName;
+  /** A group, or a user's personal namespace (default: root's). */
+  namespace?: NamespaceRow;
+  creatorId?: number;
+  archived?: boolean;
+  members?: [number, number][];
+  topics?: string[];
+}
+
+export async function personalNamespace(t: TestApp, userId: number): Promise<NamespaceRow> {
+  return t.deps.db.selectFrom('namespaces').selectAll().where('type', '=', 'User').where('owner_id', '=', userId).executeTakeFirstOrThrow();
+}
+
+export async function createProject(t: TestApp, options: ProjectOptions = {}): Promise<ProjectRow> {
+  const { db, now } = t.deps;
+  const at = now().toISOString();
+  const namespace = options.namespace ?? (await personalNamespace(t, options.creatorId ?? 1));
+  const path = options.path ?? unique('project');
+  const name = options.name ?? path;
+  const row = await db
+    .insertInto('projects')
+    .values({
+      namespace_id: namespace.id,
+      name,
+      path,
+      full_path: `${namespace.full_path}/${path}`,
+      name_with_namespace: `${namespace.full_name} / ${name}`,
+      description: '',
+      visibility_level: VISIBILITY[options.visibility ?? 'private'],
+      creator_id: options.creatorId ?? namespace.owner_id ?? 1,
+      default_branch: null,
+      archived: options.archived ?? false,
+      pending_delete: false,
+      issues_enabled: true,
+      merge_requests_enabled: true,
+      jobs_enabled: true,
+      wiki_enabled: true,
+      snippets_enabled: true,
+      settings: '{}',
+      repository_storage: 'default',
+      runners_token: randomBytes(16).toString('hex'),
+      import_status: 'none',
+      star_count: 0,
+      created_at: at,
+      updated_at: at,
+      last_activity_at: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  for (const [position, topic] of (options.topics ?? []).entries()) {
+    await db.insertInto('project_topics').values({ project_id: row.id, name: topic, position }).execute();
+  }
+  await refreshAuthorizations(db, await usersAroundNamespace(db, namespace), now());
+  for (const [userId, level] of options.members ?? []) await addMember(t, row, userId, level);
+  return row;
+}
+
+/** A direct membership of a group (a namespace row) or a project. */
+export async function addMember(t: TestApp, source: NamespaceRow | ProjectRow, userId: number, accessLevel: number, expiresAt: string | null = null): Promise<void> {
+  const { db, now } = t.deps;
+  const at = now().toISOString();
+  const sourceType = 'type' in source ? 'Namespace' : 'Project';
+  await db
+    .insertInto('members')
+    .values({ source_type: sourceType, source_id: source.id, user_id: userId, access_level: accessLevel, expires_at: expiresAt, created_by_id: 1, created_at: at, updated_at: at })
+    .execute();
+  await refreshAuthorizations(db, [userId], now());
+}
