@@ -21,6 +21,10 @@ export function findUsers(db: Kysely<DB>, q: ListUsersQuery, admin: boolean): Us
   if (q.extern_uid !== undefined && q.provider !== undefined) qb = byIdentity(qb, q.extern_uid, q.provider);
   if (!admin) return qb;
   if (q.admins) qb = qb.where('users.admin', '=', true);
+  // Users who reach no project at all, through any membership.
+  if (q.without_projects) {
+    qb = qb.where((eb) => eb.not(eb.exists(eb.selectFrom('project_authorizations as pa').select(sql`1`.as('one')).whereRef('pa.user_id', '=', 'users.id'))));
+  }
   if (q.two_factor) qb = qb.where('users.two_factor_enabled', '=', q.two_factor === 'enabled');
   if (q.created_after) qb = qb.where('users.created_at', '>=', new Date(q.created_after).toISOString());
   if (q.created_before) qb = qb.where('users.created_at', '<=', new Date(q.created_before).toISOString());

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
+import { createGroup, createProject, personalNamespace } from '../../../test/factories.ts';
 import { expectEntities, expectError, expectStatus } from '../../../test/matchers.ts';
 import type { UserUpdate } from '../../db/schema.ts';
 import { UserAdminEntity, UserBasicEntity } from './users.schemas.ts';
@@ -212,6 +213,17 @@ describe('filters', () => {
   test('admins=true: administrators only, silently ignored for others', async () => {
     assert.deepEqual(ids(await admin({ admins: 'true' })), idsOf('erin', 'root'));
     assert.deepEqual(ids(await regular({ admins: 'true', per_page: '100' })), allBut('carol'));
+  });
+
+  test('without_projects=true: users who reach no project, silently ignored for others', async () => {
+    const group = await createGroup(t, { members: [[u.bob.user.id, 30]] });
+    await createProject(t, { namespace: group });
+    await createProject(t, { creatorId: u.alice.user.id, namespace: await personalNamespace(t, u.alice.user.id) });
+    assert.deepEqual(ids(await admin({ without_projects: 'true', per_page: '100' })), allBut('alice', 'bob'));
+    assert.deepEqual(ids(await regular({ without_projects: 'true', per_page: '100' })), allBut('carol'));
+    await t.deps.db.deleteFrom('projects').execute();
+    await t.deps.db.deleteFrom('members').execute();
+    await t.deps.db.deleteFrom('namespaces').where('id', '=', group.id).execute();
   });
 
   test('two_factor: administrators only, silently ignored for others', async () => {
