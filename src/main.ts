@@ -6,6 +6,8 @@ import { ConfigError, type Config, loadConfig } from './config.ts';
 import { resetData } from './cli/reset.ts';
 import { createTokenCommand, createUserCommand } from './cli/accounts.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { startScheduler } from './jobs/scheduler.ts';
+import { periodicTasks } from './jobs/tasks.ts';
 
 const USAGE = `usage: quarry <command> [options]
 
@@ -29,12 +31,13 @@ async function serve(config: Config): Promise<void> {
   if (setup.passwordFile) app.log.info({ file: setup.passwordFile }, 'wrote the administrator password');
 
   let stopping = false;
+  let stopScheduler: () => Promise<void> = async () => {};
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal }, 'stopping: finishing requests in flight');
+    app.log.info({ signal }, 'stopping: finishing requests and periodic tasks in flight');
     try {
-      await app.close();
+      await Promise.all([app.close(), stopScheduler()]);
       await database.close();
       process.exit(0);
     } catch (error) {
@@ -45,6 +48,7 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
+  if (!stopping) stopScheduler = startScheduler(deps, { tasks: periodicTasks, log: app.log });
 }
 
 async function withDatabase<T>(config: Config, run: (deps: ReturnType<typeof createDeps>) => Promise<T>): Promise<T> {

@@ -6,7 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError } from './errors.ts';
 
 function bodyOf(error: DomainError): Record<string, unknown> {
-  if (error.kind === 'param') return { error: error.message };
+  if (error.kind === 'param') return { error: error.extra?.messages ?? error.message };
   if (error.kind === 'invalid_token' || error.kind === 'insufficient_scope') {
     return { error: error.kind, error_description: error.message, ...(error.extra ?? {}) };
   }

@@ -51,6 +51,8 @@ export class DomainError extends Error {
 }
 
 export const paramError = (message: string) => new DomainError('param', message);
+/** Grape's error! with an array of messages: {"error": ["…", …]}. */
+export const errorList = (messages: string[], status: number) => new DomainError('param', messages.join(', '), { status, extra: { messages } });
 export const badRequest = (reason?: string) => new DomainError('bad_request', reason ? `400 Bad request - ${reason}` : '400 Bad request');
 export const unauthorized = (reason?: string) => new DomainError('unauthorized', reason ? `401 Unauthorized - ${reason}` : '401 Unauthorized');
 export const forbidden = (reason?: string) => new DomainError('forbidden', reason ? `403 Forbidden - ${reason}` : '403 Forbidden');

@@ -51,7 +51,8 @@ function link(req: FastifyRequest, overrides: Record<string, unknown>, rel: stri
   return `<${linkBase(req)}?${toQuery({ ...linkParams(req), ...overrides })}>; rel="${rel}"`;
 }
 
-function wantsKeyset(req: FastifyRequest): boolean {
+/** Whether the request asks for keyset pagination (`pagination=keyset`). */
+export function wantsKeyset(req: FastifyRequest): boolean {
   return req.rawParams?.pagination === 'keyset';
 }
 
@@ -152,6 +153,27 @@ async function offsetPage<DB, TB extends keyof DB, O>(
   ]);
   const rows = fetched.slice(0, page.perPage);
   setOffsetHeaders(req, reply, page, total !== null && total > COUNT_LIMIT ? null : total, rows.length, fetched.length > page.perPage);
+  return rows;
+}
+
+/**
+ * The classic keyset of GET /projects (order_by=id): the first page of the ordered, filtered query
+ * and, while that page is not empty, Link rel="next" repeating the request with `<param>_after`
+ * (ascending) or `<param>_before` (descending) set to the page's last value. No X-* headers.
+ */
+export async function paginateByKeysetFilter<DB, TB extends keyof DB, O>(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  query: SelectQueryBuilder<DB, TB, O>,
+  order: { param: string; key: keyof O & string; direction: 'asc' | 'desc' },
+): Promise<O[]> {
+  const { perPage } = pageOf(req.query as { per_page?: number });
+  const rows = await query.limit(perPage).execute();
+  if (rows.length > 0) {
+    const last = (rows[rows.length - 1] as Record<string, unknown>)[order.key];
+    const bound = `${order.param}_${order.direction === 'asc' ? 'after' : 'before'}`;
+    reply.header('link', link(req, { [bound]: last, per_page: perPage }, 'next'));
+  }
   return rows;
 }
 

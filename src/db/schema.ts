@@ -148,6 +148,20 @@ export interface ProjectsTable {
   last_activity_at: string;
 }
 
+export interface ProjectStatisticsTable {
+  project_id: number;
+  commit_count: Generated<number>;
+  storage_size: Generated<number>;
+  repository_size: Generated<number>;
+  wiki_size: Generated<number>;
+  lfs_objects_size: Generated<number>;
+  build_artifacts_size: Generated<number>;
+  pipeline_artifacts_size: Generated<number>;
+  packages_size: Generated<number>;
+  snippets_size: Generated<number>;
+  uploads_size: Generated<number>;
+}
+
 export interface ProjectTopicsTable {
   project_id: number;
   name: string;
@@ -188,6 +202,15 @@ export interface ProjectCustomAttributesTable {
   updated_at: string;
 }
 
+export interface GroupCustomAttributesTable {
+  id: Generated<number>;
+  group_id: number;
+  key: string;
+  value: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface EventsTable {
   id: Generated<number>;
   project_id: number | null;
@@ -203,15 +226,23 @@ export interface EventsTable {
   updated_at: string;
 }
 
+export interface ScheduledTaskRunsTable {
+  name: string;
+  next_run_at: string;
+}
+
 export interface DB {
   namespaces: NamespacesTable;
   projects: ProjectsTable;
   project_topics: ProjectTopicsTable;
+  project_statistics: ProjectStatisticsTable;
   members: MembersTable;
   project_authorizations: ProjectAuthorizationsTable;
   users_star_projects: UsersStarProjectsTable;
   project_custom_attributes: ProjectCustomAttributesTable;
+  group_custom_attributes: GroupCustomAttributesTable;
   events: EventsTable;
+  scheduled_task_runs: ScheduledTaskRunsTable;
   users: UsersTable;
   identities: IdentitiesTable;
   user_custom_attributes: UserCustomAttributesTable;

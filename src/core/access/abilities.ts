@@ -13,6 +13,8 @@ export type ProjectAbility =
   | 'admin_project_member'
   | 'admin_project'
   | 'archive_project'
+  | 'rename_project'
+  | 'create_merge_request_in'
   | 'remove_project'
   | 'change_visibility_level'
   | 'create_project_access_token';
@@ -24,7 +26,9 @@ export type GroupAbility =
   | 'create_subgroup'
   | 'admin_group_member'
   | 'admin_group'
-  | 'remove_group';
+  | 'remove_group'
+  | 'read_namespace'
+  | 'admin_namespace';
 
 export interface ProjectSubject {
   visibility_level: number;
@@ -38,7 +42,7 @@ export interface GroupSubject {
   subgroup_creation_level: string;
 }
 
-type Viewer = Pick<Actor, 'isAdmin'> & { user: { external: boolean | number } };
+type Viewer = Pick<Actor, 'isAdmin'> & { user: { external: boolean | number; user_type?: string } };
 
 /** Internal subjects are visible to signed-in users who are not external. */
 function visibleWithoutMembership(viewer: Viewer | null, visibility: number): boolean {
@@ -60,11 +64,42 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   if (level >= ACCESS.REPORTER || publicAccess) can.add('download_code');
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
   if (level >= ACCESS.DEVELOPER && !project.archived) can.add('push_code');
+  // Any signed-in reader may open a merge request into a project that is not archived.
+  if (viewer && (level >= ACCESS.GUEST || publicAccess) && !project.archived) can.add('create_merge_request_in');
   if (level >= ACCESS.MAINTAINER) {
-    can.add('admin_project').add('archive_project').add('admin_project_member').add('create_project_access_token');
+    can.add('admin_project').add('admin_project_member');
+    // A project access token may not mint further tokens.
+    if (viewer?.user.user_type !== 'project_bot') can.add('create_project_access_token');
   }
-  if (level >= ACCESS.OWNER) can.add('remove_project').add('change_visibility_level');
+  // Release 14.x keeps renaming, archiving, visibility changes and removal to owners.
+  if (level >= ACCESS.OWNER) can.add('remove_project').add('change_visibility_level').add('rename_project').add('archive_project');
   return can;
+}
+
+/**
+ * Whether a project feature (issues, merge_requests, repository, …) at its access level is open to
+ * the viewer: 'disabled' to nobody, 'enabled' and 'public' to everyone who reads the project,
+ * 'private' to members from the feature's minimum role (Reporter for merge requests and the
+ * container registry, and for the repository of a private project; Guest otherwise) and admins.
+ */
+export function projectFeatureAvailable(
+  viewer: Viewer | null,
+  project: Pick<ProjectSubject, 'visibility_level'>,
+  access: number,
+  feature: string,
+  level: string,
+): boolean {
+  if (level === 'disabled') return false;
+  if (level !== 'private') return true;
+  if (viewer?.isAdmin) return true;
+  return access >= privateFeatureMinimum(project, feature);
+}
+
+/** The lowest role that reaches a feature set to 'private'. */
+export function privateFeatureMinimum(project: Pick<ProjectSubject, 'visibility_level'>, feature: string): number {
+  if (feature === 'merge_requests' || feature === 'container_registry') return ACCESS.REPORTER;
+  if (feature === 'repository' && project.visibility_level < VISIBILITY.internal) return ACCESS.REPORTER;
+  return ACCESS.GUEST;
 }
 
 /**
@@ -82,6 +117,29 @@ export function groupAbilities(viewer: Viewer | null, group: GroupSubject, acces
   if (level >= projectMin || admin) can.add('create_projects');
   const subgroupMin = group.subgroup_creation_level === 'maintainer' ? ACCESS.MAINTAINER : ACCESS.OWNER;
   if (level >= subgroupMin) can.add('create_subgroup');
-  if (level >= ACCESS.OWNER) can.add('admin_group').add('admin_group_member').add('remove_group');
+  // The group as a namespace is for its members (here or above) alone, whatever its visibility.
+  if (level >= ACCESS.GUEST) can.add('read_namespace');
+  if (level >= ACCESS.OWNER) can.add('admin_group').add('admin_group_member').add('remove_group').add('admin_namespace');
+  return can;
+}
+
+export type GlobalAbility = 'create_group';
+
+/** Instance-wide abilities: creating a top-level group follows the user's own can_create_group flag. */
+export function globalAbilities(viewer: { user: { can_create_group: boolean | number } } | null): Set<GlobalAbility> {
+  const can = new Set<GlobalAbility>();
+  if (viewer?.user.can_create_group) can.add('create_group');
+  return can;
+}
+
+export type NamespaceAbility = 'read_namespace' | 'admin_namespace';
+
+/** A personal namespace is read and administered by its owner and administrators only. */
+export function personalNamespaceAbilities(
+  viewer: (Pick<Actor, 'isAdmin'> & { user: { id: number } }) | null,
+  namespace: { owner_id: number | null },
+): Set<NamespaceAbility> {
+  const can = new Set<NamespaceAbility>();
+  if (viewer && (viewer.isAdmin || viewer.user.id === namespace.owner_id)) can.add('read_namespace').add('admin_namespace');
   return can;
 }

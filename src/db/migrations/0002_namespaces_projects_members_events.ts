@@ -71,6 +71,23 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('projects_path').on('projects').columns(['path', 'id']).execute();
   await db.schema.createIndex('projects_namespace').on('projects').columns(['namespace_id', 'id']).execute();
 
+  // Sizes and counts per project, kept by whatever stores the data (repositories, artifacts,
+  // packages…); a project without a row has stored nothing yet. The admin-only list orders read them.
+  await db.schema
+    .createTable('project_statistics')
+    .addColumn('project_id', 'bigint', (c) => c.primaryKey().references('projects.id').onDelete('cascade'))
+    .addColumn('commit_count', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('storage_size', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('repository_size', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('wiki_size', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('lfs_objects_size', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('build_artifacts_size', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('pipeline_artifacts_size', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('packages_size', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('snippets_size', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('uploads_size', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+
   await db.schema
     .createTable('project_topics')
     .addColumn('project_id', 'bigint', (c) => c.notNull().references('projects.id').onDelete('cascade'))
@@ -125,6 +142,15 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('project_custom_attributes_key').unique().on('project_custom_attributes').columns(['project_id', 'key']).execute();
 
+  await withId(db, db.schema.createTable('group_custom_attributes'))
+    .addColumn('group_id', 'bigint', (c) => c.notNull().references('namespaces.id').onDelete('cascade'))
+    .addColumn('key', 'varchar(255)', notNull)
+    .addColumn('value', 'text', notNull)
+    .addColumn('created_at', 'varchar(32)', notNull)
+    .addColumn('updated_at', 'varchar(32)', notNull)
+    .execute();
+  await db.schema.createIndex('group_custom_attributes_key').unique().on('group_custom_attributes').columns(['group_id', 'key']).execute();
+
   // Activity events. project_id is null for events outside a project; push_data is JSON.
   await withId(db, db.schema.createTable('events'))
     .addColumn('project_id', 'bigint', (c) => c.references('projects.id').onDelete('cascade'))
@@ -141,6 +167,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('events_author').on('events').columns(['author_id', 'id']).execute();
   await db.schema.createIndex('events_project').on('events').columns(['project_id', 'id']).execute();
   await db.schema.createIndex('events_created_at').on('events').columns(['created_at']).execute();
+
+  // One row per periodic task: a node runs the task only after moving next_run_at forward with a
+  // compare-and-set, so that several nodes never run the same due task twice.
+  await db.schema
+    .createTable('scheduled_task_runs')
+    .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
+    .addColumn('next_run_at', 'varchar(32)', notNull)
+    .execute();
 
   // Every existing user gets a personal namespace.
   await sql`insert into namespaces (type, name, path, owner_id, traversal_path, full_path, full_name, visibility_level, created_at, updated_at)

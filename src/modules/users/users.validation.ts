@@ -1,15 +1,9 @@
 // Model validation of a user, with the platform's messages, collected per field.
 import type { FieldErrors } from '../../core/errors.ts';
+import { NAMESPACE_FORMAT_MESSAGE, isNamespaceFormat, isReservedPath } from '../namespaces/namespace-paths.ts';
 
-const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]$|^[a-zA-Z0-9_]$/;
 // Devise's default email format: something, one @, something, no spaces.
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
-const RESERVED = new Set([
-  '-', '.well-known', '404.html', '422.html', '500.html', '502.html', '503.html', 'admin', 'api', 'apple-touch-icon.png',
-  'assets', 'dashboard', 'deploy.html', 'explore', 'favicon.ico', 'favicon.png', 'files', 'groups', 'health_check', 'help',
-  'import', 'jwt', 'login', 'oauth', 'profile', 'projects', 'public', 'robots.txt', 's', 'search', 'sitemap', 'sitemap.xml',
-  'sitemap.xml.gz', 'slash-command-logo.png', 'snippets', 'unsubscribes', 'uploads', 'users', 'v2',
-]);
 const RESERVED_EXTENSIONS = /\.(json|xml|html|htm|js|css|png|jpg|jpeg|gif|svg|ico|txt|csv|pdf|zip|gz|tar|atom|rss|git)$/i;
 const THEMES = { min: 1, max: 11 };
 const COLOR_SCHEMES = { min: 1, max: 6 };
@@ -17,8 +11,7 @@ export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 const MAX_INT = 2_147_483_647;
 
-export const USERNAME_FORMAT =
-  "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
+export const USERNAME_FORMAT = NAMESPACE_FORMAT_MESSAGE;
 
 export interface UserFields {
   username?: string;
@@ -44,8 +37,8 @@ export function validateUsername(username: string, errors: FieldErrors): void {
   if (username.trim() === '') add(errors, 'username', "can't be blank");
   if (username.length > 255) add(errors, 'username', 'is too long (maximum is 255 characters)');
   else if (username.length < 2) add(errors, 'username', 'is too short (minimum is 2 characters)');
-  if (!USERNAME.test(username) || /\.(git|atom)$/i.test(username)) add(errors, 'username', USERNAME_FORMAT);
-  if (RESERVED.has(username.toLowerCase())) add(errors, 'username', `${username} is a reserved name`);
+  if (!isNamespaceFormat(username)) add(errors, 'username', USERNAME_FORMAT);
+  if (isReservedPath(username, true)) add(errors, 'username', `${username} is a reserved name`);
   else if (RESERVED_EXTENSIONS.test(username) && !/\.(git|atom)$/i.test(username)) {
     add(errors, 'username', 'ending with a reserved file extension is not allowed.');
   }

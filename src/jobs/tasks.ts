@@ -1,0 +1,10 @@
+// Every periodic task of the server, listed explicitly, one line each; each node's scheduler
+// runs them (see scheduler.ts for what a task must guarantee).
+import { pruneOldEventsTask } from './prune-old-events.ts';
+import { removeExpiredMembersTask } from './remove-expired-members.ts';
+import type { PeriodicTask } from './scheduler.ts';
+
+export const periodicTasks: readonly PeriodicTask[] = [
+  pruneOldEventsTask,
+  removeExpiredMembersTask,
+];

@@ -1,0 +1,193 @@
+// Groups: list, show, create, update, delete, subgroups and descendant groups, custom attributes.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { globalAbilities } from '../../core/access/abilities.ts';
+import { requireUser } from '../../core/access/guards.ts';
+import { accessToGroup, findGroup, loadGroup } from '../../core/access/loaders.ts';
+import type { Actor } from '../../core/auth/actor.ts';
+import { DomainError, forbidden, notFound } from '../../core/errors.ts';
+import { paginate, paginateWithKeyset } from '../../core/pagination.ts';
+import type { NamespaceRow } from '../../db/schema.ts';
+import { groupProjectsOf, loadProjectView, visibleProjects } from '../projects/projects.finder.ts';
+import { presentProjects } from '../projects/projects.presenter.ts';
+import type { Project } from '../projects/projects.schemas.ts';
+import {
+  type GroupScope,
+  findGroupCustomAttribute,
+  findGroups,
+  listGroupCustomAttributes,
+  loadGroupCustomAttributes,
+  loadGroupStatistics,
+  similarityOrder,
+} from './groups.finder.ts';
+import { type GroupView, presentGroup, presentGroupDetail } from './groups.presenter.ts';
+import {
+  CreateGroupBody,
+  GroupCustomAttributeParams,
+  GroupIdParams,
+  ListGroupsQuery,
+  SetGroupCustomAttributeBody,
+  ShowGroupQuery,
+  UpdateGroupBody,
+} from './groups.schemas.ts';
+import { createGroup, deleteGroup, deleteGroupCustomAttribute, ensureRunnersToken, setGroupCustomAttribute, updateGroup } from './groups.service.ts';
+
+const SIGNED_IN = { auth: 'required' } as const;
+
+/** The group detail answer lists at most this many of the group's projects. */
+const DETAIL_PROJECTS_LIMIT = 100;
+
+export const groupRoutes: FastifyPluginAsync = async (api) => {
+  const deps = api.deps;
+  const { db, config } = deps;
+
+  /**
+   * One page of groups in the order asked for. Only GET /groups for anonymous callers offers keyset
+   * pages (by name ascending) and caps offsets; everywhere else a request for keyset pages gets
+   * offset pages, as on the platform.
+   */
+  async function pageOfGroups(req: FastifyRequest, reply: FastifyReply, scope: GroupScope) {
+    const q = req.query as ListGroupsQuery;
+    const actor = req.actor;
+    const strategies = !actor && !scope.parent;
+    if (!strategies) delete req.rawParams.pagination;
+    const options = strategies ? { offsetCapType: 'Group' } : {};
+    const query = findGroups(db, actor, q, deps.now(), scope);
+    const search = q.search?.trim();
+    if (q.order_by === 'similarity' && search) return paginate(req, reply, similarityOrder(query, search), options);
+    const column = q.order_by === 'similarity' ? 'name' : (q.order_by ?? 'name');
+    const sort = q.order_by === 'similarity' ? 'asc' : (q.sort ?? 'asc');
+    if (column === 'name' && sort === 'asc') {
+      return paginateWithKeyset(req, reply, query, { column: 'namespaces.name', key: 'name', direction: 'asc', idColumn: 'namespaces.id', idKey: 'id' }, options);
+    }
+    // The id breaks ties in ascending order whatever the sort, as on the platform.
+    const ordered = query.orderBy(`namespaces.${column}`, sort).orderBy('namespaces.id', column === 'id' ? sort : 'asc');
+    return paginate(req, reply, ordered, options);
+  }
+
+  /** What a page of groups needs beyond its rows: custom attributes and statistics, for administrators who ask. */
+  async function listView(rows: NamespaceRow[], actor: Actor | null, q: { with_custom_attributes?: boolean; statistics?: boolean }): Promise<GroupView> {
+    const admin = actor?.isAdmin ?? false;
+    const ids = rows.map((r) => r.id);
+    const [customAttributes, statistics] = await Promise.all([
+      admin && q.with_custom_attributes ? loadGroupCustomAttributes(db, ids) : undefined,
+      admin && q.statistics ? loadGroupStatistics(db, ids) : undefined,
+    ]);
+    return { baseUrl: config.externalUrl, customAttributes, statistics };
+  }
+
+  async function listGroups(req: FastifyRequest, reply: FastifyReply, scope: GroupScope) {
+    const rows = await pageOfGroups(req, reply, scope);
+    const view = await listView(rows, req.actor, req.query as ListGroupsQuery);
+    return rows.map((row) => presentGroup(row, view));
+  }
+
+  /** The group's own projects the caller may see, newest first, in the full project form. */
+  async function projectsOf(group: NamespaceRow, actor: Actor | null): Promise<Project[]> {
+    const rows = await groupProjectsOf(visibleProjects(db, actor, {}), group, false).orderBy('projects.id', 'desc').limit(DETAIL_PROJECTS_LIMIT).execute();
+    return presentProjects(rows, await loadProjectView(deps, actor, rows), 'full') as Project[];
+  }
+
+  async function detail(group: NamespaceRow, actor: Actor | null, options: { runnersToken?: string | null; withCustomAttributes?: boolean } = {}) {
+    const view = await listView([group], actor, { with_custom_attributes: options.withCustomAttributes });
+    return presentGroupDetail(group, view, { projects: await projectsOf(group, actor), runnersToken: options.runnersToken ?? null });
+  }
+
+  api.get('/groups', { schema: { querystring: ListGroupsQuery } }, (req, reply) => listGroups(req, reply, {}));
+
+  api.post('/groups', { schema: { body: CreateGroupBody }, config: SIGNED_IN }, async (req, reply) => {
+    const actor = requireUser(req);
+    const body = req.body as CreateGroupBody;
+    let parent: NamespaceRow | null = null;
+    if (body.parent_id !== undefined) {
+      parent = await findGroup(req, String(body.parent_id));
+      if (!parent) throw notFound('Group');
+      const { can } = await accessToGroup(req, parent);
+      if (!can.has('read_group')) throw notFound('Group');
+      if (!can.has('create_subgroup')) throw forbidden();
+    } else if (!globalAbilities(actor).has('create_group')) {
+      throw forbidden();
+    }
+    const group = await createGroup(deps, actor, body, parent);
+    reply.code(201);
+    return detail(group, actor);
+  });
+
+  const byId = { params: GroupIdParams };
+
+  api.get('/groups/:id', { schema: { ...byId, querystring: ShowGroupQuery }, preHandler: loadGroup('read_group') }, async (req) => {
+    const q = req.query as ShowGroupQuery;
+    const { row, can } = req.group;
+    const withCustomAttributes = q.with_custom_attributes === true;
+    if (q.with_projects === false) return presentGroup(row, await listView([row], req.actor, { with_custom_attributes: withCustomAttributes }));
+    const runnersToken = can.has('admin_group') ? await ensureRunnersToken(deps, row) : null;
+    return detail(row, req.actor, { runnersToken, withCustomAttributes });
+  });
+
+  api.put('/groups/:id', { schema: { ...byId, body: UpdateGroupBody }, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req) => {
+    const { row } = req.group;
+    const parent = row.parent_id === null ? null : await findGroup(req, String(row.parent_id));
+    const administersParent = parent !== null && (await accessToGroup(req, parent)).can.has('admin_group');
+    const updated = await updateGroup(deps, row, req.body as UpdateGroupBody, { parent, administersParent });
+    return detail(updated, req.actor);
+  });
+
+  api.delete('/groups/:id', { schema: byId, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req, reply) => {
+    const { row } = req.group;
+    checkUnmodifiedSince(req, row.updated_at);
+    await deleteGroup(deps, row);
+    return reply.code(202).send({ message: '202 Accepted' });
+  });
+
+  api.get('/groups/:id/subgroups', { schema: { ...byId, querystring: ListGroupsQuery }, preHandler: loadGroup('read_group') }, (req, reply) =>
+    listGroups(req, reply, { parent: req.group.row }),
+  );
+
+  api.get('/groups/:id/descendant_groups', { schema: { ...byId, querystring: ListGroupsQuery }, preHandler: loadGroup('read_group') }, (req, reply) =>
+    listGroups(req, reply, { parent: req.group.row, descendants: true }),
+  );
+
+  // Custom attributes: the group must be visible (404), then the caller an administrator (403).
+  const attributes = '/groups/:id/custom_attributes';
+  const adminOfAttributes = async (req: FastifyRequest) => {
+    if (!req.actor?.isAdmin) throw forbidden();
+  };
+
+  api.get(attributes, { schema: byId, preHandler: [loadGroup('read_group'), adminOfAttributes] }, async (req) => listGroupCustomAttributes(db, req.group.row.id));
+
+  api.get(`${attributes}/:key`, { schema: { params: GroupCustomAttributeParams }, preHandler: [loadGroup('read_group'), adminOfAttributes] }, async (req) => {
+    const { key } = req.params as GroupCustomAttributeParams;
+    const attribute = await findGroupCustomAttribute(db, req.group.row.id, key);
+    // A record lookup that fails answers the platform's generic "404 Not found" (lower-case f).
+    if (!attribute) throw new DomainError('not_found', '404 Not found');
+    return attribute;
+  });
+
+  api.put(
+    `${attributes}/:key`,
+    { schema: { params: GroupCustomAttributeParams, body: SetGroupCustomAttributeBody }, config: SIGNED_IN, preHandler: [loadGroup('read_group'), adminOfAttributes] },
+    async (req) => {
+      const { key } = req.params as GroupCustomAttributeParams;
+      return setGroupCustomAttribute(deps, req.group.row.id, key, (req.body as SetGroupCustomAttributeBody).value);
+    },
+  );
+
+  api.delete(
+    `${attributes}/:key`,
+    { schema: { params: GroupCustomAttributeParams }, config: SIGNED_IN, preHandler: [loadGroup('read_group'), adminOfAttributes] },
+    async (req, reply) => {
+      await deleteGroupCustomAttribute(deps, req.group.row.id, (req.params as GroupCustomAttributeParams).key);
+      return reply.code(204).send();
+    },
+  );
+};
+
+/**
+ * If-Unmodified-Since older than the group's last change refuses the deletion with 412 (HTTP
+ * dates carry whole seconds, so the change is compared to the second).
+ */
+function checkUnmodifiedSince(req: FastifyRequest, updatedAt: string): void {
+  const header = req.headers['if-unmodified-since'];
+  const since = typeof header === 'string' ? Date.parse(header) : Number.NaN;
+  if (Number.isNaN(since)) return;
+  if (Math.floor(Date.parse(updatedAt) / 1000) * 1000 > since) throw new DomainError('conflict', '412 Precondition Failed', { status: 412 });
+}

@@ -1,0 +1,313 @@
+// Writes of groups: create, update (renames carry every descendant along), delete. Each owns its
+// transaction and throws the platform's errors.
+import { randomBytes } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import { ancestorIds, refreshAuthorizations, usersAroundNamespace } from '../../core/access/authorizations.ts';
+import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
+import type { Actor } from '../../core/auth/actor.ts';
+import { DomainError, type FieldErrors, invalidFields, notFound } from '../../core/errors.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { DB, NamespaceRow } from '../../db/schema.ts';
+import { readGroupSettings } from './groups.presenter.ts';
+import type { CreateGroupBody, GroupSettingsInput, UpdateGroupBody } from './groups.schemas.ts';
+import { type GroupChanges, type GroupContext, rubyInspect, validateGroup } from './groups.validation.ts';
+
+export interface ServiceDeps {
+  db: Kysely<DB>;
+  now: () => Date;
+}
+
+/** The instance default for new groups (an administrator setting on the platform). */
+const DEFAULT_GROUP_VISIBILITY = VISIBILITY.private;
+
+const SETTING_KEYS = [
+  'share_with_group_lock',
+  'require_two_factor_authentication',
+  'two_factor_grace_period',
+  'project_creation_level',
+  'auto_devops_enabled',
+  'subgroup_creation_level',
+  'emails_disabled',
+  'mentions_disabled',
+  'lfs_enabled',
+  'default_branch_protection',
+  'shared_runners_setting',
+  'prevent_sharing_groups_outside_hierarchy',
+] as const satisfies readonly (keyof GroupSettingsInput)[];
+
+function settingsFrom(body: GroupSettingsInput): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) if (body[key] !== undefined) out[key] = body[key];
+  return out;
+}
+
+/** A group runners token: 20 URL-safe characters. */
+export function newRunnersToken(): string {
+  return randomBytes(15).toString('base64url');
+}
+
+/** Whether a group or project (the two share web routes) already uses this full path, ignoring case. */
+async function fullPathTaken(db: Kysely<DB>, fullPath: string, exceptNamespaceId?: number): Promise<boolean> {
+  const lower = fullPath.toLowerCase();
+  let ns = db.selectFrom('namespaces').select('id').where(sql`lower(full_path)`, '=', lower);
+  if (exceptNamespaceId !== undefined) ns = ns.where('id', '!=', exceptNamespaceId);
+  if (await ns.executeTakeFirst()) return true;
+  return (await db.selectFrom('projects').select('id').where(sql`lower(full_path)`, '=', lower).executeTakeFirst()) !== undefined;
+}
+
+/** Highest visibility among the group's direct subgroups and among its direct projects. */
+async function childVisibilities(db: Kysely<DB>, groupId: number): Promise<{ childVisibility: number; projectVisibility: number }> {
+  const [groups, projects] = await Promise.all([
+    db.selectFrom('namespaces').select((eb) => eb.fn.max('visibility_level').as('level')).where('parent_id', '=', groupId).executeTakeFirst(),
+    db.selectFrom('projects').select((eb) => eb.fn.max('visibility_level').as('level')).where('namespace_id', '=', groupId).executeTakeFirst(),
+  ]);
+  return { childVisibility: Number(groups?.level ?? -1), projectVisibility: Number(projects?.level ?? -1) };
+}
+
+/** A creation failure: 400 with the errors as the platform prints them inside the message. */
+function saveFailed(errors: FieldErrors): DomainError {
+  return new DomainError('bad_request', `Failed to save group ${rubyInspect(errors)}`);
+}
+
+const TAKEN: FieldErrors = { path: ['has already been taken'] };
+
+/**
+ * POST /groups. The caller's right to create here (create_group, or create_subgroup on `parent`)
+ * is checked by the route. The creator becomes the group's Owner.
+ */
+export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateGroupBody, parent: NamespaceRow | null): Promise<NamespaceRow> {
+  const { db } = deps;
+  const fullPath = parent ? `${parent.full_path}/${body.path}` : body.path;
+  const visibility = body.visibility !== undefined ? VISIBILITY[body.visibility] : DEFAULT_GROUP_VISIBILITY;
+  const parentSettings = parent ? readGroupSettings(parent) : null;
+  const ctx: GroupContext = {
+    topLevel: parent === null,
+    ancestors: parent ? ancestorIds(parent.traversal_path).length : 0,
+    parentVisibility: parent?.visibility_level ?? null,
+    childVisibility: -1,
+    projectVisibility: -1,
+    pathTaken: await fullPathTaken(db, fullPath),
+  };
+  const errors = validateGroup(
+    { name: body.name, path: body.path, description: body.description, two_factor_grace_period: body.two_factor_grace_period, visibility_level: visibility },
+    ctx,
+  );
+  if (Object.keys(errors).length > 0) throw saveFailed(errors);
+
+  const now = deps.now();
+  const at = now.toISOString();
+  const settings = {
+    project_creation_level: 'developer',
+    subgroup_creation_level: 'maintainer',
+    two_factor_grace_period: 48,
+    ...settingsFrom(body),
+    // A parent that keeps its projects from being shared keeps its subgroups' too.
+    ...(parentSettings?.share_with_group_lock ? { share_with_group_lock: true } : {}),
+    runners_token: newRunnersToken(),
+  };
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('namespaces')
+        .values({
+          type: 'Group',
+          name: body.name,
+          path: body.path,
+          owner_id: null,
+          parent_id: parent?.id ?? null,
+          traversal_path: '',
+          full_path: fullPath,
+          full_name: parent ? `${parent.full_name} / ${body.name}` : body.name,
+          description: body.description ?? '',
+          visibility_level: visibility,
+          request_access_enabled: body.request_access_enabled ?? true,
+          settings: JSON.stringify(settings),
+          created_at: at,
+          updated_at: at,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const group = await trx
+        .updateTable('namespaces')
+        .set({ traversal_path: `${parent?.traversal_path ?? '/'}${inserted.id}/` })
+        .where('id', '=', inserted.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('members')
+        .values({
+          source_type: 'Namespace',
+          source_id: group.id,
+          user_id: actor.user.id,
+          access_level: ACCESS.OWNER,
+          expires_at: null,
+          created_by_id: actor.user.id,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      await refreshAuthorizations(trx, [actor.user.id], now);
+      return group;
+    });
+  } catch (error) {
+    // Two creations racing for one path: the loser fails as a later request would.
+    if (isUniqueViolation(error)) throw saveFailed(TAKEN);
+    throw error;
+  }
+}
+
+export interface UpdateContext {
+  /** The parent group, and whether the caller administers it (needed to lift an inherited lock). */
+  parent: NamespaceRow | null;
+  administersParent: boolean;
+}
+
+/**
+ * PUT /groups/:id. A new path or name is carried into the full paths and names of every group and
+ * project below, one statement per table, in the same transaction. Failures answer 400 with the
+ * field messages.
+ */
+export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: UpdateGroupBody, ctx: UpdateContext): Promise<NamespaceRow> {
+  const { db } = deps;
+  const { parent } = ctx;
+  const current = readGroupSettings(group);
+  const path = body.path !== undefined && body.path !== group.path ? body.path : undefined;
+  const name = body.name !== undefined && body.name !== group.name ? body.name : undefined;
+  const visibility = body.visibility !== undefined ? VISIBILITY[body.visibility] : undefined;
+  const fullPath = path === undefined ? group.full_path : parent ? `${parent.full_path}/${path}` : path;
+  const changes: GroupChanges = { name, path, description: body.description, two_factor_grace_period: body.two_factor_grace_period };
+  if (visibility !== undefined && visibility !== group.visibility_level) changes.visibility_level = visibility;
+
+  // Lifting a lock the parent imposes is for those who administer the parent.
+  const parentLocked = parent !== null && readGroupSettings(parent).share_with_group_lock;
+  if (body.share_with_group_lock === false && current.share_with_group_lock && parentLocked && !ctx.administersParent) {
+    throw invalidFields({
+      share_with_group_lock: ['cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group'],
+    });
+  }
+  const around = changes.visibility_level !== undefined ? await childVisibilities(db, group.id) : { childVisibility: -1, projectVisibility: -1 };
+  const errors = validateGroup(changes, {
+    topLevel: parent === null,
+    ancestors: 0,
+    parentVisibility: parent?.visibility_level ?? null,
+    ...around,
+    pathTaken: path !== undefined && (await fullPathTaken(db, fullPath, group.id)),
+  });
+  if (Object.keys(errors).length > 0) throw invalidFields(errors);
+
+  const now = deps.now().toISOString();
+  const settings = { ...JSON.parse(group.settings), ...settingsFrom(body) };
+  const fullName = name === undefined ? group.full_name : parent ? `${parent.full_name} / ${name}` : name;
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('namespaces')
+        .set({
+          ...(path !== undefined ? { path, full_path: fullPath } : {}),
+          ...(name !== undefined ? { name, full_name: fullName } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(visibility !== undefined ? { visibility_level: visibility } : {}),
+          ...(body.request_access_enabled !== undefined ? { request_access_enabled: body.request_access_enabled } : {}),
+          settings: JSON.stringify(settings),
+          updated_at: now,
+        })
+        .where('id', '=', group.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (path !== undefined || name !== undefined) await renameBelow(trx, group, fullPath, fullName);
+      if (body.share_with_group_lock === true) await lockBelow(trx, group);
+      return updated;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw invalidFields(TAKEN);
+    throw error;
+  }
+}
+
+const chars = (s: string) => [...s].length;
+
+/** Replaces the group's old full path and full name at the front of every descendant's and project's. */
+async function renameBelow(db: Kysely<DB>, group: NamespaceRow, fullPath: string, fullName: string): Promise<void> {
+  const pathTail = chars(group.full_path) + 1;
+  const nameTail = chars(group.full_name) + 1;
+  const below = `${group.traversal_path}%`;
+  await db
+    .updateTable('namespaces')
+    .set({
+      full_path: sql`${fullPath} || substr(full_path, ${pathTail})`,
+      full_name: sql`${fullName} || substr(full_name, ${nameTail})`,
+    })
+    .where('traversal_path', 'like', below)
+    .where('id', '!=', group.id)
+    .execute();
+  await db
+    .updateTable('projects')
+    .set({
+      full_path: sql`${fullPath} || substr(full_path, ${pathTail})`,
+      name_with_namespace: sql`${fullName} || substr(name_with_namespace, ${nameTail})`,
+    })
+    .where('namespace_id', 'in', (eb) => eb.selectFrom('namespaces').select('id').where('traversal_path', 'like', below))
+    .execute();
+}
+
+/** A lock on sharing holds for every group below. */
+async function lockBelow(db: Kysely<DB>, group: NamespaceRow): Promise<void> {
+  const rows = await db
+    .selectFrom('namespaces')
+    .select(['id', 'settings'])
+    .where('traversal_path', 'like', `${group.traversal_path}%`)
+    .where('id', '!=', group.id)
+    .execute();
+  for (const row of rows) {
+    const settings = { ...JSON.parse(row.settings), share_with_group_lock: true };
+    await db.updateTable('namespaces').set({ settings: JSON.stringify(settings) }).where('id', '=', row.id).execute();
+  }
+}
+
+/** Gives a group created without one (before tokens were generated) its runners token. */
+export async function ensureRunnersToken(deps: ServiceDeps, group: NamespaceRow): Promise<string> {
+  const existing = readGroupSettings(group).runners_token;
+  if (existing !== null) return existing;
+  const token = newRunnersToken();
+  await deps.db
+    .updateTable('namespaces')
+    .set({ settings: JSON.stringify({ ...JSON.parse(group.settings), runners_token: token }) })
+    .where('id', '=', group.id)
+    .execute();
+  return token;
+}
+
+/**
+ * DELETE /groups/:id: the group, its subgroups and every project in them, with their memberships;
+ * whoever reached anything there has their authorizations recomputed.
+ */
+export async function deleteGroup(deps: ServiceDeps, group: NamespaceRow): Promise<void> {
+  const below = `${group.traversal_path}%`;
+  await deps.db.transaction().execute(async (trx) => {
+    const affected = await usersAroundNamespace(trx, group);
+    const groupIds = trx.selectFrom('namespaces').select('id').where('traversal_path', 'like', below);
+    const projectIds = trx.selectFrom('projects').select('id').where('namespace_id', 'in', groupIds);
+    await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', 'in', projectIds).execute();
+    await trx.deleteFrom('members').where('source_type', '=', 'Namespace').where('source_id', 'in', groupIds).execute();
+    // Subgroups and projects, and everything that hangs off them, go with the group by cascade.
+    await trx.deleteFrom('namespaces').where('id', '=', group.id).execute();
+    await refreshAuthorizations(trx, affected, deps.now());
+  });
+}
+
+/** Creates the attribute or replaces its value, in one statement so that concurrent sets cannot collide. */
+export async function setGroupCustomAttribute(deps: ServiceDeps, groupId: number, key: string, value: string): Promise<{ key: string; value: string }> {
+  if (value.trim() === '') throw invalidFields({ value: ["can't be blank"] });
+  const now = deps.now().toISOString();
+  return deps.db
+    .insertInto('group_custom_attributes')
+    .values({ group_id: groupId, key, value, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['group_id', 'key']).doUpdateSet({ value, updated_at: now }))
+    .returning(['key', 'value'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteGroupCustomAttribute(deps: ServiceDeps, groupId: number, key: string): Promise<void> {
+  const result = await deps.db.deleteFrom('group_custom_attributes').where('group_id', '=', groupId).where('key', '=', key).executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw notFound('Custom attribute');
+}

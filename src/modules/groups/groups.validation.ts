@@ -1,0 +1,102 @@
+// Model validation of a group, with the platform's messages, in the order its validations run:
+// name, description, path, nesting, visibility, grace period, name format, then path uniqueness.
+import type { FieldErrors } from '../../core/errors.ts';
+import { visibilityName } from '../../core/access/levels.ts';
+import { NAMESPACE_FORMAT_MESSAGE, isNamespaceFormat, isReservedPath } from '../namespaces/namespace-paths.ts';
+
+/** Ancestors a group may have. */
+export const MAX_ANCESTORS = 20;
+
+const NAME_FORMAT = /^[\p{L}\p{N}\u{00A9}-\u{1f9ff}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1f9ff}_(). ]*$/u;
+export const NAME_FORMAT_MESSAGE = "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.";
+
+export interface GroupChanges {
+  /** Given only when set or changed. */
+  name?: string;
+  path?: string;
+  description?: string;
+  two_factor_grace_period?: number;
+  visibility_level?: number;
+}
+
+/** What the checks need to know about the group's surroundings, looked up by the caller. */
+export interface GroupContext {
+  topLevel: boolean;
+  /** Ancestors the group would have. */
+  ancestors: number;
+  parentVisibility: number | null;
+  /** Highest visibility among the group's direct subgroups and among its direct projects. */
+  childVisibility: number;
+  projectVisibility: number;
+  pathTaken: boolean;
+}
+
+function add(errors: FieldErrors, field: string, message: string): void {
+  (errors[field] ??= []).push(message);
+}
+
+const length = (s: string) => [...s].length;
+
+export function validateGroup(changes: GroupChanges, ctx: GroupContext): FieldErrors {
+  const errors: FieldErrors = {};
+  const { name, path, description } = changes;
+  if (name !== undefined) {
+    if (name.trim() === '') add(errors, 'name', "can't be blank");
+    if (length(name) > 255) add(errors, 'name', 'is too long (maximum is 255 characters)');
+  }
+  if (description !== undefined && length(description) > 255) add(errors, 'description', 'is too long (maximum is 255 characters)');
+  if (path !== undefined) {
+    if (path.trim() === '') add(errors, 'path', "can't be blank");
+    if (length(path) > 255) add(errors, 'path', 'is too long (maximum is 255 characters)');
+    if (!isNamespaceFormat(path)) add(errors, 'path', NAMESPACE_FORMAT_MESSAGE);
+    else if (isReservedPath(path, ctx.topLevel)) add(errors, 'path', `${path} is a reserved name`);
+    if (length(path) < 2) add(errors, 'path', 'is too short (minimum is 2 characters)');
+  }
+  if (ctx.ancestors > MAX_ANCESTORS) add(errors, 'parent_id', 'has too deep level of nesting');
+  const level = changes.visibility_level;
+  if (level !== undefined) {
+    const name = visibilityName(level);
+    if (ctx.projectVisibility > level) add(errors, 'visibility_level', `${name} is not allowed since this group contains projects with higher visibility.`);
+    if (ctx.childVisibility > level) add(errors, 'visibility_level', `${name} is not allowed since there are sub-groups with higher visibility.`);
+    if (ctx.parentVisibility !== null && level > ctx.parentVisibility) {
+      add(errors, 'visibility_level', `${name} is not allowed since the parent group has a ${visibilityName(ctx.parentVisibility)} visibility.`);
+    }
+  }
+  if (changes.two_factor_grace_period !== undefined && changes.two_factor_grace_period < 0) {
+    add(errors, 'two_factor_grace_period', 'must be greater than or equal to 0');
+  }
+  if (name !== undefined && !NAME_FORMAT.test(name)) add(errors, 'name', NAME_FORMAT_MESSAGE);
+  if (ctx.pathTaken) add(errors, 'path', 'has already been taken');
+  return errors;
+}
+
+/** Ruby's String#inspect, which the creation failure message embeds. */
+function rubyString(s: string): string {
+  const escaped = s.replace(/[\\"\n\t\r\u001b]|#(?=[{$@])|[\u0000-\u001f\u007f]/g, (c) => {
+    switch (c) {
+      case '\\':
+        return '\\\\';
+      case '"':
+        return '\\"';
+      case '\n':
+        return '\\n';
+      case '\t':
+        return '\\t';
+      case '\r':
+        return '\\r';
+      case '\u001b':
+        return '\\e';
+      case '#':
+        return '\\#';
+      default:
+        return `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    }
+  });
+  return `"${escaped}"`;
+}
+
+/** The errors as Ruby prints a hash of symbols to arrays: {:path=>["has already been taken"]}. */
+export function rubyInspect(errors: FieldErrors): string {
+  const entries = Object.entries(errors).map(([field, messages]) => `:${field}=>[${messages.map(rubyString).join(', ')}]`);
+  return `{${entries.join(', ')}}`;
+}

@@ -1,0 +1,355 @@
+// Writes of memberships: add, change, remove and expire, with the platform's member model rules
+// and member policies. Every change recomputes the affected users' project authorizations in the
+// same transaction; project memberships record joined / left / expired events, group ones none.
+import type { Kysely } from 'kysely';
+import { refreshAuthorizations } from '../../core/access/authorizations.ts';
+import { ACCESS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS } from '../../core/access/levels.ts';
+import { DomainError, type FieldErrors, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { DB } from '../../db/schema.ts';
+import { recordEvent } from '../events/event-recorder.ts';
+import { type ServiceDeps, deleteUser } from '../users/users.service.ts';
+import {
+  type MemberSource,
+  type MemberView,
+  findDirectMember,
+  groupSource,
+  highestGroupMembership,
+  otherOwners,
+  projectSource,
+} from './members.finder.ts';
+
+/** Who acts, and whether the source lets them manage its members (admin_project_member / admin_group_member). */
+export interface MemberEditor {
+  userId: number;
+  canManage: boolean;
+}
+
+const ROLE_NAMES: Record<number, string> = {
+  [ACCESS.MINIMAL_ACCESS]: 'Minimal Access',
+  [ACCESS.GUEST]: 'Guest',
+  [ACCESS.REPORTER]: 'Reporter',
+  [ACCESS.DEVELOPER]: 'Developer',
+  [ACCESS.MAINTAINER]: 'Maintainer',
+  [ACCESS.OWNER]: 'Owner',
+};
+
+
+/** The platform's find_by! miss: a record-not-found 404 with a lower-case "found". */
+export const memberNotFound = () => new DomainError('not_found', '404 Not found');
+
+const dayOf = (now: Date) => now.toISOString().slice(0, 10);
+
+/** The date of a date or date-time parameter; an empty value or null clears the expiry. */
+export function expiryDate(value: string | null | undefined): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || value === '') return null;
+  if (/^\d{4}-\d{2}-\d{2}/.test(value)) return value.slice(0, 10);
+  return new Date(value).toISOString().slice(0, 10);
+}
+
+/** "a", "a and b", "a, b, and c". */
+function toSentence(parts: string[]): string {
+  if (parts.length < 3) return parts.join(' and ');
+  return `${parts.slice(0, -1).join(', ')}, and ${parts.at(-1)}`;
+}
+
+/** Rails' humanized attribute name: "expires_at" → "Expires at", "user_id" → "User". */
+function humanize(field: string): string {
+  const words = field.replace(/_id$/, '').replace(/_/g, ' ');
+  return `${words[0].toUpperCase()}${words.slice(1)}`;
+}
+
+/** Model errors as Rails' full messages in one sentence. */
+export function fullMessages(errors: FieldErrors): string {
+  return toSentence(Object.entries(errors).flatMap(([field, list]) => list.map((m) => `${humanize(field)} ${m}`)));
+}
+
+export interface MembershipInput {
+  userId: number;
+  userType: string;
+  accessLevel: number;
+  expiresAt: string | null;
+}
+
+/**
+ * The member model's validations, in its order: a future expiry, no level below one inherited
+ * from a group above, no project bot joining another source, a level the source accepts.
+ * `creating` is false when a membership is changed.
+ */
+export async function membershipErrors(db: Kysely<DB>, source: MemberSource, input: MembershipInput, now: Date, creating: boolean): Promise<FieldErrors | null> {
+  const errors: FieldErrors = {};
+  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  if (input.expiresAt !== null && input.expiresAt < dayOf(now)) add('expires_at', 'cannot be a date in the past');
+  const inherited = await highestGroupMembership(db, source.inheritedFrom, input.userId);
+  if (inherited && inherited.access_level > input.accessLevel) {
+    add('access_level', `should be greater than or equal to ${ROLE_NAMES[inherited.access_level] ?? inherited.access_level} inherited membership from group ${inherited.group_name}`);
+  }
+  if (creating && input.userType === 'project_bot') add('user_id', 'project bots cannot be added to other groups / projects');
+  const allowed: readonly number[] = source.type === 'Project' ? PROJECT_ACCESS_LEVELS : GROUP_ACCESS_LEVELS;
+  if (!allowed.includes(input.accessLevel)) add('access_level', 'is not included in the list');
+  return Object.keys(errors).length > 0 ? errors : null;
+}
+
+/**
+ * Inserts a membership (validated by the caller) and what follows from it: a joined event for a
+ * project unless the user owns its personal namespace, and the user's authorizations.
+ */
+export async function insertMembership(trx: Kysely<DB>, source: MemberSource, input: Omit<MembershipInput, 'userType'>, createdById: number | null, now: Date): Promise<void> {
+  const at = now.toISOString();
+  await trx
+    .insertInto('members')
+    .values({
+      source_type: source.type,
+      source_id: source.id,
+      user_id: input.userId,
+      access_level: input.accessLevel,
+      expires_at: input.expiresAt,
+      created_by_id: createdById,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+  if (source.type === 'Project' && input.userId !== source.personalOwnerId) {
+    await recordEvent(trx, { projectId: source.id, authorId: input.userId, action: 'joined' }, now);
+  }
+  await refreshAuthorizations(trx, [input.userId], now);
+}
+
+// ---- Policies ------------------------------------------------------------------------------------
+
+type OwnerCheck = Pick<MemberView, 'member_id' | 'access_level' | 'state'>;
+
+/** A group's last owner: no other active owner in it or above, and not one of several blocked owners. */
+async function isLastOwner(db: Kysely<DB>, source: MemberSource, member: OwnerCheck): Promise<boolean> {
+  if (source.type !== 'Namespace' || member.access_level !== ACCESS.OWNER) return false;
+  const others = await otherOwners(db, [...source.inheritedFrom, source.id], member.member_id);
+  return others.active === 0 && (member.state === 'active' || others.blocked === 0);
+}
+
+/** update_project_member / update_group_member. */
+async function mayUpdate(db: Kysely<DB>, source: MemberSource, member: MemberView, editor: MemberEditor): Promise<boolean> {
+  if (source.type === 'Project') return member.user_id !== source.personalOwnerId && member.user_type !== 'project_bot' && editor.canManage;
+  return editor.canManage && !(await isLastOwner(db, source, member));
+}
+
+/** destroy_project_member / destroy_group_member: managers, or members leaving on their own. */
+async function mayDestroy(db: Kysely<DB>, source: MemberSource, member: MemberView, editor: MemberEditor): Promise<boolean> {
+  const self = member.user_id === editor.userId;
+  if (source.type === 'Project') {
+    if (member.user_id === source.personalOwnerId) return false;
+    return self || (member.user_type !== 'project_bot' && editor.canManage);
+  }
+  return (self || editor.canManage) && !(await isLastOwner(db, source, member));
+}
+
+// ---- Writes ---------------------------------------------------------------------------------------
+
+/** POST …/members with one user id. */
+export async function addMember(deps: ServiceDeps, source: MemberSource, editor: MemberEditor, input: { userId: number; accessLevel: number; expiresAt: string | null }): Promise<MemberView> {
+  const { db } = deps;
+  if (await findDirectMember(db, source, input.userId)) throw conflict('Member already exists');
+  const user = await db.selectFrom('users').select(['id', 'user_type']).where('id', '=', input.userId).executeTakeFirst();
+  if (!user) throw notFound('User');
+  const now = deps.now();
+  const errors = await membershipErrors(db, source, { ...input, userType: user.user_type }, now, true);
+  if (errors) throw invalidFields(errors);
+  try {
+    await db.transaction().execute((trx) => insertMembership(trx, source, input, editor.userId, now));
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('Member already exists');
+    throw error;
+  }
+  return (await findDirectMember(db, source, input.userId)) as MemberView;
+}
+
+export const BULK_LIMIT = 100;
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export type BulkResult = { status: 'success' } | { status: 'error'; message: string };
+
+/**
+ * POST …/members with several user ids (or emails of users) separated by commas: each is added,
+ * or updated when already a member; unknown ids are skipped; failures are reported per user.
+ */
+export async function addMembers(deps: ServiceDeps, source: MemberSource, editor: MemberEditor, list: string, accessLevel: number, expiresAt: string | null): Promise<BulkResult> {
+  const { db } = deps;
+  const items = list.split(',');
+  // Ruby's split drops trailing empty strings.
+  while (items.length > 0 && items.at(-1) === '') items.pop();
+  const unique = [...new Set(items)];
+  if (unique.length === 0) return { status: 'error', message: 'No users specified.' };
+  if (unique.length > BULK_LIMIT) return { status: 'error', message: `Too many users specified (limit is ${BULK_LIMIT})` };
+  const ids = unique.filter((s) => /^\d+$/.test(s)).map(Number).filter(Number.isSafeInteger);
+  const emails = unique.filter((s) => !/^\d+$/.test(s) && EMAIL.test(s)).map((s) => s.toLowerCase());
+  if (ids.length === 0 && emails.length === 0) return { status: 'success' };
+  const users = await db
+    .selectFrom('users')
+    .select(['id', 'username', 'user_type', 'email'])
+    .where((eb) => eb.or([...(ids.length ? [eb('id', 'in', ids)] : []), ...(emails.length ? [eb('email', 'in', emails)] : [])]))
+    .orderBy('id')
+    .execute();
+  // The platform handles the users found by email before those found by id.
+  const ordered = [...users.filter((u) => emails.includes(u.email)), ...users.filter((u) => !emails.includes(u.email))];
+  const now = deps.now();
+  const failures: string[] = [];
+  await db.transaction().execute(async (trx) => {
+    for (const user of ordered) {
+      const existing = await findDirectMember(trx, source, user.id);
+      // A membership the editor may not change is left as it is, silently.
+      if (existing && !(await mayUpdate(trx, source, existing, editor))) continue;
+      const input = { userId: user.id, userType: user.user_type, accessLevel, expiresAt };
+      const errors = await membershipErrors(trx, source, input, now, !existing);
+      if (errors) {
+        failures.push(`${user.username}: ${fullMessages(errors)}`);
+        continue;
+      }
+      if (existing) await changeMembership(trx, existing, accessLevel, expiresAt, now);
+      else await insertMembership(trx, source, input, editor.userId, now);
+    }
+  });
+  return failures.length > 0 ? { status: 'error', message: toSentence(failures) } : { status: 'success' };
+}
+
+async function changeMembership(trx: Kysely<DB>, member: MemberView, accessLevel: number, expiresAt: string | null, now: Date): Promise<void> {
+  await trx
+    .updateTable('members')
+    .set({ access_level: accessLevel, expires_at: expiresAt, updated_at: now.toISOString() })
+    .where('id', '=', member.member_id)
+    .execute();
+  await refreshAuthorizations(trx, [member.user_id], now);
+}
+
+/** PUT …/members/:user_id. An expiry left out stays as it is. */
+export async function updateMember(
+  deps: ServiceDeps,
+  source: MemberSource,
+  editor: MemberEditor,
+  userId: number,
+  input: { accessLevel: number; expiresAt: string | null | undefined },
+): Promise<MemberView> {
+  const { db } = deps;
+  const member = await findDirectMember(db, source, userId);
+  if (!member) throw memberNotFound();
+  if (!(await mayUpdate(db, source, member, editor))) throw forbidden();
+  const now = deps.now();
+  const expiresAt = input.expiresAt === undefined ? member.expires_at : input.expiresAt;
+  const errors = await membershipErrors(db, source, { userId, userType: member.user_type, accessLevel: input.accessLevel, expiresAt }, now, false);
+  if (errors) throw invalidFields(errors);
+  await db.transaction().execute((trx) => changeMembership(trx, member, input.accessLevel, expiresAt, now));
+  return (await findDirectMember(db, source, userId)) as MemberView;
+}
+
+type Removal = Pick<MemberView, 'member_id' | 'user_id' | 'source_type' | 'source_id'>;
+
+/** Deletes one membership, with a left (or expired) event for a project. */
+async function destroyMembership(trx: Kysely<DB>, member: Removal, action: 'left' | 'expired', now: Date): Promise<void> {
+  await trx.deleteFrom('members').where('id', '=', member.member_id).execute();
+  if (member.source_type === 'Project') await recordEvent(trx, { projectId: member.source_id, authorId: member.user_id, action }, now);
+}
+
+/**
+ * Leaving a group also ends the user's memberships of its projects and subgroups (a subgroup's
+ * last owner stays), as the platform's destroy service does.
+ */
+async function destroyGroupSubresources(trx: Kysely<DB>, group: MemberSource, userId: number, now: Date): Promise<void> {
+  const prefix = `${group.traversalPath}%`;
+  const projectMembers = await trx
+    .selectFrom('members as m')
+    .innerJoin('projects as p', 'p.id', 'm.source_id')
+    .innerJoin('namespaces as n', 'n.id', 'p.namespace_id')
+    .select(['m.id as member_id', 'm.user_id', 'm.source_type', 'm.source_id'])
+    .where('m.source_type', '=', 'Project')
+    .where('m.user_id', '=', userId)
+    .where('n.traversal_path', 'like', prefix)
+    .orderBy('m.id')
+    .execute();
+  for (const member of projectMembers) await destroyMembership(trx, member, 'left', now);
+  const subgroups = await trx
+    .selectFrom('members as m')
+    .innerJoin('namespaces as g', 'g.id', 'm.source_id')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .selectAll('g')
+    .select(['m.id as member_id', 'm.user_id', 'm.source_type', 'm.source_id', 'm.access_level', 'u.state'])
+    .where('m.source_type', '=', 'Namespace')
+    .where('m.user_id', '=', userId)
+    .where('g.traversal_path', 'like', prefix)
+    .where('g.id', '!=', group.id)
+    .orderBy('m.id')
+    .execute();
+  for (const row of subgroups) {
+    if (await isLastOwner(trx, groupSource(row), row)) continue;
+    await destroyMembership(trx, row, 'left', now);
+  }
+}
+
+/** DELETE …/members/:user_id. */
+export async function removeMember(deps: ServiceDeps, source: MemberSource, editor: MemberEditor, userId: number, options: { skipSubresources: boolean }): Promise<void> {
+  const { db } = deps;
+  const member = await findDirectMember(db, source, userId);
+  if (!member) throw memberNotFound();
+  if (!(await mayDestroy(db, source, member, editor))) throw forbidden();
+  const now = deps.now();
+  await db.transaction().execute(async (trx) => {
+    await destroyMembership(trx, member, 'left', now);
+    if (source.type === 'Namespace' && !options.skipSubresources) await destroyGroupSubresources(trx, source, userId, now);
+    await refreshAuthorizations(trx, [userId], now);
+  });
+}
+
+// ---- Expiry ---------------------------------------------------------------------------------------
+
+async function loadSource(db: Kysely<DB>, type: string, id: number): Promise<MemberSource | null> {
+  if (type === 'Project') {
+    const project = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!project) return null;
+    const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
+    return projectSource(project, namespace);
+  }
+  const group = await db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirst();
+  return group ? groupSource(group) : null;
+}
+
+export const EXPIRY_BATCH = 1000;
+
+/**
+ * Removes every membership whose expiry date has come (an expiry date is the first day without
+ * access), reading EXPIRY_BATCH at a time: a project membership records an expired event, a group
+ * one also ends the user's memberships below it, a group's last owner stays, and a project bot
+ * whose membership expired is deleted with its tokens.
+ */
+export async function removeExpiredMembers(deps: ServiceDeps): Promise<void> {
+  const { db } = deps;
+  const now = deps.now();
+  let failure: unknown = null;
+  let after = 0;
+  for (;;) {
+    const expired = await db
+      .selectFrom('members as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(['m.id as member_id', 'm.source_type', 'm.source_id', 'm.user_id', 'm.access_level', 'u.state', 'u.user_type'])
+      .where('m.expires_at', '<=', dayOf(now))
+      .where('m.id', '>', after)
+      .orderBy('m.id')
+      .limit(EXPIRY_BATCH)
+      .execute();
+    if (expired.length === 0) break;
+    after = expired[expired.length - 1].member_id;
+    for (const member of expired) {
+      try {
+        const source = await loadSource(db, member.source_type, member.source_id);
+        if (!source || (await isLastOwner(db, source, member))) continue;
+        await db.transaction().execute(async (trx) => {
+          await destroyMembership(trx, member, 'expired', now);
+          if (source.type === 'Namespace') await destroyGroupSubresources(trx, source, member.user_id, now);
+          await refreshAuthorizations(trx, [member.user_id], now);
+        });
+        if (member.user_type === 'project_bot') await deleteUser(deps, member.user_id);
+      } catch (error) {
+        // One membership that cannot be removed must not keep the others; the run still fails.
+        failure ??= error;
+      }
+    }
+  }
+  if (failure) throw failure;
+}

@@ -1,0 +1,245 @@
+// Pure row → entity functions for projects. Everything a page of projects needs beyond its rows
+// (namespaces, owners, topics, the viewer's access, statistics) arrives preloaded in a ProjectView
+// built by loadProjectView (projects.finder.ts), so a list costs a fixed number of queries.
+import { type ProjectAbility, projectAbilities, projectFeatureAvailable } from '../../core/access/abilities.ts';
+import { visibilityName } from '../../core/access/levels.ts';
+import type { Actor } from '../../core/auth/actor.ts';
+import { apiUrl, userWebUrl } from '../../core/urls.ts';
+import type { NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
+import type { NamespaceBasic, Project, ProjectSimple, ProjectStatistics, ProjectWithAccess } from './projects.schemas.ts';
+import { type Feature, type ProjectSettings, featureLevel, parseSettings } from './projects.settings.ts';
+
+/** The notification level a membership reports until notification settings exist: 'global'. */
+const GLOBAL_NOTIFICATION_LEVEL = 3;
+
+export interface ProjectView {
+  baseUrl: string;
+  viewer: Actor | null;
+  namespaces: ReadonlyMap<number, NamespaceRow>;
+  /** Owners of the personal namespaces among the projects, by user id. */
+  owners: ReadonlyMap<number, UserRow>;
+  /** Topic names by project id, sorted. */
+  topics: ReadonlyMap<number, string[]>;
+  /** The viewer's effective access level by project id (absent: none). */
+  access: ReadonlyMap<number, number>;
+  /** The viewer's own project membership level by project id. */
+  projectMembers: ReadonlyMap<number, number>;
+  /** The viewer's highest membership of a group or its ancestors, by group id. */
+  groupMembers: ReadonlyMap<number, number>;
+  /** Present when statistics were asked for. */
+  statistics?: ReadonlyMap<number, ProjectStatistics>;
+  /** Present when custom attributes were asked for. */
+  customAttributes?: ReadonlyMap<number, { key: string; value: string }[]>;
+  /** GET /projects/:id?license=true adds license and license_url. */
+  license?: boolean;
+}
+
+/** simple: BasicProjectDetails; full: Entities::Project; with_access: ProjectWithAccess. */
+export type ProjectForm = 'simple' | 'full' | 'with_access';
+
+export const EMPTY_STATISTICS: ProjectStatistics = {
+  commit_count: 0,
+  storage_size: 0,
+  repository_size: 0,
+  wiki_size: 0,
+  lfs_objects_size: 0,
+  job_artifacts_size: 0,
+  pipeline_artifacts_size: 0,
+  packages_size: 0,
+  snippets_size: 0,
+  uploads_size: 0,
+};
+
+export function namespaceWebUrl(baseUrl: string, namespace: Pick<NamespaceRow, 'type' | 'full_path'>): string {
+  return namespace.type === 'Group' ? `${baseUrl}/groups/${namespace.full_path}` : userWebUrl(baseUrl, namespace.full_path);
+}
+
+export function presentNamespaceBasic(namespace: NamespaceRow, baseUrl: string): NamespaceBasic {
+  return {
+    id: namespace.id,
+    name: namespace.name,
+    path: namespace.path,
+    kind: namespace.type === 'Group' ? 'group' : 'user',
+    full_path: namespace.full_path,
+    parent_id: namespace.parent_id,
+    avatar_url: null,
+    web_url: namespaceWebUrl(baseUrl, namespace),
+  };
+}
+
+export function projectWebUrl(baseUrl: string, row: Pick<ProjectRow, 'full_path'>): string {
+  return `${baseUrl}/${row.full_path}`;
+}
+
+/** What the view's viewer may do to one project, and the features open to them. */
+function accessOf(row: ProjectRow, view: ProjectView) {
+  const access = view.access.get(row.id) ?? 0;
+  const can = projectAbilities(view.viewer, row, access);
+  return { access, can };
+}
+
+function simpleFields(row: ProjectRow, view: ProjectView, can: Set<ProjectAbility>): ProjectSimple {
+  const namespace = view.namespaces.get(row.namespace_id) as NamespaceRow;
+  const topics = view.topics.get(row.id) ?? [];
+  const host = new URL(view.baseUrl).hostname;
+  const entity: ProjectSimple = {
+    id: row.id,
+    description: row.description,
+    name: row.name,
+    name_with_namespace: row.name_with_namespace,
+    path: row.path,
+    path_with_namespace: row.full_path,
+    created_at: row.created_at,
+    ...(can.has('download_code') ? { default_branch: row.default_branch } : {}),
+    tag_list: topics,
+    topics,
+    ssh_url_to_repo: `git@${host}:${row.full_path}.git`,
+    http_url_to_repo: `${projectWebUrl(view.baseUrl, row)}.git`,
+    web_url: projectWebUrl(view.baseUrl, row),
+    // No repository holds a README (or a license) until repositories exist.
+    readme_url: null,
+    ...(view.license ? { license_url: null, license: null } : {}),
+    avatar_url: null,
+    // Forks do not exist yet.
+    forks_count: 0,
+    star_count: row.star_count,
+    last_activity_at: row.last_activity_at,
+    namespace: presentNamespaceBasic(namespace, view.baseUrl),
+  };
+  if (view.customAttributes) entity.custom_attributes = view.customAttributes.get(row.id) ?? [];
+  return entity;
+}
+
+function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set<ProjectAbility>, adminFields: boolean): Project {
+  const settings: ProjectSettings = parseSettings(row.settings);
+  const namespace = view.namespaces.get(row.namespace_id) as NamespaceRow;
+  const level = (feature: Feature) => featureLevel(row, settings, feature);
+  const available = (feature: Feature) => can.has('read_project') && projectFeatureAvailable(view.viewer, row, access, feature, level(feature));
+  const self = apiUrl(view.baseUrl, `/projects/${row.id}`);
+  const owner = namespace.type === 'User' && namespace.owner_id !== null ? view.owners.get(namespace.owner_id) : undefined;
+  const admin = adminFields && can.has('admin_project');
+  const statistics = view.statistics && can.has('read_statistics') ? (view.statistics.get(row.id) ?? EMPTY_STATISTICS) : undefined;
+  const simple = simpleFields(row, view, can);
+  return {
+    ...simple,
+    container_registry_image_prefix: `${new URL(view.baseUrl).host}/${row.full_path.toLowerCase()}`,
+    _links: {
+      self,
+      ...(available('issues') ? { issues: `${self}/issues` } : {}),
+      ...(available('merge_requests') ? { merge_requests: `${self}/merge_requests` } : {}),
+      repo_branches: `${self}/repository/branches`,
+      labels: `${self}/labels`,
+      events: `${self}/events`,
+      members: `${self}/members`,
+    },
+    packages_enabled: settings.packages_enabled,
+    // Repositories are not created yet, so every project's is empty.
+    empty_repo: true,
+    archived: Boolean(row.archived),
+    visibility: visibilityName(row.visibility_level),
+    ...(owner
+      ? {
+          owner: {
+            id: owner.id,
+            username: owner.username,
+            name: owner.name,
+            state: owner.state,
+            avatar_url: null,
+            web_url: userWebUrl(view.baseUrl, owner.username),
+            created_at: owner.created_at,
+          },
+        }
+      : {}),
+    resolve_outdated_diff_discussions: settings.resolve_outdated_diff_discussions,
+    issues_enabled: available('issues'),
+    merge_requests_enabled: available('merge_requests'),
+    wiki_enabled: available('wiki'),
+    jobs_enabled: available('builds'),
+    snippets_enabled: available('snippets'),
+    container_registry_enabled: available('container_registry'),
+    service_desk_enabled: settings.service_desk_enabled,
+    service_desk_address: null,
+    can_create_merge_request_in: can.has('create_merge_request_in') && available('merge_requests') && available('repository'),
+    issues_access_level: level('issues'),
+    repository_access_level: level('repository'),
+    merge_requests_access_level: level('merge_requests'),
+    forking_access_level: level('forking'),
+    wiki_access_level: level('wiki'),
+    builds_access_level: level('builds'),
+    snippets_access_level: level('snippets'),
+    pages_access_level: level('pages'),
+    operations_access_level: level('operations'),
+    analytics_access_level: level('analytics'),
+    container_registry_access_level: level('container_registry'),
+    emails_disabled: settings.emails_disabled,
+    shared_runners_enabled: settings.shared_runners_enabled,
+    lfs_enabled: settings.lfs_enabled,
+    creator_id: row.creator_id,
+    import_status: row.import_status,
+    ...(admin ? { import_error: settings.import_error } : {}),
+    // Issues do not exist yet, so none is open.
+    ...(available('issues') ? { open_issues_count: 0 } : {}),
+    ...(admin ? { runners_token: row.runners_token } : {}),
+    ci_default_git_depth: settings.ci_default_git_depth,
+    ci_forward_deployment_enabled: settings.ci_forward_deployment_enabled,
+    ci_job_token_scope_enabled: settings.ci_job_token_scope_enabled,
+    public_jobs: settings.public_builds,
+    ...(admin ? { build_git_strategy: settings.build_git_strategy } : {}),
+    build_timeout: settings.build_timeout,
+    auto_cancel_pending_pipelines: settings.auto_cancel_pending_pipelines,
+    build_coverage_regex: settings.build_coverage_regex,
+    ...(can.has('download_code') ? { ci_config_path: settings.ci_config_path } : {}),
+    // Sharing a project with a group is not offered yet.
+    shared_with_groups: [],
+    only_allow_merge_if_pipeline_succeeds: settings.only_allow_merge_if_pipeline_succeeds,
+    allow_merge_on_skipped_pipeline: settings.allow_merge_on_skipped_pipeline,
+    restrict_user_defined_variables: settings.restrict_user_defined_variables,
+    request_access_enabled: settings.request_access_enabled,
+    only_allow_merge_if_all_discussions_are_resolved: settings.only_allow_merge_if_all_discussions_are_resolved,
+    remove_source_branch_after_merge: settings.remove_source_branch_after_merge,
+    printing_merge_request_link_enabled: settings.printing_merge_request_link_enabled,
+    merge_method: settings.merge_method,
+    squash_option: settings.squash_option,
+    suggestion_commit_message: settings.suggestion_commit_message,
+    ...(statistics ? { statistics } : {}),
+    auto_devops_enabled: settings.auto_devops_enabled,
+    auto_devops_deploy_strategy: settings.auto_devops_deploy_strategy,
+    autoclose_referenced_issues: settings.autoclose_referenced_issues,
+    ...(view.viewer?.isAdmin ? { repository_storage: row.repository_storage } : {}),
+    keep_latest_artifact: settings.keep_latest_artifact,
+    // Delayed deletion is not offered: projects are removed at once.
+    marked_for_deletion_at: null,
+    marked_for_deletion_on: null,
+  };
+}
+
+function permissionsOf(row: ProjectRow, view: ProjectView): ProjectWithAccess['permissions'] {
+  const namespace = view.namespaces.get(row.namespace_id) as NamespaceRow;
+  const projectLevel = view.projectMembers.get(row.id);
+  const groupLevel = namespace.type === 'Group' ? view.groupMembers.get(namespace.id) : undefined;
+  return {
+    project_access: projectLevel === undefined ? null : { access_level: projectLevel, notification_level: GLOBAL_NOTIFICATION_LEVEL },
+    group_access: groupLevel === undefined ? null : { access_level: groupLevel, notification_level: GLOBAL_NOTIFICATION_LEVEL },
+  };
+}
+
+/**
+ * One project in the chosen form. `adminFields` (single-project answers only, as on the
+ * platform) adds runners_token, import_error and build_git_strategy for callers who may
+ * administer the project.
+ */
+export function presentProject(row: ProjectRow, view: ProjectView, form: 'simple'): ProjectSimple;
+export function presentProject(row: ProjectRow, view: ProjectView, form: 'full', adminFields?: boolean): Project;
+export function presentProject(row: ProjectRow, view: ProjectView, form: 'with_access', adminFields?: boolean): ProjectWithAccess;
+export function presentProject(row: ProjectRow, view: ProjectView, form: ProjectForm, adminFields?: boolean): ProjectSimple | Project | ProjectWithAccess;
+export function presentProject(row: ProjectRow, view: ProjectView, form: ProjectForm, adminFields = false): ProjectSimple | Project | ProjectWithAccess {
+  const { access, can } = accessOf(row, view);
+  if (form === 'simple') return simpleFields(row, view, can);
+  const entity = fullFields(row, view, access, can, adminFields);
+  return form === 'full' ? entity : { ...entity, permissions: permissionsOf(row, view) };
+}
+
+/** A page of projects in one form (lists never carry the administrator-only fields). */
+export function presentProjects(rows: readonly ProjectRow[], view: ProjectView, form: ProjectForm): (ProjectSimple | Project | ProjectWithAccess)[] {
+  return rows.map((row) => presentProject(row, view, form));
+}

@@ -1,0 +1,223 @@
+// Projects: spec Part 2 §4.1 (lists), and the single-project routes of the platform's API
+// (show, create, update, delete, archive, star, users, custom attributes).
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { requireAdmin, requireUser } from '../../core/access/guards.ts';
+import { findProject, loadGroup, loadProject } from '../../core/access/loaders.ts';
+import { DomainError, forbidden, notFound } from '../../core/errors.ts';
+import { KEYSET_UNAVAILABLE, paginate, paginateByKeysetFilter, wantsKeyset } from '../../core/pagination.ts';
+import type { ProjectRow } from '../../db/schema.ts';
+import { presentUserBasic } from '../users/users.presenter.ts';
+import {
+  type ProjectsQuery,
+  type ViewOptions,
+  effectiveOrder,
+  filterProjects,
+  findProjectById,
+  findProjectCustomAttribute,
+  findUserByIdOrUsername,
+  groupProjectsOf,
+  listProjectCustomAttributes,
+  loadProjectView,
+  orderProjects,
+  personalProjectsOf,
+  projectUsers,
+  userSearch,
+  visibleProjects,
+} from './projects.finder.ts';
+import { type ProjectForm, presentProject, presentProjects } from './projects.presenter.ts';
+import {
+  CreateProjectBody,
+  CreateUserProjectBody,
+  CreateUserProjectParams,
+  GroupProjectsQuery,
+  ListProjectsQuery,
+  ProjectCustomAttributeParams,
+  ProjectIdParams,
+  ProjectUsersQuery,
+  SetProjectCustomAttributeBody,
+  ShowProjectQuery,
+  UpdateProjectBody,
+  UserProjectsParams,
+} from './projects.schemas.ts';
+import {
+  createProject,
+  deleteProject,
+  deleteProjectCustomAttribute,
+  setArchived,
+  setProjectCustomAttribute,
+  starProject,
+  unstarProject,
+  updateProject,
+} from './projects.service.ts';
+
+const SIGNED_IN = { auth: 'required' } as const;
+
+export const projectRoutes: FastifyPluginAsync = async (api) => {
+  const deps = api.deps;
+  const { db } = deps;
+
+  /** One project for the request's actor, in a form. */
+  async function present(req: FastifyRequest, row: ProjectRow, form: ProjectForm, options: ViewOptions & { adminFields?: boolean } = {}) {
+    const view = await loadProjectView(deps, req.actor, [row], options);
+    return presentProject(row, view, form, options.adminFields);
+  }
+
+  /**
+   * Orders, paginates and presents a list: offset pagination capped for type Project, or the
+   * classic keyset (order_by=id only).
+   */
+  async function list(req: FastifyRequest, reply: FastifyReply, query: ProjectsQuery, q: ListProjectsQuery, forms: { anonymous: ProjectForm; signedIn: ProjectForm; keyset: boolean }) {
+    const actor = req.actor;
+    const admin = actor?.isAdmin ?? false;
+    const sort = q.sort ?? 'desc';
+    const orderBy = effectiveOrder(q, actor);
+    const ordered = orderProjects(query, orderBy, sort, actor, q.search ?? '');
+
+    let rows: ProjectRow[];
+    if (wantsKeyset(req)) {
+      if (!forms.keyset || orderBy !== 'id') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+      rows = await paginateByKeysetFilter(req, reply, ordered, { param: 'id', key: 'id', direction: sort });
+    } else {
+      rows = await paginate(req, reply, ordered, forms.keyset ? { offsetCapType: 'Project' } : {});
+    }
+    const form: ProjectForm = q.simple ? 'simple' : actor ? forms.signedIn : forms.anonymous;
+    const view = await loadProjectView(deps, actor, rows, { statistics: q.statistics, customAttributes: admin && q.with_custom_attributes });
+    return presentProjects(rows, view, form);
+  }
+
+  // ---- Lists ------------------------------------------------------------------------------
+
+  api.get('/projects', { schema: { querystring: ListProjectsQuery } }, async (req, reply) => {
+    const q = req.query as ListProjectsQuery;
+    const admin = req.actor?.isAdmin ?? false;
+    const query = filterProjects(visibleProjects(db, req.actor, q), req.actor, q, { admin });
+    return list(req, reply, query, q, { anonymous: 'simple', signedIn: 'with_access', keyset: true });
+  });
+
+  api.get('/users/:user_id/projects', { schema: { params: UserProjectsParams, querystring: ListProjectsQuery } }, async (req, reply) => {
+    const { user_id: ref } = req.params as { user_id: string };
+    const q = req.query as ListProjectsQuery;
+    const user = await findUserByIdOrUsername(db, ref);
+    if (!user) throw notFound('User');
+    const admin = req.actor?.isAdmin ?? false;
+    const query = filterProjects(personalProjectsOf(visibleProjects(db, req.actor, q), user.id), req.actor, q, { admin });
+    return list(req, reply, query, q, { anonymous: 'simple', signedIn: 'with_access', keyset: true });
+  });
+
+  api.get('/groups/:id/projects', { schema: { params: ProjectIdParams, querystring: GroupProjectsQuery }, preHandler: loadGroup('read_group') }, async (req, reply) => {
+    const q = req.query as GroupProjectsQuery;
+    const admin = req.actor?.isAdmin ?? false;
+    const query = filterProjects(groupProjectsOf(visibleProjects(db, req.actor, q), req.group.row, q.include_subgroups ?? false), req.actor, q, { admin });
+    // The platform answers a group's projects in the full form without permissions, to everyone,
+    // with offset pagination only.
+    return list(req, reply, query, q, { anonymous: 'full', signedIn: 'full', keyset: false });
+  });
+
+  // ---- Create -----------------------------------------------------------------------------
+
+  api.post('/projects', { schema: { body: CreateProjectBody }, config: SIGNED_IN }, async (req, reply) => {
+    const actor = requireUser(req);
+    const row = await createProject(deps, actor, req.body as CreateProjectBody);
+    reply.code(201);
+    return present(req, row, 'full', { adminFields: true });
+  });
+
+  api.post('/projects/user/:user_id', { schema: { params: CreateUserProjectParams, body: CreateUserProjectBody }, config: SIGNED_IN }, async (req, reply) => {
+    const actor = requireAdmin(req);
+    const user = await findUserByIdOrUsername(db, String((req.params as { user_id: number }).user_id));
+    if (!user) throw notFound('User');
+    const row = await createProject(deps, actor, req.body as CreateProjectBody, { asUser: user });
+    reply.code(201);
+    return present(req, row, 'full', { adminFields: true });
+  });
+
+  // ---- One project ------------------------------------------------------------------------
+
+  api.get('/projects/:id', { schema: { params: ProjectIdParams, querystring: ShowProjectQuery }, preHandler: loadProject('read_project') }, async (req) => {
+    const q = req.query as ShowProjectQuery;
+    const options = { statistics: q.statistics, license: q.license, customAttributes: (req.actor?.isAdmin ?? false) && q.with_custom_attributes, adminFields: true };
+    return present(req, req.project.row, req.actor ? 'with_access' : 'simple', options);
+  });
+
+  api.put('/projects/:id', { schema: { params: ProjectIdParams, body: UpdateProjectBody }, config: SIGNED_IN, preHandler: loadProject('admin_project') }, async (req) => {
+    const row = await updateProject(deps, requireUser(req), req.project, req.body as UpdateProjectBody);
+    return present(req, row, 'full', { adminFields: true });
+  });
+
+  api.delete('/projects/:id', { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('remove_project') }, async (req, reply) => {
+    const row = req.project.row;
+    // If-Unmodified-Since older than the project's last change refuses the deletion.
+    const since = req.headers['if-unmodified-since'];
+    if (typeof since === 'string' && !Number.isNaN(Date.parse(since)) && Date.parse(row.updated_at) > Date.parse(since) + 999) {
+      throw new DomainError('bad_request', '412 Precondition Failed', { status: 412 });
+    }
+    await deleteProject(deps, row);
+    return reply.code(202).send({ message: '202 Accepted' });
+  });
+
+  for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
+    api.post(`/projects/:id/${action}`, { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('archive_project') }, async (req, reply) => {
+      const row = await setArchived(deps, req.project.row, archived);
+      reply.code(201);
+      return present(req, row, 'full');
+    });
+  }
+
+  // 201 with the project when the star changed, 304 (no body) when it already was so.
+  for (const [action, change] of [['star', starProject], ['unstar', unstarProject]] as const) {
+    api.post(`/projects/:id/${action}`, { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('read_project') }, async (req, reply) => {
+      const actor = requireUser(req);
+      if (!(await change(deps, actor.user.id, req.project.row.id))) return reply.code(304).send();
+      const row = (await findProjectById(db, req.project.row.id)) as ProjectRow;
+      reply.code(201);
+      return present(req, row, 'full');
+    });
+  }
+
+  api.get('/projects/:id/users', { schema: { params: ProjectIdParams, querystring: ProjectUsersQuery }, preHandler: loadProject('read_project') }, async (req, reply) => {
+    const q = req.query as ProjectUsersQuery;
+    let query = projectUsers(db, req.project.row.id);
+    if (q.skip_users?.length) query = query.where('users.id', 'not in', q.skip_users);
+    const search = q.search?.trim() ? userSearch(q.search) : null;
+    const matching = search?.where;
+    if (matching) query = query.where(() => matching);
+    const ordered = search ? query.orderBy(search.rank).orderBy('users.name').orderBy('users.id') : query.orderBy('users.id');
+    const rows = await paginate(req, reply, ordered);
+    return rows.map((u) => presentUserBasic(u, { baseUrl: deps.config.externalUrl }));
+  });
+
+  // ---- Custom attributes (administrators) ---------------------------------------------------
+  // As on the platform, the project is looked up (whatever its visibility) before the caller is
+  // checked: a missing project is 404 for everyone, anyone but an administrator gets 403.
+
+  async function projectFor(req: FastifyRequest): Promise<ProjectRow> {
+    const found = await findProject(req, (req.params as { id: string }).id);
+    if (!found) throw notFound('Project');
+    if (!req.actor?.isAdmin) throw forbidden();
+    return found.row;
+  }
+
+  const attributes = '/projects/:id/custom_attributes';
+
+  api.get(attributes, { schema: { params: ProjectIdParams } }, async (req) => listProjectCustomAttributes(db, (await projectFor(req)).id));
+
+  api.get(`${attributes}/:key`, { schema: { params: ProjectCustomAttributeParams } }, async (req) => {
+    const row = await projectFor(req);
+    const attribute = await findProjectCustomAttribute(db, row.id, (req.params as { key: string }).key);
+    // A record lookup that fails answers the platform's generic "404 Not found" (lower-case f).
+    if (!attribute) throw new DomainError('not_found', '404 Not found');
+    return attribute;
+  });
+
+  api.put(`${attributes}/:key`, { schema: { params: ProjectCustomAttributeParams, body: SetProjectCustomAttributeBody }, config: SIGNED_IN }, async (req) => {
+    const row = await projectFor(req);
+    return setProjectCustomAttribute(deps, row.id, (req.params as { key: string }).key, (req.body as { value: string }).value);
+  });
+
+  api.delete(`${attributes}/:key`, { schema: { params: ProjectCustomAttributeParams }, config: SIGNED_IN }, async (req, reply) => {
+    const row = await projectFor(req);
+    await deleteProjectCustomAttribute(deps, row.id, (req.params as { key: string }).key);
+    return reply.code(204).send();
+  });
+};
+

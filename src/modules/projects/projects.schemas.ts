@@ -1,0 +1,409 @@
+// Projects (spec Part 2 §2.1, §4.1): the entity ladder (simple → full → with permissions) and
+// the parameters of every projects route.
+import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { PageParams } from '../../core/pagination.ts';
+import { Bool, CommaList, IdOrPath, OneOf, Params } from '../../core/params.ts';
+import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
+import { ACCESS } from '../../core/access/levels.ts';
+
+// ---- Entities -------------------------------------------------------------------------------------
+
+/** One of these strings, as an entity field (a union of literals, which the strict matcher checks). */
+const Literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v))) as TUnion<TLiteral<T[number]>[]>;
+
+export const NamespaceBasicEntity = Entity({
+  id: Type.Integer(),
+  name: Type.String(),
+  path: Type.String(),
+  kind: Literals(['user', 'group']),
+  full_path: Type.String(),
+  parent_id: Nullable(Type.Integer()),
+  avatar_url: Nullable(Type.String()),
+  web_url: Type.String(),
+});
+
+/** The platform's UserBasic, plus created_at which the spec's owner {id, name, created_at} names. */
+export const ProjectOwnerEntity = Entity({
+  id: Type.Integer(),
+  username: Type.String(),
+  name: Type.String(),
+  state: Type.String(),
+  avatar_url: Nullable(Type.String()),
+  web_url: Type.String(),
+  created_at: Timestamp,
+});
+
+export const ProjectCustomAttributeEntity = Entity({ key: Type.String(), value: Type.String() });
+
+const simple = {
+  id: Type.Integer(),
+  description: Nullable(Type.String()),
+  name: Type.String(),
+  name_with_namespace: Type.String(),
+  path: Type.String(),
+  path_with_namespace: Type.String(),
+  created_at: Timestamp,
+  // Only for callers who may download the code.
+  default_branch: Type.Optional(Nullable(Type.String())),
+  tag_list: Type.Array(Type.String()),
+  topics: Type.Array(Type.String()),
+  ssh_url_to_repo: Type.String(),
+  http_url_to_repo: Type.String(),
+  web_url: Type.String(),
+  readme_url: Nullable(Type.String()),
+  // Only with GET /projects/:id?license=true.
+  license_url: Type.Optional(Nullable(Type.String())),
+  license: Type.Optional(Nullable(Entity({ key: Type.String(), name: Type.String(), nickname: Nullable(Type.String()), html_url: Nullable(Type.String()), source_url: Nullable(Type.String()) }))),
+  avatar_url: Nullable(Type.String()),
+  forks_count: Type.Integer(),
+  star_count: Type.Integer(),
+  last_activity_at: Timestamp,
+  namespace: NamespaceBasicEntity,
+  custom_attributes: Type.Optional(Type.Array(ProjectCustomAttributeEntity)),
+};
+
+/** BasicProjectDetails: anonymous callers and `simple=true`. */
+export const ProjectSimpleEntity = Entity(simple);
+
+export const ProjectStatisticsEntity = Entity({
+  commit_count: Type.Integer(),
+  storage_size: Type.Integer(),
+  repository_size: Type.Integer(),
+  wiki_size: Type.Integer(),
+  lfs_objects_size: Type.Integer(),
+  job_artifacts_size: Type.Integer(),
+  pipeline_artifacts_size: Type.Integer(),
+  packages_size: Type.Integer(),
+  snippets_size: Type.Integer(),
+  uploads_size: Type.Integer(),
+});
+
+const Links = Entity({
+  self: Type.String(),
+  issues: Type.Optional(Type.String()),
+  merge_requests: Type.Optional(Type.String()),
+  repo_branches: Type.String(),
+  labels: Type.String(),
+  events: Type.String(),
+  members: Type.String(),
+});
+
+export const FEATURE_LEVELS = ['disabled', 'private', 'enabled'] as const;
+export const PUBLIC_FEATURE_LEVELS = ['disabled', 'private', 'enabled', 'public'] as const;
+const FeatureLevel = Literals(PUBLIC_FEATURE_LEVELS);
+
+export const SharedGroupEntity = Entity({
+  group_id: Type.Integer(),
+  group_name: Type.String(),
+  group_full_path: Type.String(),
+  group_access_level: Type.Integer(),
+  expires_at: Nullable(Type.String()),
+});
+
+const full = {
+  ...simple,
+  container_registry_image_prefix: Type.String(),
+  _links: Links,
+  packages_enabled: Type.Boolean(),
+  empty_repo: Type.Boolean(),
+  archived: Type.Boolean(),
+  visibility: Literals(['private', 'internal', 'public']),
+  // Only for projects in a personal namespace.
+  owner: Type.Optional(ProjectOwnerEntity),
+  resolve_outdated_diff_discussions: Type.Boolean(),
+  issues_enabled: Type.Boolean(),
+  merge_requests_enabled: Type.Boolean(),
+  wiki_enabled: Type.Boolean(),
+  jobs_enabled: Type.Boolean(),
+  snippets_enabled: Type.Boolean(),
+  container_registry_enabled: Type.Boolean(),
+  service_desk_enabled: Type.Boolean(),
+  service_desk_address: Nullable(Type.String()),
+  can_create_merge_request_in: Type.Boolean(),
+  issues_access_level: FeatureLevel,
+  repository_access_level: FeatureLevel,
+  merge_requests_access_level: FeatureLevel,
+  forking_access_level: FeatureLevel,
+  wiki_access_level: FeatureLevel,
+  builds_access_level: FeatureLevel,
+  snippets_access_level: FeatureLevel,
+  pages_access_level: FeatureLevel,
+  operations_access_level: FeatureLevel,
+  analytics_access_level: FeatureLevel,
+  container_registry_access_level: FeatureLevel,
+  emails_disabled: Nullable(Type.Boolean()),
+  shared_runners_enabled: Type.Boolean(),
+  lfs_enabled: Type.Boolean(),
+  creator_id: Nullable(Type.Integer()),
+  import_status: Type.String(),
+  // These three only for callers who may administer the project, on single-project answers.
+  import_error: Type.Optional(Nullable(Type.String())),
+  open_issues_count: Type.Optional(Type.Integer()),
+  runners_token: Type.Optional(Type.String()),
+  ci_default_git_depth: Nullable(Type.Integer()),
+  ci_forward_deployment_enabled: Type.Boolean(),
+  ci_job_token_scope_enabled: Type.Boolean(),
+  public_jobs: Type.Boolean(),
+  build_git_strategy: Type.Optional(Literals(['fetch', 'clone'])),
+  build_timeout: Type.Integer(),
+  auto_cancel_pending_pipelines: Literals(['enabled', 'disabled']),
+  build_coverage_regex: Nullable(Type.String()),
+  ci_config_path: Type.Optional(Nullable(Type.String())),
+  shared_with_groups: Type.Array(SharedGroupEntity),
+  only_allow_merge_if_pipeline_succeeds: Type.Boolean(),
+  allow_merge_on_skipped_pipeline: Nullable(Type.Boolean()),
+  restrict_user_defined_variables: Type.Boolean(),
+  request_access_enabled: Type.Boolean(),
+  only_allow_merge_if_all_discussions_are_resolved: Type.Boolean(),
+  remove_source_branch_after_merge: Nullable(Type.Boolean()),
+  printing_merge_request_link_enabled: Type.Boolean(),
+  merge_method: Literals(['merge', 'rebase_merge', 'ff']),
+  squash_option: Literals(['never', 'always', 'default_on', 'default_off']),
+  suggestion_commit_message: Nullable(Type.String()),
+  statistics: Type.Optional(ProjectStatisticsEntity),
+  auto_devops_enabled: Type.Boolean(),
+  auto_devops_deploy_strategy: Literals(['continuous', 'manual', 'timed_incremental']),
+  autoclose_referenced_issues: Type.Boolean(),
+  // Only for administrators.
+  repository_storage: Type.Optional(Type.String()),
+  keep_latest_artifact: Type.Boolean(),
+  marked_for_deletion_at: Nullable(Type.String()),
+  marked_for_deletion_on: Nullable(Type.String()),
+};
+
+/** Entities::Project: answers of writes (create, update, archive, star). */
+export const ProjectEntity = Entity(full);
+
+const MemberAccess = Nullable(Entity({ access_level: Type.Integer(), notification_level: Nullable(Type.Integer()) }));
+
+/** ProjectWithAccess: signed-in reads. */
+export const ProjectWithAccessEntity = Entity({
+  ...full,
+  permissions: Entity({ project_access: MemberAccess, group_access: MemberAccess }),
+});
+
+export type ProjectSimple = Static<typeof ProjectSimpleEntity>;
+export type Project = Static<typeof ProjectEntity>;
+export type ProjectWithAccess = Static<typeof ProjectWithAccessEntity>;
+export type ProjectStatistics = Static<typeof ProjectStatisticsEntity>;
+export type NamespaceBasic = Static<typeof NamespaceBasicEntity>;
+
+// ---- Parameters -------------------------------------------------------------------------------
+
+export const ProjectIdParams = Params({ id: IdOrPath });
+
+export const ORDER_COLUMNS = ['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity'] as const;
+/** Orders by statistics columns, for administrators only; others get the default order. */
+export const STATISTICS_ORDERS = ['storage_size', 'repository_size', 'wiki_size', 'packages_size'] as const;
+
+const sortParams = {
+  order_by: Type.Optional(OneOf([...ORDER_COLUMNS, ...STATISTICS_ORDERS], { default: 'created_at' })),
+  sort: Type.Optional(OneOf(['asc', 'desc'], { default: 'desc' })),
+};
+
+const filterParams = {
+  archived: Type.Optional(Bool()),
+  visibility: Type.Optional(OneOf(['private', 'internal', 'public'])),
+  search: Type.Optional(Type.String()),
+  search_namespaces: Type.Optional(Bool()),
+  owned: Type.Optional(Bool({ default: false })),
+  starred: Type.Optional(Bool({ default: false })),
+  membership: Type.Optional(Bool({ default: false })),
+  with_issues_enabled: Type.Optional(Bool({ default: false })),
+  with_merge_requests_enabled: Type.Optional(Bool({ default: false })),
+  with_programming_language: Type.Optional(Type.String()),
+  min_access_level: Type.Optional(Type.Integer({ enum: [ACCESS.GUEST, ACCESS.REPORTER, ACCESS.DEVELOPER, ACCESS.MAINTAINER, ACCESS.OWNER] })),
+  id_after: Type.Optional(Type.Integer()),
+  id_before: Type.Optional(Type.Integer()),
+  last_activity_after: Type.Optional(Type.String({ format: 'date-time' })),
+  last_activity_before: Type.Optional(Type.String({ format: 'date-time' })),
+  repository_storage: Type.Optional(Type.String()),
+  topic: Type.Optional(CommaList(Type.String())),
+};
+
+const collectionParams = {
+  ...PageParams,
+  ...sortParams,
+  ...filterParams,
+  simple: Type.Optional(Bool({ default: false })),
+  statistics: Type.Optional(Bool({ default: false })),
+  with_custom_attributes: Type.Optional(Bool({ default: false })),
+  custom_attributes: Type.Optional(Type.Record(Type.String(), Type.String())),
+};
+
+export const ListProjectsQuery = Params(collectionParams);
+export type ListProjectsQuery = Static<typeof ListProjectsQuery>;
+
+export const UserProjectsParams = Params({ user_id: Type.String() });
+export const UserProjectsQuery = ListProjectsQuery;
+
+export const GroupProjectsQuery = Params({
+  ...collectionParams,
+  include_subgroups: Type.Optional(Bool({ default: false })),
+  with_shared: Type.Optional(Bool({ default: true })),
+  with_security_reports: Type.Optional(Bool({ default: false })),
+});
+export type GroupProjectsQuery = Static<typeof GroupProjectsQuery>;
+
+export const ShowProjectQuery = Params({
+  statistics: Type.Optional(Bool({ default: false })),
+  license: Type.Optional(Bool({ default: false })),
+  with_custom_attributes: Type.Optional(Bool({ default: false })),
+});
+export type ShowProjectQuery = Static<typeof ShowProjectQuery>;
+
+const featureLevel = () => Type.Optional(OneOf(FEATURE_LEVELS));
+const publicFeatureLevel = () => Type.Optional(OneOf(PUBLIC_FEATURE_LEVELS));
+
+/** Settings that create and update share (the platform's optional_project_params). */
+const projectSettings = {
+  description: Type.Optional(Type.String()),
+  build_git_strategy: Type.Optional(OneOf(['fetch', 'clone'])),
+  build_timeout: Type.Optional(Type.Integer()),
+  auto_cancel_pending_pipelines: Type.Optional(OneOf(['disabled', 'enabled'])),
+  build_coverage_regex: Type.Optional(Type.String()),
+  ci_config_path: Type.Optional(Type.String()),
+  service_desk_enabled: Type.Optional(Bool()),
+  issues_enabled: Type.Optional(Bool()),
+  merge_requests_enabled: Type.Optional(Bool()),
+  wiki_enabled: Type.Optional(Bool()),
+  jobs_enabled: Type.Optional(Bool()),
+  snippets_enabled: Type.Optional(Bool()),
+  issues_access_level: featureLevel(),
+  repository_access_level: featureLevel(),
+  merge_requests_access_level: featureLevel(),
+  forking_access_level: featureLevel(),
+  wiki_access_level: featureLevel(),
+  builds_access_level: featureLevel(),
+  snippets_access_level: featureLevel(),
+  pages_access_level: publicFeatureLevel(),
+  operations_access_level: featureLevel(),
+  analytics_access_level: featureLevel(),
+  container_registry_access_level: featureLevel(),
+  emails_disabled: Type.Optional(Bool()),
+  show_default_award_emojis: Type.Optional(Bool()),
+  shared_runners_enabled: Type.Optional(Bool()),
+  resolve_outdated_diff_discussions: Type.Optional(Bool()),
+  remove_source_branch_after_merge: Type.Optional(Bool()),
+  container_registry_enabled: Type.Optional(Bool()),
+  lfs_enabled: Type.Optional(Bool()),
+  visibility: Type.Optional(OneOf(['private', 'internal', 'public'])),
+  public_builds: Type.Optional(Bool()),
+  request_access_enabled: Type.Optional(Bool()),
+  only_allow_merge_if_pipeline_succeeds: Type.Optional(Bool()),
+  allow_merge_on_skipped_pipeline: Type.Optional(Bool()),
+  only_allow_merge_if_all_discussions_are_resolved: Type.Optional(Bool()),
+  tag_list: Type.Optional(CommaList(Type.String())),
+  topics: Type.Optional(CommaList(Type.String())),
+  printing_merge_request_link_enabled: Type.Optional(Bool()),
+  merge_method: Type.Optional(OneOf(['ff', 'rebase_merge', 'merge'])),
+  squash_option: Type.Optional(OneOf(['never', 'always', 'default_on', 'default_off'])),
+  suggestion_commit_message: Type.Optional(Type.String()),
+  auto_devops_enabled: Type.Optional(Bool()),
+  auto_devops_deploy_strategy: Type.Optional(OneOf(['continuous', 'manual', 'timed_incremental'])),
+  autoclose_referenced_issues: Type.Optional(Bool()),
+  repository_storage: Type.Optional(Type.String()),
+  packages_enabled: Type.Optional(Bool()),
+  initialize_with_readme: Type.Optional(Bool()),
+  ci_default_git_depth: Type.Optional(Type.Integer()),
+} satisfies Record<string, TSchema>;
+
+export const CreateProjectBody = Params(
+  {
+    name: Type.Optional(Type.String()),
+    path: Type.Optional(Type.String()),
+    namespace_id: Type.Optional(Type.Integer()),
+    default_branch: Type.Optional(Type.String()),
+    ...projectSettings,
+  },
+  { 'x-at-least-one-of': [['name', 'path']] },
+);
+export type CreateProjectBody = Static<typeof CreateProjectBody>;
+
+export const CreateUserProjectParams = Params({ user_id: Type.Integer() });
+export const CreateUserProjectBody = Params({
+  name: Type.String(),
+  path: Type.Optional(Type.String()),
+  namespace_id: Type.Optional(Type.Integer()),
+  default_branch: Type.Optional(Type.String()),
+  ...projectSettings,
+});
+
+const updateOnly = {
+  name: Type.Optional(Type.String()),
+  default_branch: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String()),
+  ci_forward_deployment_enabled: Type.Optional(Bool()),
+  restrict_user_defined_variables: Type.Optional(Bool()),
+  keep_latest_artifact: Type.Optional(Bool()),
+};
+
+/** The platform's update_params_at_least_one_of, in its order. */
+export const UPDATE_KEYS = [
+  'allow_merge_on_skipped_pipeline',
+  'analytics_access_level',
+  'autoclose_referenced_issues',
+  'auto_devops_enabled',
+  'auto_devops_deploy_strategy',
+  'auto_cancel_pending_pipelines',
+  'build_coverage_regex',
+  'build_git_strategy',
+  'build_timeout',
+  'builds_access_level',
+  'ci_config_path',
+  'ci_default_git_depth',
+  'ci_forward_deployment_enabled',
+  'container_registry_access_level',
+  'container_registry_enabled',
+  'default_branch',
+  'description',
+  'emails_disabled',
+  'forking_access_level',
+  'issues_access_level',
+  'lfs_enabled',
+  'merge_requests_access_level',
+  'merge_method',
+  'name',
+  'only_allow_merge_if_all_discussions_are_resolved',
+  'only_allow_merge_if_pipeline_succeeds',
+  'pages_access_level',
+  'path',
+  'printing_merge_request_link_enabled',
+  'public_builds',
+  'remove_source_branch_after_merge',
+  'repository_access_level',
+  'request_access_enabled',
+  'resolve_outdated_diff_discussions',
+  'restrict_user_defined_variables',
+  'shared_runners_enabled',
+  'snippets_access_level',
+  'squash_option',
+  'tag_list',
+  'topics',
+  'visibility',
+  'wiki_access_level',
+  'suggestion_commit_message',
+  'repository_storage',
+  'packages_enabled',
+  'service_desk_enabled',
+  'keep_latest_artifact',
+  'issues_enabled',
+  'jobs_enabled',
+  'merge_requests_enabled',
+  'wiki_enabled',
+  'snippets_enabled',
+];
+
+const { initialize_with_readme: _createOnly, ...updatableSettings } = projectSettings;
+export const UpdateProjectBody = Params({ ...updatableSettings, ...updateOnly }, { 'x-at-least-one-of': [UPDATE_KEYS] });
+export type UpdateProjectBody = Static<typeof UpdateProjectBody>;
+
+export const ProjectUsersQuery = Params({
+  ...PageParams,
+  search: Type.Optional(Type.String()),
+  skip_users: Type.Optional(CommaList(Type.Integer())),
+});
+export type ProjectUsersQuery = Static<typeof ProjectUsersQuery>;
+
+export const ProjectCustomAttributeParams = Params({ id: IdOrPath, key: Type.String() });
+export const SetProjectCustomAttributeBody = Params({ value: Type.String() });
