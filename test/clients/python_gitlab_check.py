@@ -88,6 +88,40 @@ try:
 except gitlab.exceptions.GitlabAuthenticationError as e:
     assert e.response_code == 401
 
+# Groups, projects, members, events: what an integration sets up first.
+group = gl.groups.create({"name": "Platform", "path": "platform", "visibility": "internal"})
+sub = gl.groups.create({"name": "Tools", "path": "tools", "parent_id": group.id})
+assert sub.full_path == "platform/tools", sub.full_path
+project = gl.projects.create({"name": "Deploy Bot", "namespace_id": sub.id, "description": "ships things",
+                              "topics": ["ops", "bots"]})
+assert project.path == "deploy-bot" and project.path_with_namespace == "platform/tools/deploy-bot"
+assert gl.projects.get("platform/tools/deploy-bot").id == project.id
+project.members.create({"user_id": alice.id, "access_level": 30})
+assert [m.username for m in project.members.list()] == ["alice"]
+assert {m.username for m in project.members_all.list(all=True)} == {"root", "alice"}
+as_alice_again = gitlab.Gitlab(url, private_token=alice.impersonationtokens.create({"name": "again", "scopes": ["api"]}).token)
+mine = as_alice_again.projects.list(membership=True)
+assert [p.id for p in mine] == [project.id]
+assert [p.id for p in gl.projects.list(topic="ops,bots")] == [project.id]
+assert [p.id for p in gl.projects.list(search="deploy")] == [project.id]
+project.star()
+assert gl.projects.get(project.id).star_count == 1
+project.archive()
+assert gl.projects.get(project.id).archived is True
+project.unarchive()
+assert [g.full_path for g in group.subgroups.list()] == ["platform/tools"]
+assert gl.namespaces.get("platform/tools").kind == "group"
+actions = [e.action_name for e in project.events.list()]
+assert "joined" in actions and "created" in actions, actions
+try:
+    gitlab.Gitlab(url).projects.get(project.id)
+    raise AssertionError("an internal project was readable anonymously")
+except gitlab.exceptions.GitlabGetError as e:
+    assert e.response_code == 404 and "404 Project Not Found" in str(e.error_message)
+project.delete()
+sub.delete()
+group.delete()
+
 alice.delete()
 try:
     gl.users.get(alice.id)
