@@ -8,7 +8,6 @@ import { metadataRoutes } from './modules/metadata/metadata.routes.ts';
 import { namespaceRoutes } from './modules/namespaces/namespaces.routes.ts';
 import { projectRoutes } from './modules/projects/projects.routes.ts';
 import { projectAccessTokenRoutes } from './modules/project-access-tokens/project-access-tokens.routes.ts';
-import { userCustomAttributeRoutes } from './modules/users/custom-attributes.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 
 export const apiV4: FastifyPluginAsync = async (api) => {
@@ -21,5 +20,4 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(projectRoutes);
   await api.register(projectAccessTokenRoutes);
   await api.register(userRoutes);
-  await api.register(userCustomAttributeRoutes);
 };

@@ -3,26 +3,17 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
+import { freePort } from './listening.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const pgUrl = process.env.DATABASE_URL;
 let dataDir: string;
 let env: Record<string, string>;
 let pgDatabase: string | null = null;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function adminQuery(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: pgUrl });

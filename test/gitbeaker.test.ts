@@ -1,10 +1,10 @@
 // A real client against a real socket: @gitbeaker/rest drives users, personal access tokens,
 // impersonation tokens and metadata, and must not notice it is not talking to the platform.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Gitlab } from '@gitbeaker/rest';
-import { ROOT_TOKEN, type TestApp, createTestApp } from './harness.ts';
+import { ROOT_TOKEN, type TestApp } from './harness.ts';
+import { failureOf, listeningTestApp, statusOf } from './listening.ts';
 import { expectEntities, expectEntity } from './matchers.ts';
 import { MetadataEntity } from '../src/modules/metadata/metadata.routes.ts';
 import {
@@ -15,38 +15,15 @@ import {
 } from '../src/modules/access-tokens/access-tokens.schemas.ts';
 import { UserAdminEntity, UserBasicEntity, UserEntity, UserSelfEntity } from '../src/modules/users/users.schemas.ts';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 let t: TestApp;
 let host: string;
 let admin: InstanceType<typeof Gitlab>;
 
 before(async () => {
-  const port = await freePort();
-  host = `http://127.0.0.1:${port}`;
-  t = await createTestApp({ QUARRY_EXTERNAL_URL: host });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, host } = await listeningTestApp());
   admin = new Gitlab({ host, token: ROOT_TOKEN });
 });
 after(() => t.close());
-
-/** The status of a failed gitbeaker call. */
-async function statusOf(call: Promise<unknown>): Promise<{ status: number; body: unknown }> {
-  try {
-    await call;
-  } catch (error) {
-    const cause = (error as { cause?: { response?: Response; description?: string } }).cause;
-    assert.ok(cause?.response, `not an HTTP error: ${String(error)}`);
-    return { status: cause.response.status, body: cause.description };
-  }
-  assert.fail('the call succeeded');
-}
 
 describe('users', () => {
   const created: number[] = [];
@@ -129,13 +106,13 @@ describe('users', () => {
 
   test('Users.remove', async () => {
     await admin.Users.remove(created[6]);
-    const { status } = await statusOf(admin.Users.show(created[6]));
+    const status = await statusOf(admin.Users.show(created[6]));
     assert.equal(status, 404);
   });
 
   test('a refusal reaches the client as an error with the status', async () => {
     const { token } = await t.user();
-    const { status, body } = await statusOf(new Gitlab({ host, token }).Users.create({ email: 'x@example.com', name: 'x', username: 'xx', password: 'secret-pass-123' }));
+    const { status, body } = await failureOf(new Gitlab({ host, token }).Users.create({ email: 'x@example.com', name: 'x', username: 'xx', password: 'secret-pass-123' }));
     assert.equal(status, 403);
     assert.equal(body, '403 Forbidden');
   });
@@ -174,7 +151,7 @@ describe('personal access tokens', () => {
     assert.equal(self.id, token.id);
 
     await admin.PersonalAccessTokens.remove({ tokenId: token.id as number });
-    assert.equal((await statusOf(owner.Users.showCurrentUser())).status, 401);
+    assert.equal(await statusOf(owner.Users.showCurrentUser()), 401);
   });
 
   test('Users.createPersonalAccessToken', async () => {
@@ -189,7 +166,7 @@ describe('personal access tokens', () => {
     const token = await admin.PersonalAccessTokens.create(user.id, 'self', ['api']);
     const owner = new Gitlab({ host, token: token.token as string });
     await owner.PersonalAccessTokens.remove();
-    assert.equal((await statusOf(owner.Users.showCurrentUser())).status, 401);
+    assert.equal(await statusOf(owner.Users.showCurrentUser()), 401);
   });
 });
 
@@ -216,7 +193,7 @@ describe('impersonation tokens', () => {
     expectEntity(shown, ImpersonationTokenEntity);
 
     await admin.UserImpersonationTokens.revoke(user.id, token.id as number);
-    assert.equal((await statusOf(impersonated.Users.showCurrentUser())).status, 401);
+    assert.equal(await statusOf(impersonated.Users.showCurrentUser()), 401);
     const inactive = await admin.UserImpersonationTokens.all(user.id, { state: 'inactive' });
     assert.deepEqual(
       inactive.map((x) => x.id),

@@ -2,10 +2,10 @@
 // python3-gitlab package (.ci/run installs it); without it the test is skipped, not passed.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT_TOKEN, type TestApp, createTestApp } from './harness.ts';
+import { ROOT_TOKEN, type TestApp } from './harness.ts';
+import { listeningTestApp } from './listening.ts';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = path.join(import.meta.dirname, 'clients', 'python_gitlab_check.py');
@@ -14,21 +14,9 @@ const available = spawnSync(PYTHON, ['-c', 'import gitlab'], { encoding: 'utf8' 
 let t: TestApp;
 let url: string;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 before(async () => {
   if (!available) return;
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
-  t = await createTestApp({ QUARRY_EXTERNAL_URL: url });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, host: url } = await listeningTestApp());
 });
 
 after(async () => {

@@ -63,8 +63,12 @@ export interface OffsetOptions {
   offsetCapType?: string;
   /** Some lists never send X-Total / X-Total-Pages. */
   withoutTotals?: boolean;
-  /** For lists that offer keyset only for some orders: false answers pagination=keyset with 405. */
-  keysetAllowed?: boolean;
+  /**
+   * Where keyset pages are not offered: 'refuse' answers pagination=keyset with 405 (as paginate
+   * always does otherwise); 'ignore' serves offset pages as if it were not asked for, the links
+   * still echoing it, as the platform does on some lists.
+   */
+  keyset?: 'refuse' | 'ignore';
 }
 
 /** Sets the offset headers for a page of a collection of `total` rows (null: not counted). */
@@ -109,7 +113,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   options: OffsetOptions = {},
 ): Promise<O[]> {
-  if (wantsKeyset(req)) throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+  if (wantsKeyset(req) && options.keyset !== 'ignore') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
   return offsetPage(req, reply, query, options);
 }
 
@@ -233,8 +237,9 @@ export async function paginateWithKeyset<DB, TB extends keyof DB, O>(
   order: KeysetOrder<O>,
   options: OffsetOptions = {},
 ): Promise<O[]> {
-  if (wantsKeyset(req) && options.keysetAllowed === false) throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
-  if (!wantsKeyset(req)) return offsetPage(req, reply, query.orderBy(sql.ref(order.column), order.direction).orderBy(sql.ref(order.idColumn), order.direction), options);
+  const keyset = wantsKeyset(req) && options.keyset !== 'ignore';
+  if (keyset && options.keyset === 'refuse') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+  if (!keyset) return offsetPage(req, reply, query.orderBy(sql.ref(order.column), order.direction).orderBy(sql.ref(order.idColumn), order.direction), options);
   const { perPage } = pageOf(req.query as { per_page?: number });
   const cursor = decodeCursor(req.rawParams.cursor, order.column === order.idColumn);
   let q = query;

@@ -1,10 +1,13 @@
-// Small TypeBox helpers for entity schemas: strict objects and nullable fields.
-import { type TProperties, type TSchema, Type } from '@sinclair/typebox';
+// Small TypeBox helpers for entity schemas: strict objects, nullable fields and enum fields.
+import { type TLiteral, type TProperties, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 
 /** An entity: exactly these keys, no others. */
 export const Entity = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** One of these strings, as an entity field (a union of literals, which the strict matcher checks). */
+export const Literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v))) as TUnion<TLiteral<T[number]>[]>;
 
 /** ISO 8601 UTC timestamp with milliseconds. */
 export const Timestamp = Type.String({ format: 'date-time' });

@@ -4,6 +4,10 @@ export function userWebUrl(base: string, username: string): string {
   return `${base}/${username}`;
 }
 
+export function groupWebUrl(base: string, fullPath: string): string {
+  return `${base}/groups/${fullPath}`;
+}
+
 export function apiUrl(base: string, path: string): string {
   return `${base}/api/v4${path}`;
 }

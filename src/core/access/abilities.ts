@@ -44,6 +44,9 @@ export interface GroupSubject {
 
 type Viewer = Pick<Actor, 'isAdmin'> & { user: { external: boolean | number; user_type?: string } };
 
+/** The role from which a member may download the code of a project not visible without membership. */
+export const DOWNLOAD_CODE_MINIMUM = ACCESS.REPORTER;
+
 /** Internal subjects are visible to signed-in users who are not external. */
 function visibleWithoutMembership(viewer: Viewer | null, visibility: number): boolean {
   if (visibility >= VISIBILITY.public) return true;
@@ -61,7 +64,7 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   const publicAccess = visibleWithoutMembership(viewer, project.visibility_level);
   if (level < ACCESS.GUEST && !publicAccess) return can;
   can.add('read_project').add('read_project_member');
-  if (level >= ACCESS.REPORTER || publicAccess) can.add('download_code');
+  if (level >= DOWNLOAD_CODE_MINIMUM || publicAccess) can.add('download_code');
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
   if (level >= ACCESS.DEVELOPER && !project.archived) can.add('push_code');
   // Any signed-in reader may open a merge request into a project that is not archived.

@@ -30,13 +30,20 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The platform's defaults for the group settings the ability table reads, which POST /groups
+ * stores: developers create projects (the instance's default_project_creation), maintainers create
+ * subgroups (namespaces.subgroup_creation_level DEFAULT 1).
+ */
+export const GROUP_SETTING_DEFAULTS = { project_creation_level: 'developer', subgroup_creation_level: 'maintainer' } as const;
+
 /** Group settings the ability table reads, with the platform's defaults. */
 export function groupSettings(row: Pick<NamespaceRow, 'settings'>): { project_creation_level: string; subgroup_creation_level: string } & Record<string, unknown> {
   const settings = JSON.parse(row.settings) as Record<string, unknown>;
   return {
     ...settings,
-    project_creation_level: typeof settings.project_creation_level === 'string' ? settings.project_creation_level : 'developer',
-    subgroup_creation_level: typeof settings.subgroup_creation_level === 'string' ? settings.subgroup_creation_level : 'owner',
+    project_creation_level: typeof settings.project_creation_level === 'string' ? settings.project_creation_level : GROUP_SETTING_DEFAULTS.project_creation_level,
+    subgroup_creation_level: typeof settings.subgroup_creation_level === 'string' ? settings.subgroup_creation_level : GROUP_SETTING_DEFAULTS.subgroup_creation_level,
   };
 }
 

@@ -1,20 +1,37 @@
-// The visibility rule as SQL: which projects an actor may see. It is one indexed test per row
-// (visibility_level, or a point lookup in project_authorizations), so its cost per row does not
-// grow with the number of projects.
+// Rules of the ability table as SQL: the projects an actor may see (read_project) and those whose
+// code the actor may download (download_code). Each is one indexed test per row (visibility_level,
+// or a point lookup in project_authorizations), so its cost per row does not grow with the number
+// of projects.
 import { type ExpressionBuilder, type Expression, type SqlBool, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Actor } from '../auth/actor.ts';
+import { DOWNLOAD_CODE_MINIMUM } from './abilities.ts';
 import { visibleLevels } from './levels.ts';
 
 /** A condition on the `projects` table (aliased `projectsAlias`) that holds for projects the actor may read. */
 export function projectVisibleTo<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, actor: Actor | null, projectsAlias = 'projects'): Expression<SqlBool> {
+  return visibleOrAuthorized(eb, actor, projectsAlias, null);
+}
+
+/**
+ * A condition on `projects` that holds for projects whose code the actor may download (the
+ * ability table's download_code): those the actor sees without a membership, and those the actor
+ * is authorized on at Reporter or above.
+ */
+export function projectCodeVisibleTo<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, actor: Actor | null, projectsAlias = 'projects'): Expression<SqlBool> {
+  return visibleOrAuthorized(eb, actor, projectsAlias, DOWNLOAD_CODE_MINIMUM);
+}
+
+/** Visible without a membership, or authorized (at `minimum` or above when given). */
+function visibleOrAuthorized<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, actor: Actor | null, projectsAlias: string, minimum: number | null): Expression<SqlBool> {
+  // Administrators see every level: no condition at all, so that a list walks the index of its
+  // order instead of sorting every project matched by `visibility_level in (0, 10, 20)`.
+  if (actor?.isAdmin) return sql<SqlBool>`1 = 1`;
   const levels = visibleLevels(actor ? { isAdmin: actor.isAdmin, external: Boolean(actor.user.external) } : null);
   const visibility = sql.ref(`${projectsAlias}.visibility_level`);
   const byLevel = sql<SqlBool>`${visibility} in (${sql.join(levels)})`;
-  if (!actor || actor.isAdmin) return byLevel;
+  if (!actor) return byLevel;
   const id = sql.ref(`${projectsAlias}.id`);
-  return eb.or([
-    byLevel,
-    sql<SqlBool>`exists (select 1 from project_authorizations pa where pa.user_id = ${actor.user.id} and pa.project_id = ${id})`,
-  ]);
+  const atLeast = minimum === null ? sql.raw('') : sql` and pa.access_level >= ${minimum}`;
+  return eb.or([byLevel, sql<SqlBool>`exists (select 1 from project_authorizations pa where pa.user_id = ${actor.user.id} and pa.project_id = ${id}${atLeast})`]);
 }

@@ -1,7 +1,6 @@
 // Reads of activity events: an unexecuted, ordered builder over the events a caller may see.
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { ACCESS, visibleLevels } from '../../core/access/levels.ts';
-import { projectVisibleTo } from '../../core/access/visibility.ts';
+import { projectCodeVisibleTo, projectVisibleTo } from '../../core/access/visibility.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import type { DB, EventRow, UserRow } from '../../db/schema.ts';
 import { type ListEventsQuery, TARGET_TYPES } from './events.schemas.ts';
@@ -23,16 +22,9 @@ type EventsQuery = SelectQueryBuilder<DB, 'events' | 'projects', EventRow>;
 function visibleTo(eb: ExpressionBuilder<DB, 'events' | 'projects'>, actor: Actor | null) {
   if (actor?.isAdmin) return sql<SqlBool>`true`;
   const withoutProject = actor ? eb.and([eb('events.project_id', 'is', null), eb('events.author_id', '=', actor.user.id)]) : sql<SqlBool>`false`;
-  const levels = visibleLevels(actor ? { isAdmin: false, external: Boolean(actor.user.external) } : null);
-  const codeReadable = actor
-    ? eb.or([
-        eb('projects.visibility_level', 'in', levels),
-        sql<SqlBool>`exists (select 1 from project_authorizations pa where pa.user_id = ${actor.user.id} and pa.project_id = projects.id and pa.access_level >= ${ACCESS.REPORTER})`,
-      ])
-    : eb('projects.visibility_level', 'in', levels);
   return eb.or([
     withoutProject,
-    eb.and([eb('projects.id', 'is not', null), projectVisibleTo(eb, actor), eb.or([eb('events.action', '<>', 'pushed'), codeReadable])]),
+    eb.and([eb('projects.id', 'is not', null), projectVisibleTo(eb, actor), eb.or([eb('events.action', '<>', 'pushed'), projectCodeVisibleTo(eb, actor)])]),
   ]);
 }
 

@@ -1,24 +1,16 @@
 // A real client against a listening server: @gitbeaker/rest reads the three event lists, follows
 // their pagination links, and sends its filters, without noticing it is not talking to the platform.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Gitlab } from '@gitbeaker/rest';
-import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
+import { ROOT_TOKEN, type TestApp, type TestUser } from '../../../test/harness.ts';
+import { failureOf, listeningTestApp } from '../../../test/listening.ts';
 import { createProject } from '../../../test/factories.ts';
 import { expectEntities } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { recordEvent } from './event-recorder.ts';
 import { EventEntity } from './events.schemas.ts';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 let t: TestApp;
 let host: string;
@@ -28,10 +20,7 @@ let pub: ProjectRow;
 let priv: ProjectRow;
 
 before(async () => {
-  const port = await freePort();
-  host = `http://127.0.0.1:${port}`;
-  t = await createTestApp({ QUARRY_EXTERNAL_URL: host });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, host } = await listeningTestApp());
   alice = await t.user({ username: 'alice' });
   bob = await t.user({ username: 'bob' });
   pub = await createProject(t, { visibility: 'public' });
@@ -104,10 +93,6 @@ describe('@gitbeaker/rest', () => {
     const byPath = await new Gitlab({ host, token: ROOT_TOKEN }).Events.all({ projectId: priv.full_path });
     expectEntities(byPath, EventEntity);
     assert.deepEqual(actions(byPath), ['left', 'joined']);
-    await assert.rejects(new Gitlab({ host, token: bob.token }).Events.all({ projectId: priv.id }), (error: Error & { cause?: { response?: Response; description?: string } }) => {
-      assert.equal(error.cause?.response?.status, 404);
-      assert.equal(error.cause?.description, '404 Project Not Found');
-      return true;
-    });
+    assert.deepEqual(await failureOf(new Gitlab({ host, token: bob.token }).Events.all({ projectId: priv.id })), { status: 404, body: '404 Project Not Found' });
   });
 });

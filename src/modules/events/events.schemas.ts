@@ -2,14 +2,14 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { IdOrPath, OneOf, Params } from '../../core/params.ts';
-import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
+import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
 import { UserBasicEntity } from '../users/users.schemas.ts';
 import { EVENT_ACTIONS } from './event-recorder.ts';
 
 export const PushDataEntity = Entity({
   commit_count: Type.Integer(),
-  action: Type.Union([Type.Literal('created'), Type.Literal('removed'), Type.Literal('pushed')]),
-  ref_type: Type.Union([Type.Literal('branch'), Type.Literal('tag')]),
+  action: Literals(['created', 'removed', 'pushed']),
+  ref_type: Literals(['branch', 'tag']),
   commit_from: Nullable(Type.String()),
   commit_to: Nullable(Type.String()),
   ref: Nullable(Type.String()),

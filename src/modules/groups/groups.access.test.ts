@@ -10,7 +10,8 @@ import type { NamespaceRow } from '../../db/schema.ts';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../../../test/harness.ts';
 import { createGroup } from '../../../test/factories.ts';
 import { expectEntity, expectError } from '../../../test/matchers.ts';
-import { GroupCustomAttributeEntity, GroupDetailEntity, GroupEntity } from './groups.schemas.ts';
+import { CustomAttributeEntity } from '../custom-attributes/custom-attributes.schemas.ts';
+import { GroupDetailEntity, GroupEntity } from './groups.schemas.ts';
 
 const ROLES = ['anonymous', 'nonMember', 'guest', 'reporter', 'developer', 'maintainer', 'owner', 'admin', 'external', 'blocked'] as const;
 type Role = (typeof ROLES)[number];
@@ -44,7 +45,7 @@ after(() => t.close());
 function groupFor(visibility: VisibilityName): Promise<NamespaceRow> {
   const members: [number, number][] = Object.entries(LEVELS).map(([role, level]) => [userIds[role as Role] as number, level]);
   members.push([userIds.blocked as number, ACCESS.OWNER]);
-  return createGroup(t, { visibility, members, settings: { subgroup_creation_level: 'maintainer' } });
+  return createGroup(t, { visibility, members });
 }
 
 type Outcome = { status: number; entity: TSchema } | { status: number; body: unknown };
@@ -117,14 +118,14 @@ const ROUTES: Route[] = [
     expect: (role, visibility) => {
       if (role === 'blocked') return BLOCKED;
       if (!canRead(role, visibility)) return GROUP_NOT_FOUND;
-      return role === 'admin' ? { status: 200, entity: Type.Array(GroupCustomAttributeEntity) } : FORBIDDEN;
+      return role === 'admin' ? { status: 200, entity: Type.Array(CustomAttributeEntity) } : FORBIDDEN;
     },
   },
   {
     name: 'PUT /groups/:id/custom_attributes/:key',
     writes: true,
     call: (token, g) => t.put(`/api/v4/groups/${g.id}/custom_attributes/team`, { token, body: { value: 'core' } }),
-    expect: writers({ status: 200, entity: GroupCustomAttributeEntity }, ['admin']),
+    expect: writers({ status: 200, entity: CustomAttributeEntity }, ['admin']),
     unchanged: async (g) => assert.equal(await countWhere('group_custom_attributes', 'group_id', g.id), 0),
   },
   {
@@ -136,7 +137,7 @@ const ROUTES: Route[] = [
     expect: (role, visibility) => {
       if (role === 'blocked') return BLOCKED;
       if (!canRead(role, visibility)) return GROUP_NOT_FOUND;
-      return role === 'admin' ? { status: 200, entity: GroupCustomAttributeEntity } : FORBIDDEN;
+      return role === 'admin' ? { status: 200, entity: CustomAttributeEntity } : FORBIDDEN;
     },
   },
   {

@@ -3,8 +3,9 @@
 import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { ACCESS, visibleLevels } from '../../core/access/levels.ts';
 import type { Actor } from '../../core/auth/actor.ts';
+import { escapeLike, fuzzyMatch } from '../../core/search.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
-import { fuzzyMatch } from '../namespaces/namespace-search.ts';
+import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
 import type { GroupStatistics, ListGroupsQuery } from './groups.schemas.ts';
 
 type GroupsQuery = SelectQueryBuilder<DB, 'namespaces', NamespaceRow>;
@@ -78,21 +79,8 @@ export function findGroups(db: Kysely<DB>, actor: Actor | null, q: ListGroupsQue
     if (match) qb = qb.where(match);
   }
   if (q.skip_groups?.length) qb = qb.where('namespaces.id', 'not in', q.skip_groups);
-  if (admin) for (const [key, value] of Object.entries(q.custom_attributes ?? {})) qb = byCustomAttribute(qb, key, value);
+  if (admin) for (const [key, value] of Object.entries(q.custom_attributes ?? {})) qb = qb.where(hasCustomAttribute('group', 'namespaces.id', key, value));
   return qb;
-}
-
-function byCustomAttribute(qb: GroupsQuery, key: string, value: string): GroupsQuery {
-  return qb.where((eb) =>
-    eb.exists(
-      eb
-        .selectFrom('group_custom_attributes as ca')
-        .select(sql`1`.as('one'))
-        .whereRef('ca.group_id', '=', 'namespaces.id')
-        .where('ca.key', '=', key)
-        .where('ca.value', '=', value),
-    ),
-  );
 }
 
 /**
@@ -102,7 +90,7 @@ function byCustomAttribute(qb: GroupsQuery, key: string, value: string): GroupsQ
  */
 export function similarityOrder(qb: GroupsQuery, search: string): GroupsQuery {
   const term = search.trim().toLowerCase();
-  const prefix = `${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const prefix = `${escapeLike(term)}%`;
   const score = sql<number>`(case when lower(namespaces.path) = ${term} then 10 when lower(namespaces.path) like ${prefix} escape '\\' then 5 else 0 end)
     + (case when lower(namespaces.name) = ${term} then 7 when lower(namespaces.name) like ${prefix} escape '\\' then 3 else 0 end)`;
   return qb
@@ -110,27 +98,6 @@ export function similarityOrder(qb: GroupsQuery, search: string): GroupsQuery {
     .orderBy(sql`case when namespaces.parent_id is null then 1 else 0 end`)
     .orderBy('namespaces.parent_id', 'desc')
     .orderBy('namespaces.id', 'desc');
-}
-
-export function listGroupCustomAttributes(db: Kysely<DB>, groupId: number): Promise<{ key: string; value: string }[]> {
-  return db.selectFrom('group_custom_attributes').select(['key', 'value']).where('group_id', '=', groupId).orderBy('id').execute();
-}
-
-export function findGroupCustomAttribute(db: Kysely<DB>, groupId: number, key: string): Promise<{ key: string; value: string } | undefined> {
-  return db.selectFrom('group_custom_attributes').select(['key', 'value']).where('group_id', '=', groupId).where('key', '=', key).executeTakeFirst();
-}
-
-/** Custom attributes of many groups in one query. */
-export async function loadGroupCustomAttributes(db: Kysely<DB>, groupIds: number[]): Promise<Map<number, { key: string; value: string }[]>> {
-  const map = new Map<number, { key: string; value: string }[]>();
-  if (groupIds.length === 0) return map;
-  const rows = await db.selectFrom('group_custom_attributes').select(['group_id', 'key', 'value']).where('group_id', 'in', groupIds).orderBy('id').execute();
-  for (const r of rows) {
-    const list = map.get(r.group_id) ?? [];
-    list.push({ key: r.key, value: r.value });
-    map.set(r.group_id, list);
-  }
-  return map;
 }
 
 /** Storage of the projects directly in each group, summed, in one query. */

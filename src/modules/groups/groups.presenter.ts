@@ -2,7 +2,10 @@
 // statistics); the detail form receives its projects already presented.
 import { groupSettings } from '../../core/access/loaders.ts';
 import { visibilityName } from '../../core/access/levels.ts';
+import { groupWebUrl } from '../../core/urls.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
+import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
+import { EMPTY_STORAGE_STATISTICS } from '../projects/projects.presenter.ts';
 import type { Project } from '../projects/projects.schemas.ts';
 import type { Group, GroupDetail, GroupStatistics } from './groups.schemas.ts';
 
@@ -48,35 +51,19 @@ export function readGroupSettings(row: Pick<NamespaceRow, 'settings'>): GroupSet
   };
 }
 
-export function groupWebUrl(baseUrl: string, row: Pick<NamespaceRow, 'full_path'>): string {
-  return `${baseUrl}/groups/${row.full_path}`;
-}
-
 export interface GroupView {
   baseUrl: string;
   /** Present only when custom attributes were asked for. */
-  customAttributes?: ReadonlyMap<number, { key: string; value: string }[]>;
+  customAttributes?: ReadonlyMap<number, CustomAttribute[]>;
   /** Present only when statistics were asked for. */
   statistics?: ReadonlyMap<number, GroupStatistics>;
 }
-
-export const EMPTY_GROUP_STATISTICS: GroupStatistics = {
-  storage_size: 0,
-  repository_size: 0,
-  wiki_size: 0,
-  lfs_objects_size: 0,
-  job_artifacts_size: 0,
-  pipeline_artifacts_size: 0,
-  packages_size: 0,
-  snippets_size: 0,
-  uploads_size: 0,
-};
 
 export function presentGroup(row: NamespaceRow, view: GroupView): Group {
   const s = readGroupSettings(row);
   const group: Group = {
     id: row.id,
-    web_url: groupWebUrl(view.baseUrl, row),
+    web_url: groupWebUrl(view.baseUrl, row.full_path),
     name: row.name,
     path: row.path,
     description: row.description,
@@ -99,7 +86,7 @@ export function presentGroup(row: NamespaceRow, view: GroupView): Group {
     parent_id: row.parent_id,
   };
   if (view.customAttributes) group.custom_attributes = view.customAttributes.get(row.id) ?? [];
-  if (view.statistics) group.statistics = view.statistics.get(row.id) ?? EMPTY_GROUP_STATISTICS;
+  if (view.statistics) group.statistics = view.statistics.get(row.id) ?? EMPTY_STORAGE_STATISTICS;
   return group;
 }
 

@@ -211,11 +211,14 @@ describe('GET /groups: pagination', () => {
     }
   });
 
-  test('signed-in callers asking for keyset get offset pages', async () => {
+  test('signed-in callers asking for keyset get offset pages, the links still echoing the parameter', async () => {
     const res = await t.get('/api/v4/groups?pagination=keyset&order_by=id&per_page=2', { token: alice.token });
     expectStatus(res, 200);
     expectEntities(res.json(), GroupEntity);
     assert.equal(res.headers['x-total'], '6');
+    const at = (page: number) =>
+      `http://quarry.test/api/v4/groups?order_by=id&owned=false&page=${page}&pagination=keyset&per_page=2&sort=asc&statistics=false&with_custom_attributes=false`;
+    assert.equal(res.headers.link, `<${at(2)}>; rel="next", <${at(1)}>; rel="first", <${at(3)}>; rel="last"`);
   });
 
   test('anonymous offsets are capped; signed-in ones are not', async () => {
@@ -310,6 +313,7 @@ describe('GET /groups/:id/subgroups and /descendant_groups', () => {
     expectStatus(res, 200);
     expectEntities(res.json(), GroupEntity);
     assert.equal(res.headers['x-total'], '1');
+    assert.match(String(res.headers.link), /[?&]pagination=keyset&/);
   });
 
   test('of a group the caller may not see: 404', async () => {

@@ -5,31 +5,17 @@ import { requireUser } from '../../core/access/guards.ts';
 import { accessToGroup, findGroup, loadGroup } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { DomainError, forbidden, notFound } from '../../core/errors.ts';
-import { paginate, paginateWithKeyset } from '../../core/pagination.ts';
+import { type OffsetOptions, paginate, paginateWithKeyset } from '../../core/pagination.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
 import { groupProjectsOf, loadProjectView, visibleProjects } from '../projects/projects.finder.ts';
 import { presentProjects } from '../projects/projects.presenter.ts';
 import type { Project } from '../projects/projects.schemas.ts';
-import {
-  type GroupScope,
-  findGroupCustomAttribute,
-  findGroups,
-  listGroupCustomAttributes,
-  loadGroupCustomAttributes,
-  loadGroupStatistics,
-  similarityOrder,
-} from './groups.finder.ts';
+import { loadCustomAttributes } from '../custom-attributes/custom-attributes.finder.ts';
+import { customAttributeRoutes } from '../custom-attributes/custom-attributes.routes.ts';
+import { type GroupScope, findGroups, loadGroupStatistics, similarityOrder } from './groups.finder.ts';
 import { type GroupView, presentGroup, presentGroupDetail } from './groups.presenter.ts';
-import {
-  CreateGroupBody,
-  GroupCustomAttributeParams,
-  GroupIdParams,
-  ListGroupsQuery,
-  SetGroupCustomAttributeBody,
-  ShowGroupQuery,
-  UpdateGroupBody,
-} from './groups.schemas.ts';
-import { createGroup, deleteGroup, deleteGroupCustomAttribute, ensureRunnersToken, setGroupCustomAttribute, updateGroup } from './groups.service.ts';
+import { CreateGroupBody, GroupIdParams, ListGroupsQuery, ShowGroupQuery, UpdateGroupBody } from './groups.schemas.ts';
+import { createGroup, deleteGroup, ensureRunnersToken, updateGroup } from './groups.service.ts';
 
 const SIGNED_IN = { auth: 'required' } as const;
 
@@ -49,8 +35,7 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
     const q = req.query as ListGroupsQuery;
     const actor = req.actor;
     const strategies = !actor && !scope.parent;
-    if (!strategies) delete req.rawParams.pagination;
-    const options = strategies ? { offsetCapType: 'Group' } : {};
+    const options: OffsetOptions = strategies ? { offsetCapType: 'Group' } : { keyset: 'ignore' };
     const query = findGroups(db, actor, q, deps.now(), scope);
     const search = q.search?.trim();
     if (q.order_by === 'similarity' && search) return paginate(req, reply, similarityOrder(query, search), options);
@@ -69,7 +54,7 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
     const admin = actor?.isAdmin ?? false;
     const ids = rows.map((r) => r.id);
     const [customAttributes, statistics] = await Promise.all([
-      admin && q.with_custom_attributes ? loadGroupCustomAttributes(db, ids) : undefined,
+      admin && q.with_custom_attributes ? loadCustomAttributes(db, 'group', ids) : undefined,
       admin && q.statistics ? loadGroupStatistics(db, ids) : undefined,
     ]);
     return { baseUrl: config.externalUrl, customAttributes, statistics };
@@ -147,38 +132,15 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
   );
 
   // Custom attributes: the group must be visible (404), then the caller an administrator (403).
-  const attributes = '/groups/:id/custom_attributes';
-  const adminOfAttributes = async (req: FastifyRequest) => {
-    if (!req.actor?.isAdmin) throw forbidden();
-  };
-
-  api.get(attributes, { schema: byId, preHandler: [loadGroup('read_group'), adminOfAttributes] }, async (req) => listGroupCustomAttributes(db, req.group.row.id));
-
-  api.get(`${attributes}/:key`, { schema: { params: GroupCustomAttributeParams }, preHandler: [loadGroup('read_group'), adminOfAttributes] }, async (req) => {
-    const { key } = req.params as GroupCustomAttributeParams;
-    const attribute = await findGroupCustomAttribute(db, req.group.row.id, key);
-    // A record lookup that fails answers the platform's generic "404 Not found" (lower-case f).
-    if (!attribute) throw new DomainError('not_found', '404 Not found');
-    return attribute;
+  customAttributeRoutes(api, {
+    subject: 'group',
+    path: '/groups/:id',
+    id: GroupIdParams.properties.id,
+    load: async (req) => {
+      await loadGroup('read_group')(req);
+      return req.group.row.id;
+    },
   });
-
-  api.put(
-    `${attributes}/:key`,
-    { schema: { params: GroupCustomAttributeParams, body: SetGroupCustomAttributeBody }, config: SIGNED_IN, preHandler: [loadGroup('read_group'), adminOfAttributes] },
-    async (req) => {
-      const { key } = req.params as GroupCustomAttributeParams;
-      return setGroupCustomAttribute(deps, req.group.row.id, key, (req.body as SetGroupCustomAttributeBody).value);
-    },
-  );
-
-  api.delete(
-    `${attributes}/:key`,
-    { schema: { params: GroupCustomAttributeParams }, config: SIGNED_IN, preHandler: [loadGroup('read_group'), adminOfAttributes] },
-    async (req, reply) => {
-      await deleteGroupCustomAttribute(deps, req.group.row.id, (req.params as GroupCustomAttributeParams).key);
-      return reply.code(204).send();
-    },
-  );
 };
 
 /**

@@ -3,8 +3,9 @@ import { type Static, Type } from '@sinclair/typebox';
 import { GROUP_ACCESS_LEVELS, VISIBILITY_NAMES } from '../../core/access/levels.ts';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, CommaList, IdOrPath, OneOf, Params } from '../../core/params.ts';
-import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
-import { ProjectEntity, SharedGroupEntity } from '../projects/projects.schemas.ts';
+import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
+import { CustomAttributeEntity } from '../custom-attributes/custom-attributes.schemas.ts';
+import { ProjectEntity, SharedGroupEntity, storageStatisticsFields } from '../projects/projects.schemas.ts';
 
 // ---- Entities -------------------------------------------------------------------------------------
 
@@ -14,22 +15,8 @@ export const SHARED_RUNNERS_SETTINGS = ['disabled_and_unoverridable', 'disabled_
 /** 0 unprotected, 1 developers may push, 2 fully protected, 3 developers may merge. */
 export const BRANCH_PROTECTIONS = [0, 1, 2, 3] as const;
 
-/** One of these strings, in an entity (where the strict matcher checks the value too). */
-const Literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v: T[number]) => Type.Literal(v)));
-
-export const GroupCustomAttributeEntity = Entity({ key: Type.String(), value: Type.String() });
-
-export const GroupStatisticsEntity = Entity({
-  storage_size: Type.Integer(),
-  repository_size: Type.Integer(),
-  wiki_size: Type.Integer(),
-  lfs_objects_size: Type.Integer(),
-  job_artifacts_size: Type.Integer(),
-  pipeline_artifacts_size: Type.Integer(),
-  packages_size: Type.Integer(),
-  snippets_size: Type.Integer(),
-  uploads_size: Type.Integer(),
-});
+/** The storage of the group's own projects, summed. */
+export const GroupStatisticsEntity = Entity(storageStatisticsFields);
 
 const group = {
   id: Type.Integer(),
@@ -55,7 +42,7 @@ const group = {
   created_at: Timestamp,
   parent_id: Nullable(Type.Integer()),
   // Administrators only, when asked for.
-  custom_attributes: Type.Optional(Type.Array(GroupCustomAttributeEntity)),
+  custom_attributes: Type.Optional(Type.Array(CustomAttributeEntity)),
   statistics: Type.Optional(GroupStatisticsEntity),
 };
 
@@ -145,8 +132,3 @@ export type UpdateGroupBody = Static<typeof UpdateGroupBody>;
 export type GroupSettingsInput = Pick<CreateGroupBody, Exclude<keyof typeof settings, 'description' | 'visibility' | 'avatar' | 'request_access_enabled'>> & {
   prevent_sharing_groups_outside_hierarchy?: boolean;
 };
-
-export const GroupCustomAttributeParams = Params({ id: IdOrPath, key: Type.String() });
-export type GroupCustomAttributeParams = Static<typeof GroupCustomAttributeParams>;
-export const SetGroupCustomAttributeBody = Params({ value: Type.String() });
-export type SetGroupCustomAttributeBody = Static<typeof SetGroupCustomAttributeBody>;

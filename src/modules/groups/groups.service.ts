@@ -4,10 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { ancestorIds, refreshAuthorizations, usersAroundNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
+import { GROUP_SETTING_DEFAULTS } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { DomainError, type FieldErrors, invalidFields, notFound } from '../../core/errors.ts';
+import { DomainError, type FieldErrors, invalidFields } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
+import { fullPathTaken } from '../namespaces/namespace-paths.ts';
 import { readGroupSettings } from './groups.presenter.ts';
 import type { CreateGroupBody, GroupSettingsInput, UpdateGroupBody } from './groups.schemas.ts';
 import { type GroupChanges, type GroupContext, rubyInspect, validateGroup } from './groups.validation.ts';
@@ -44,15 +46,6 @@ function settingsFrom(body: GroupSettingsInput): Record<string, unknown> {
 /** A group runners token: 20 URL-safe characters. */
 export function newRunnersToken(): string {
   return randomBytes(15).toString('base64url');
-}
-
-/** Whether a group or project (the two share web routes) already uses this full path, ignoring case. */
-async function fullPathTaken(db: Kysely<DB>, fullPath: string, exceptNamespaceId?: number): Promise<boolean> {
-  const lower = fullPath.toLowerCase();
-  let ns = db.selectFrom('namespaces').select('id').where(sql`lower(full_path)`, '=', lower);
-  if (exceptNamespaceId !== undefined) ns = ns.where('id', '!=', exceptNamespaceId);
-  if (await ns.executeTakeFirst()) return true;
-  return (await db.selectFrom('projects').select('id').where(sql`lower(full_path)`, '=', lower).executeTakeFirst()) !== undefined;
 }
 
 /** Highest visibility among the group's direct subgroups and among its direct projects. */
@@ -97,8 +90,7 @@ export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateG
   const now = deps.now();
   const at = now.toISOString();
   const settings = {
-    project_creation_level: 'developer',
-    subgroup_creation_level: 'maintainer',
+    ...GROUP_SETTING_DEFAULTS,
     two_factor_grace_period: 48,
     ...settingsFrom(body),
     // A parent that keeps its projects from being shared keeps its subgroups' too.
@@ -191,7 +183,7 @@ export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: 
     ancestors: 0,
     parentVisibility: parent?.visibility_level ?? null,
     ...around,
-    pathTaken: path !== undefined && (await fullPathTaken(db, fullPath, group.id)),
+    pathTaken: path !== undefined && (await fullPathTaken(db, fullPath, { namespaceId: group.id })),
   });
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 
@@ -293,21 +285,4 @@ export async function deleteGroup(deps: ServiceDeps, group: NamespaceRow): Promi
     await trx.deleteFrom('namespaces').where('id', '=', group.id).execute();
     await refreshAuthorizations(trx, affected, deps.now());
   });
-}
-
-/** Creates the attribute or replaces its value, in one statement so that concurrent sets cannot collide. */
-export async function setGroupCustomAttribute(deps: ServiceDeps, groupId: number, key: string, value: string): Promise<{ key: string; value: string }> {
-  if (value.trim() === '') throw invalidFields({ value: ["can't be blank"] });
-  const now = deps.now().toISOString();
-  return deps.db
-    .insertInto('group_custom_attributes')
-    .values({ group_id: groupId, key, value, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.columns(['group_id', 'key']).doUpdateSet({ value, updated_at: now }))
-    .returning(['key', 'value'])
-    .executeTakeFirstOrThrow();
-}
-
-export async function deleteGroupCustomAttribute(deps: ServiceDeps, groupId: number, key: string): Promise<void> {
-  const result = await deps.db.deleteFrom('group_custom_attributes').where('group_id', '=', groupId).where('key', '=', key).executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw notFound('Custom attribute');
 }

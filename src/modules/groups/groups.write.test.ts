@@ -148,6 +148,16 @@ describe('POST /groups', () => {
     assert.equal('prevent_sharing_groups_outside_hierarchy' in body, false);
   });
 
+  test('subgroup_creation_level: maintainers may create subgroups unless it says owner', async () => {
+    const maintainer = await t.user();
+    // A group whose settings do not name the level has the platform's default, as POST /groups stores it.
+    const unset = await createGroup(t, { members: [[maintainer.user.id, ACCESS.MAINTAINER]] });
+    assert.equal((await t.get(`/api/v4/groups/${unset.id}`, { token: ROOT_TOKEN })).json().subgroup_creation_level, 'maintainer');
+    expectStatus(await create({ name: 'By maintainer', path: 'by-maintainer', parent_id: unset.id }, maintainer.token), 201);
+    const ownersOnly = await createGroup(t, { members: [[maintainer.user.id, ACCESS.MAINTAINER]], settings: { subgroup_creation_level: 'owner' } });
+    expectError(await create({ name: 'Refused', path: 'refused', parent_id: ownersOnly.id }, maintainer.token), 403, { message: '403 Forbidden' });
+  });
+
   test('an administrator creating a subgroup anywhere becomes its Owner', async () => {
     const parent = await createGroup(t, { visibility: 'private' });
     const res = await create({ name: 'By root', path: 'by-root', parent_id: parent.id }, ROOT_TOKEN);

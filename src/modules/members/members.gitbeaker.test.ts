@@ -1,36 +1,16 @@
 // A real client against a real socket: @gitbeaker/rest manages project and group members and
 // project access tokens, and must not notice it is not talking to the platform.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Gitlab } from '@gitbeaker/rest';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import { createGroup, createProject } from '../../../test/factories.ts';
-import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
+import { ROOT_TOKEN, type TestApp, type TestUser } from '../../../test/harness.ts';
+import { listeningTestApp, statusOf } from '../../../test/listening.ts';
 import { expectEntities, expectEntity } from '../../../test/matchers.ts';
 import { ProjectAccessTokenEntity, ProjectAccessTokenWithSecretEntity } from '../project-access-tokens/project-access-tokens.schemas.ts';
 import { MemberEntity } from './members.schemas.ts';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** The status of a failed gitbeaker call. */
-async function statusOf(call: Promise<unknown>): Promise<number> {
-  try {
-    await call;
-  } catch (error) {
-    const cause = (error as { cause?: { response?: Response } }).cause;
-    assert.ok(cause?.response, `not an HTTP error: ${String(error)}`);
-    return cause.response.status;
-  }
-  assert.fail('the call succeeded');
-}
 
 let t: TestApp;
 let host: string;
@@ -41,10 +21,7 @@ let subgroup: NamespaceRow;
 let project: ProjectRow;
 
 before(async () => {
-  const port = await freePort();
-  host = `http://127.0.0.1:${port}`;
-  t = await createTestApp({ QUARRY_EXTERNAL_URL: host });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, host } = await listeningTestApp());
   api = new Gitlab({ host, token: ROOT_TOKEN });
   users = [];
   for (let i = 0; i < 4; i++) users.push(await t.user({ username: `gb-member-${i}` }));

@@ -4,15 +4,11 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, CommaList, IdOrPath, Params } from '../../core/params.ts';
 import { DateOnly, Entity, Nullable, Timestamp } from '../../core/schema.ts';
+import { userBasicFields } from '../users/users.schemas.ts';
 
 /** The user's public form merged with the membership's own fields. */
 export const MemberEntity = Entity({
-  id: Type.Integer(),
-  username: Type.String(),
-  name: Type.String(),
-  state: Type.String(),
-  avatar_url: Nullable(Type.String()),
-  web_url: Type.String(),
+  ...userBasicFields,
   access_level: Type.Integer(),
   created_at: Timestamp,
   expires_at: Nullable(DateOnly),

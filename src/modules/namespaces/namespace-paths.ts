@@ -1,5 +1,8 @@
-// The path rules every namespace shares (usernames and group paths): the allowed characters and
-// the words the web routes reserve, at the top level and below a group.
+// The path rules every namespace shares (usernames and group paths): the allowed characters, the
+// words the web routes reserve, at the top level and below a group, and full paths that groups and
+// projects may not share.
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../../db/schema.ts';
 
 /** Letters, digits, '_', '-', '.'; not starting with '-'; not ending in '.', '.git' or '.atom'. */
 const NAMESPACE_FORMAT = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]|[a-zA-Z0-9_])$/;
@@ -45,4 +48,18 @@ export async function suggestPath(path: string, taken: (candidate: string) => Pr
   let candidate = base;
   for (let counter = 1; await taken(candidate); counter++) candidate = `${base}${counter}`;
   return candidate;
+}
+
+/**
+ * Whether a namespace or a project (groups and projects share web routes) already uses this full
+ * path, ignoring case; `except` leaves out the namespace or project being renamed.
+ */
+export async function fullPathTaken(db: Kysely<DB>, fullPath: string, except: { namespaceId?: number; projectId?: number } = {}): Promise<boolean> {
+  const lower = fullPath.toLowerCase();
+  let namespaces = db.selectFrom('namespaces').select('id').where(sql`lower(full_path)`, '=', lower);
+  if (except.namespaceId !== undefined) namespaces = namespaces.where('id', '!=', except.namespaceId);
+  if (await namespaces.executeTakeFirst()) return true;
+  let projects = db.selectFrom('projects').select('id').where(sql`lower(full_path)`, '=', lower);
+  if (except.projectId !== undefined) projects = projects.where('id', '!=', except.projectId);
+  return (await projects.executeTakeFirst()) !== undefined;
 }

@@ -4,9 +4,9 @@ import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { ancestorIds } from '../../core/access/authorizations.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import { parseIdOrPath } from '../../core/params.ts';
+import { fuzzyMatch } from '../../core/search.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
-import { fuzzyMatch } from './namespace-search.ts';
 import type { ListNamespacesQuery } from './namespaces.schemas.ts';
 
 type NamespacesQuery = SelectQueryBuilder<DB, 'namespaces', NamespaceRow>;

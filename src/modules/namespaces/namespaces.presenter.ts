@@ -1,9 +1,9 @@
 // Pure row → entity for namespaces. What depends on the caller (who administers which namespace)
 // and the member counts arrive preloaded.
+import { groupWebUrl, userWebUrl } from '../../core/urls.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
-import { presentNamespaceBasic } from '../projects/projects.presenter.ts';
 import type { NamespaceCounts } from './namespaces.finder.ts';
-import type { Namespace } from './namespaces.schemas.ts';
+import type { Namespace, NamespaceBasic } from './namespaces.schemas.ts';
 
 /** Every namespace is on the instance's one plan, and none is on trial. */
 const PLAN = 'default';
@@ -13,6 +13,23 @@ export interface NamespaceView {
   counts: NamespaceCounts;
   /** Whether the caller administers the namespace (its owner, a group owner, an administrator). */
   administers: (row: NamespaceRow) => boolean;
+}
+
+export function namespaceWebUrl(baseUrl: string, namespace: Pick<NamespaceRow, 'type' | 'full_path'>): string {
+  return namespace.type === 'Group' ? groupWebUrl(baseUrl, namespace.full_path) : userWebUrl(baseUrl, namespace.full_path);
+}
+
+export function presentNamespaceBasic(namespace: NamespaceRow, baseUrl: string): NamespaceBasic {
+  return {
+    id: namespace.id,
+    name: namespace.name,
+    path: namespace.path,
+    kind: namespace.type === 'Group' ? 'group' : 'user',
+    full_path: namespace.full_path,
+    parent_id: namespace.parent_id,
+    avatar_url: null,
+    web_url: namespaceWebUrl(baseUrl, namespace),
+  };
 }
 
 export function presentNamespace(row: NamespaceRow, view: NamespaceView): Namespace {

@@ -2,17 +2,25 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, IdOrPath, Params } from '../../core/params.ts';
-import { DateOnly, Entity, Nullable } from '../../core/schema.ts';
+import { DateOnly, Entity, Literals, Nullable } from '../../core/schema.ts';
 
-export const NamespaceEntity = Entity({
+const basic = {
   id: Type.Integer(),
   name: Type.String(),
   path: Type.String(),
-  kind: Type.Union([Type.Literal('user'), Type.Literal('group')]),
+  kind: Literals(['user', 'group']),
   full_path: Type.String(),
   parent_id: Nullable(Type.Integer()),
   avatar_url: Nullable(Type.String()),
   web_url: Type.String(),
+};
+
+/** NamespaceBasic: the namespace a project shows. */
+export const NamespaceBasicEntity = Entity(basic);
+export type NamespaceBasic = Static<typeof NamespaceBasicEntity>;
+
+export const NamespaceEntity = Entity({
+  ...basic,
   // Groups the caller administers.
   members_count_with_descendants: Type.Optional(Type.Integer()),
   billable_members_count: Type.Integer(),

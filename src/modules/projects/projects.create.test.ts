@@ -185,11 +185,12 @@ describe('POST /projects', () => {
     expectStatus(await create({ name: 'Taken', path: 'taken' }, bob.token), 201);
   });
 
-  test('a project path may not be a subgroup path', async () => {
+  test('a project path may not be a subgroup path (case-insensitive)', async () => {
     const group = await createGroup(t, { path: 'parent-g', members: [[alice.user.id, ACCESS.OWNER]] });
     await createGroup(t, { path: 'child', parent: group });
     await unchanged(async () => {
       expectError(await create({ name: 'child', namespace_id: group.id }), 400, { message: { path: ['has already been taken'] } });
+      expectError(await create({ name: 'Other child', path: 'Child', namespace_id: group.id }), 400, { message: { path: ['has already been taken'] } });
     });
   });
 

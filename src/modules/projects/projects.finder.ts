@@ -7,8 +7,10 @@ import { privateFeatureMinimum } from '../../core/access/abilities.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
 import { projectVisibleTo } from '../../core/access/visibility.ts';
 import type { Actor } from '../../core/auth/actor.ts';
+import { escapeLike, fuzzyMatch, searchTerm } from '../../core/search.ts';
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
+import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
 import type { ProjectView } from './projects.presenter.ts';
 import { type ListProjectsQuery, type ProjectStatistics, STATISTICS_ORDERS } from './projects.schemas.ts';
 
@@ -22,7 +24,6 @@ export interface ViewDeps {
 
 export interface ViewOptions {
   statistics?: boolean;
-  customAttributes?: boolean;
   license?: boolean;
 }
 
@@ -39,27 +40,27 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
   const userId = actor?.user.id;
   const day = today(deps.now());
   const none = ids.length === 0;
+  /** The actor's unexpired direct memberships of these projects or groups. */
+  const memberships = async (sourceType: 'Project' | 'Namespace', sourceIds: number[]) =>
+    sourceIds.length === 0 || userId === undefined
+      ? []
+      : db
+          .selectFrom('members')
+          .select(['source_id', 'access_level'])
+          .where('source_type', '=', sourceType)
+          .where('user_id', '=', userId)
+          .where('source_id', 'in', sourceIds)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)]))
+          .execute();
 
-  const [namespaces, topics, access, projectMembers, statistics, customAttributes] = await Promise.all([
+  const [namespaces, topics, access, projectMembers, statistics] = await Promise.all([
     none ? [] : db.selectFrom('namespaces').selectAll().where('id', 'in', namespaceIds).execute(),
     none ? [] : db.selectFrom('project_topics').select(['project_id', 'name']).where('project_id', 'in', ids).execute(),
     none || userId === undefined
       ? []
       : db.selectFrom('project_authorizations').select(['project_id', 'access_level']).where('user_id', '=', userId).where('project_id', 'in', ids).execute(),
-    none || userId === undefined
-      ? []
-      : db
-          .selectFrom('members')
-          .select(['source_id', 'access_level'])
-          .where('source_type', '=', 'Project')
-          .where('user_id', '=', userId)
-          .where('source_id', 'in', ids)
-          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)]))
-          .execute(),
+    memberships('Project', ids),
     none || !options.statistics ? [] : db.selectFrom('project_statistics').selectAll().where('project_id', 'in', ids).execute(),
-    none || !options.customAttributes
-      ? []
-      : db.selectFrom('project_custom_attributes').select(['project_id', 'key', 'value']).where('project_id', 'in', ids).orderBy('id').execute(),
   ]);
 
   const namespaceMap = new Map(namespaces.map((n) => [n.id, n]));
@@ -68,16 +69,7 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
   const groupAncestors = [...new Set(groups.flatMap((g) => ancestorIds(g.traversal_path)))];
   const [owners, groupRows] = await Promise.all([
     ownerIds.length === 0 ? [] : db.selectFrom('users').selectAll().where('id', 'in', ownerIds).execute(),
-    groupAncestors.length === 0 || userId === undefined
-      ? []
-      : db
-          .selectFrom('members')
-          .select(['source_id', 'access_level'])
-          .where('source_type', '=', 'Namespace')
-          .where('user_id', '=', userId)
-          .where('source_id', 'in', groupAncestors)
-          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)]))
-          .execute(),
+    memberships('Namespace', groupAncestors),
   ]);
 
   const topicMap = new Map<number, string[]>();
@@ -121,11 +113,6 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
       ]),
     );
   }
-  if (options.customAttributes) {
-    const map = new Map<number, { key: string; value: string }[]>();
-    for (const a of customAttributes) map.set(a.project_id, [...(map.get(a.project_id) ?? []), { key: a.key, value: a.value }]);
-    view.customAttributes = map;
-  }
   return view;
 }
 
@@ -154,35 +141,6 @@ export function visibleProjects(db: Kysely<DB>, actor: Actor | null, q: Pick<Lis
   // Owned: the personal namespace's projects and those of groups the actor owns, i.e. Owner access.
   if (q.owned) level = Math.max(level, ACCESS.OWNER);
   return base.where(() => authorizedAtLeast(actor, level));
-}
-
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** Words of three characters or more; "quoted phrases" count as one word. */
-function fuzzyWords(term: string): string[] {
-  const quoted: string[] = [];
-  const rest = term.replace(/"(.*?)"/g, (_m, phrase: string) => {
-    quoted.push(phrase);
-    return '';
-  });
-  return [...rest.split(' '), ...quoted].filter((w) => w.length >= 3);
-}
-
-/**
- * The platform's fuzzy search: some column contains every word of three characters or more
- * (case-insensitive), or, when there is no such word, equals the whole term.
- */
-function fuzzyMatch(columns: string[], search: string): Expression<SqlBool> | null {
-  const term = search.trim().replace(/\s+/g, ' ').toLowerCase();
-  if (term === '') return null;
-  const words = fuzzyWords(term);
-  const patterns = words.length > 0 ? words.map((w) => `%${escapeLike(w)}%`) : [escapeLike(term)];
-  const perColumn = columns.map(
-    (column) => sql<SqlBool>`(${sql.join(patterns.map((p) => sql`lower(${sql.ref(column)}) like ${p} escape '\\'`), sql` and `)})`,
-  );
-  return sql<SqlBool>`(${sql.join(perColumn, sql` or `)})`;
 }
 
 /** A feature open to the actor: switched on, and when 'private', reached by the actor's role. */
@@ -228,7 +186,7 @@ export function filterProjects(qb: ProjectsQuery, actor: Actor | null, q: Partia
   }
   if (q.search !== undefined) {
     const columns = q.search_namespaces ? ['projects.full_path', 'projects.name_with_namespace', 'projects.description'] : ['projects.path', 'projects.name', 'projects.description'];
-    const match = fuzzyMatch(columns, q.search);
+    const match = fuzzyMatch(q.search, columns);
     if (match) qb = qb.where(() => match);
   }
   if (q.with_issues_enabled) qb = qb.where(() => featureOpenTo(actor, 'issues', 'issues_enabled'));
@@ -237,18 +195,7 @@ export function filterProjects(qb: ProjectsQuery, actor: Actor | null, q: Partia
   if (q.with_programming_language) qb = qb.where(sql<SqlBool>`1 = 0`);
   if (!options.admin) return qb;
   if (q.repository_storage !== undefined) qb = qb.where('projects.repository_storage', '=', q.repository_storage);
-  for (const [key, value] of Object.entries(q.custom_attributes ?? {})) {
-    qb = qb.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('project_custom_attributes as ca')
-          .select(sql`1`.as('one'))
-          .whereRef('ca.project_id', '=', 'projects.id')
-          .where('ca.key', '=', key)
-          .where('ca.value', '=', value),
-      ),
-    );
-  }
+  for (const [key, value] of Object.entries(q.custom_attributes ?? {})) qb = qb.where(hasCustomAttribute('project', 'projects.id', key, value));
   return qb;
 }
 
@@ -342,18 +289,10 @@ export function projectUsers(db: Kysely<DB>, projectId: number) {
 }
 
 export function userSearch(search: string): { where: Expression<SqlBool> | null; rank: ReturnType<typeof sql> } {
-  const term = search.trim().replace(/\s+/g, ' ').toLowerCase();
-  const where = fuzzyMatch(['users.name', 'users.username'], term);
+  const term = searchTerm(search);
+  const where = fuzzyMatch(term, ['users.name', 'users.username']);
   return {
     where: where === null ? null : sql<SqlBool>`(${where} or lower(users.email) = ${term})`,
     rank: sql`case when lower(users.name) = ${term} then 0 when lower(users.username) = ${term} then 1 when lower(users.email) = ${term} then 2 else 3 end`,
   };
-}
-
-export function listProjectCustomAttributes(db: Kysely<DB>, projectId: number) {
-  return db.selectFrom('project_custom_attributes').select(['key', 'value']).where('project_id', '=', projectId).orderBy('id').execute();
-}
-
-export function findProjectCustomAttribute(db: Kysely<DB>, projectId: number, key: string) {
-  return db.selectFrom('project_custom_attributes').select(['key', 'value']).where('project_id', '=', projectId).where('key', '=', key).executeTakeFirst();
 }

@@ -1,33 +1,13 @@
 // A real client against a real socket: @gitbeaker/rest creates, lists (offset and keyset pages),
 // shows, edits, stars and removes projects, and must not notice it is not talking to the platform.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Gitlab } from '@gitbeaker/rest';
-import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
+import { ROOT_TOKEN, type TestApp, type TestUser } from '../../../test/harness.ts';
+import { listeningTestApp, statusOf } from '../../../test/listening.ts';
 import { expectEntities, expectEntity } from '../../../test/matchers.ts';
 import { UserBasicEntity } from '../users/users.schemas.ts';
 import { ProjectEntity, ProjectSimpleEntity, ProjectWithAccessEntity } from './projects.schemas.ts';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** The status of a failed gitbeaker call. */
-async function statusOf(call: Promise<unknown>): Promise<number> {
-  try {
-    await call;
-  } catch (error) {
-    const cause = (error as { cause?: { response?: Response } }).cause;
-    assert.ok(cause?.response, `not an HTTP error: ${String(error)}`);
-    return cause.response.status;
-  }
-  assert.fail('the call succeeded');
-}
 
 let t: TestApp;
 let host: string;
@@ -37,10 +17,7 @@ let admin: InstanceType<typeof Gitlab>;
 const created: number[] = [];
 
 before(async () => {
-  const port = await freePort();
-  host = `http://127.0.0.1:${port}`;
-  t = await createTestApp({ QUARRY_EXTERNAL_URL: host });
-  await t.app.listen({ port, host: '127.0.0.1' });
+  ({ t, host } = await listeningTestApp());
   alice = await t.user({ username: 'alice' });
   api = new Gitlab({ host, token: alice.token });
   admin = new Gitlab({ host, token: ROOT_TOKEN });

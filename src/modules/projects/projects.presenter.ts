@@ -4,9 +4,12 @@
 import { type ProjectAbility, projectAbilities, projectFeatureAvailable } from '../../core/access/abilities.ts';
 import { visibilityName } from '../../core/access/levels.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { apiUrl, userWebUrl } from '../../core/urls.ts';
+import { apiUrl } from '../../core/urls.ts';
 import type { NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
-import type { NamespaceBasic, Project, ProjectSimple, ProjectStatistics, ProjectWithAccess } from './projects.schemas.ts';
+import { presentNamespaceBasic } from '../namespaces/namespaces.presenter.ts';
+import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
+import { userBasicFields } from '../users/users.presenter.ts';
+import type { Project, ProjectSimple, ProjectStatistics, ProjectWithAccess } from './projects.schemas.ts';
 import { type Feature, type ProjectSettings, featureLevel, parseSettings } from './projects.settings.ts';
 
 /** The notification level a membership reports until notification settings exist: 'global'. */
@@ -28,8 +31,8 @@ export interface ProjectView {
   groupMembers: ReadonlyMap<number, number>;
   /** Present when statistics were asked for. */
   statistics?: ReadonlyMap<number, ProjectStatistics>;
-  /** Present when custom attributes were asked for. */
-  customAttributes?: ReadonlyMap<number, { key: string; value: string }[]>;
+  /** Present when custom attributes were asked for (the route loads them beside the view). */
+  customAttributes?: ReadonlyMap<number, CustomAttribute[]>;
   /** GET /projects/:id?license=true adds license and license_url. */
   license?: boolean;
 }
@@ -37,8 +40,8 @@ export interface ProjectView {
 /** simple: BasicProjectDetails; full: Entities::Project; with_access: ProjectWithAccess. */
 export type ProjectForm = 'simple' | 'full' | 'with_access';
 
-export const EMPTY_STATISTICS: ProjectStatistics = {
-  commit_count: 0,
+/** Storage statistics of nothing stored: a project without a statistics row, a group without projects. */
+export const EMPTY_STORAGE_STATISTICS: Omit<ProjectStatistics, 'commit_count'> = {
   storage_size: 0,
   repository_size: 0,
   wiki_size: 0,
@@ -50,22 +53,7 @@ export const EMPTY_STATISTICS: ProjectStatistics = {
   uploads_size: 0,
 };
 
-export function namespaceWebUrl(baseUrl: string, namespace: Pick<NamespaceRow, 'type' | 'full_path'>): string {
-  return namespace.type === 'Group' ? `${baseUrl}/groups/${namespace.full_path}` : userWebUrl(baseUrl, namespace.full_path);
-}
-
-export function presentNamespaceBasic(namespace: NamespaceRow, baseUrl: string): NamespaceBasic {
-  return {
-    id: namespace.id,
-    name: namespace.name,
-    path: namespace.path,
-    kind: namespace.type === 'Group' ? 'group' : 'user',
-    full_path: namespace.full_path,
-    parent_id: namespace.parent_id,
-    avatar_url: null,
-    web_url: namespaceWebUrl(baseUrl, namespace),
-  };
-}
+const EMPTY_STATISTICS: ProjectStatistics = { commit_count: 0, ...EMPTY_STORAGE_STATISTICS };
 
 export function projectWebUrl(baseUrl: string, row: Pick<ProjectRow, 'full_path'>): string {
   return `${baseUrl}/${row.full_path}`;
@@ -139,15 +127,7 @@ function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set
     visibility: visibilityName(row.visibility_level),
     ...(owner
       ? {
-          owner: {
-            id: owner.id,
-            username: owner.username,
-            name: owner.name,
-            state: owner.state,
-            avatar_url: null,
-            web_url: userWebUrl(view.baseUrl, owner.username),
-            created_at: owner.created_at,
-          },
+          owner: { ...userBasicFields(owner, view.baseUrl), created_at: owner.created_at },
         }
       : {}),
     resolve_outdated_diff_discussions: settings.resolve_outdated_diff_discussions,

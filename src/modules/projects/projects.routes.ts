@@ -3,9 +3,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { requireAdmin, requireUser } from '../../core/access/guards.ts';
 import { findProject, loadGroup, loadProject } from '../../core/access/loaders.ts';
-import { DomainError, forbidden, notFound } from '../../core/errors.ts';
+import { DomainError, notFound } from '../../core/errors.ts';
 import { KEYSET_UNAVAILABLE, paginate, paginateByKeysetFilter, wantsKeyset } from '../../core/pagination.ts';
 import type { ProjectRow } from '../../db/schema.ts';
+import { loadCustomAttributes } from '../custom-attributes/custom-attributes.finder.ts';
+import { customAttributeRoutes } from '../custom-attributes/custom-attributes.routes.ts';
 import { presentUserBasic } from '../users/users.presenter.ts';
 import {
   type ProjectsQuery,
@@ -13,10 +15,8 @@ import {
   effectiveOrder,
   filterProjects,
   findProjectById,
-  findProjectCustomAttribute,
   findUserByIdOrUsername,
   groupProjectsOf,
-  listProjectCustomAttributes,
   loadProjectView,
   orderProjects,
   personalProjectsOf,
@@ -31,10 +31,8 @@ import {
   CreateUserProjectParams,
   GroupProjectsQuery,
   ListProjectsQuery,
-  ProjectCustomAttributeParams,
   ProjectIdParams,
   ProjectUsersQuery,
-  SetProjectCustomAttributeBody,
   ShowProjectQuery,
   UpdateProjectBody,
   UserProjectsParams,
@@ -42,9 +40,7 @@ import {
 import {
   createProject,
   deleteProject,
-  deleteProjectCustomAttribute,
   setArchived,
-  setProjectCustomAttribute,
   starProject,
   unstarProject,
   updateProject,
@@ -56,10 +52,19 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
   const deps = api.deps;
   const { db } = deps;
 
+  /** What the presenter needs for these rows, with their custom attributes when asked for. */
+  async function viewOf(req: FastifyRequest, rows: ProjectRow[], options: ViewOptions & { customAttributes?: boolean }) {
+    const [view, customAttributes] = await Promise.all([
+      loadProjectView(deps, req.actor, rows, options),
+      options.customAttributes ? loadCustomAttributes(db, 'project', rows.map((r) => r.id)) : undefined,
+    ]);
+    if (customAttributes) view.customAttributes = customAttributes;
+    return view;
+  }
+
   /** One project for the request's actor, in a form. */
-  async function present(req: FastifyRequest, row: ProjectRow, form: ProjectForm, options: ViewOptions & { adminFields?: boolean } = {}) {
-    const view = await loadProjectView(deps, req.actor, [row], options);
-    return presentProject(row, view, form, options.adminFields);
+  async function present(req: FastifyRequest, row: ProjectRow, form: ProjectForm, options: ViewOptions & { customAttributes?: boolean; adminFields?: boolean } = {}) {
+    return presentProject(row, await viewOf(req, [row], options), form, options.adminFields);
   }
 
   /**
@@ -81,7 +86,7 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
       rows = await paginate(req, reply, ordered, forms.keyset ? { offsetCapType: 'Project' } : {});
     }
     const form: ProjectForm = q.simple ? 'simple' : actor ? forms.signedIn : forms.anonymous;
-    const view = await loadProjectView(deps, actor, rows, { statistics: q.statistics, customAttributes: admin && q.with_custom_attributes });
+    const view = await viewOf(req, rows, { statistics: q.statistics, customAttributes: admin && q.with_custom_attributes });
     return presentProjects(rows, view, form);
   }
 
@@ -189,35 +194,14 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
   // ---- Custom attributes (administrators) ---------------------------------------------------
   // As on the platform, the project is looked up (whatever its visibility) before the caller is
   // checked: a missing project is 404 for everyone, anyone but an administrator gets 403.
-
-  async function projectFor(req: FastifyRequest): Promise<ProjectRow> {
-    const found = await findProject(req, (req.params as { id: string }).id);
-    if (!found) throw notFound('Project');
-    if (!req.actor?.isAdmin) throw forbidden();
-    return found.row;
-  }
-
-  const attributes = '/projects/:id/custom_attributes';
-
-  api.get(attributes, { schema: { params: ProjectIdParams } }, async (req) => listProjectCustomAttributes(db, (await projectFor(req)).id));
-
-  api.get(`${attributes}/:key`, { schema: { params: ProjectCustomAttributeParams } }, async (req) => {
-    const row = await projectFor(req);
-    const attribute = await findProjectCustomAttribute(db, row.id, (req.params as { key: string }).key);
-    // A record lookup that fails answers the platform's generic "404 Not found" (lower-case f).
-    if (!attribute) throw new DomainError('not_found', '404 Not found');
-    return attribute;
-  });
-
-  api.put(`${attributes}/:key`, { schema: { params: ProjectCustomAttributeParams, body: SetProjectCustomAttributeBody }, config: SIGNED_IN }, async (req) => {
-    const row = await projectFor(req);
-    return setProjectCustomAttribute(deps, row.id, (req.params as { key: string }).key, (req.body as { value: string }).value);
-  });
-
-  api.delete(`${attributes}/:key`, { schema: { params: ProjectCustomAttributeParams }, config: SIGNED_IN }, async (req, reply) => {
-    const row = await projectFor(req);
-    await deleteProjectCustomAttribute(deps, row.id, (req.params as { key: string }).key);
-    return reply.code(204).send();
+  customAttributeRoutes(api, {
+    subject: 'project',
+    path: '/projects/:id',
+    id: ProjectIdParams.properties.id,
+    load: async (req) => {
+      const found = await findProject(req, (req.params as { id: string }).id);
+      if (!found) throw notFound('Project');
+      return found.row.id;
+    },
   });
 };
-

@@ -1,39 +1,18 @@
 // Projects (spec Part 2 §2.1, §4.1): the entity ladder (simple → full → with permissions) and
 // the parameters of every projects route.
-import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, CommaList, IdOrPath, OneOf, Params } from '../../core/params.ts';
-import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
+import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
 import { ACCESS } from '../../core/access/levels.ts';
+import { CustomAttributeEntity } from '../custom-attributes/custom-attributes.schemas.ts';
+import { NamespaceBasicEntity } from '../namespaces/namespaces.schemas.ts';
+import { userBasicFields } from '../users/users.schemas.ts';
 
 // ---- Entities -------------------------------------------------------------------------------------
 
-/** One of these strings, as an entity field (a union of literals, which the strict matcher checks). */
-const Literals = <const T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v))) as TUnion<TLiteral<T[number]>[]>;
-
-export const NamespaceBasicEntity = Entity({
-  id: Type.Integer(),
-  name: Type.String(),
-  path: Type.String(),
-  kind: Literals(['user', 'group']),
-  full_path: Type.String(),
-  parent_id: Nullable(Type.Integer()),
-  avatar_url: Nullable(Type.String()),
-  web_url: Type.String(),
-});
-
 /** The platform's UserBasic, plus created_at which the spec's owner {id, name, created_at} names. */
-export const ProjectOwnerEntity = Entity({
-  id: Type.Integer(),
-  username: Type.String(),
-  name: Type.String(),
-  state: Type.String(),
-  avatar_url: Nullable(Type.String()),
-  web_url: Type.String(),
-  created_at: Timestamp,
-});
-
-export const ProjectCustomAttributeEntity = Entity({ key: Type.String(), value: Type.String() });
+export const ProjectOwnerEntity = Entity({ ...userBasicFields, created_at: Timestamp });
 
 const simple = {
   id: Type.Integer(),
@@ -59,14 +38,14 @@ const simple = {
   star_count: Type.Integer(),
   last_activity_at: Timestamp,
   namespace: NamespaceBasicEntity,
-  custom_attributes: Type.Optional(Type.Array(ProjectCustomAttributeEntity)),
+  custom_attributes: Type.Optional(Type.Array(CustomAttributeEntity)),
 };
 
 /** BasicProjectDetails: anonymous callers and `simple=true`. */
 export const ProjectSimpleEntity = Entity(simple);
 
-export const ProjectStatisticsEntity = Entity({
-  commit_count: Type.Integer(),
+/** Storage sizes in bytes: a project's own, or summed over a group's projects. */
+export const storageStatisticsFields = {
   storage_size: Type.Integer(),
   repository_size: Type.Integer(),
   wiki_size: Type.Integer(),
@@ -76,7 +55,9 @@ export const ProjectStatisticsEntity = Entity({
   packages_size: Type.Integer(),
   snippets_size: Type.Integer(),
   uploads_size: Type.Integer(),
-});
+};
+
+export const ProjectStatisticsEntity = Entity({ commit_count: Type.Integer(), ...storageStatisticsFields });
 
 const Links = Entity({
   self: Type.String(),
@@ -186,7 +167,6 @@ export type ProjectSimple = Static<typeof ProjectSimpleEntity>;
 export type Project = Static<typeof ProjectEntity>;
 export type ProjectWithAccess = Static<typeof ProjectWithAccessEntity>;
 export type ProjectStatistics = Static<typeof ProjectStatisticsEntity>;
-export type NamespaceBasic = Static<typeof NamespaceBasicEntity>;
 
 // ---- Parameters -------------------------------------------------------------------------------
 
@@ -404,6 +384,3 @@ export const ProjectUsersQuery = Params({
   skip_users: Type.Optional(CommaList(Type.Integer())),
 });
 export type ProjectUsersQuery = Static<typeof ProjectUsersQuery>;
-
-export const ProjectCustomAttributeParams = Params({ id: IdOrPath, key: Type.String() });
-export const SetProjectCustomAttributeBody = Params({ value: Type.String() });

@@ -1,5 +1,5 @@
-// Writes of projects: create, update, archive, star, delete, custom attributes. Each owns its
-// transaction, checks what the caller may do, and throws the platform's errors.
+// Writes of projects: create, update, archive, star, delete. Each owns its transaction, checks
+// what the caller may do, and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { groupAbilities } from '../../core/access/abilities.ts';
@@ -7,11 +7,12 @@ import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '..
 import { ACCESS, VISIBILITY, visibilityName } from '../../core/access/levels.ts';
 import { type LoadedProject, groupSettings } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { type FieldErrors, errorList, forbidden, invalidFields, notFound } from '../../core/errors.ts';
+import { type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { recordEvent } from '../events/event-recorder.ts';
+import { fullPathTaken } from '../namespaces/namespace-paths.ts';
 import { normalizeTopics } from './projects.finder.ts';
 import type { CreateProjectBody, UpdateProjectBody } from './projects.schemas.ts';
 import { FEATURE_COLUMNS, type Feature, type FeatureLevel, type ProjectSettings, parseSettings } from './projects.settings.ts';
@@ -53,19 +54,18 @@ function validateFields(fields: { name?: string; path?: string; description?: st
   }
 }
 
-/** Name and path must be free in the namespace (a project's full path also may not be a group's). */
+/**
+ * Name and path must be free in the namespace, and the path may not be a subgroup's either (groups
+ * refuse a project's path the same way).
+ */
 async function checkTaken(db: Kysely<DB>, namespace: NamespaceRow, fields: { name?: string; path?: string }, exceptId: number | null, errors: FieldErrors): Promise<void> {
   if (fields.name !== undefined && !errors.name) {
     let q = db.selectFrom('projects').select('id').where('namespace_id', '=', namespace.id).where(sql`lower(name)`, '=', fields.name.toLowerCase());
     if (exceptId !== null) q = q.where('id', '!=', exceptId);
     if (await q.executeTakeFirst()) add(errors, 'name', 'has already been taken');
   }
-  if (fields.path !== undefined && !errors.path) {
-    const fullPath = `${namespace.full_path}/${fields.path}`.toLowerCase();
-    let q = db.selectFrom('projects').select('id').where(sql`lower(full_path)`, '=', fullPath);
-    if (exceptId !== null) q = q.where('id', '!=', exceptId);
-    const group = await db.selectFrom('namespaces').select('id').where(sql`lower(full_path)`, '=', fullPath).executeTakeFirst();
-    if (group || (await q.executeTakeFirst())) add(errors, 'path', 'has already been taken');
+  if (fields.path !== undefined && !errors.path && (await fullPathTaken(db, `${namespace.full_path}/${fields.path}`, { projectId: exceptId ?? undefined }))) {
+    add(errors, 'path', 'has already been taken');
   }
 }
 
@@ -420,22 +420,4 @@ export async function deleteProject(deps: ServiceDeps, row: ProjectRow): Promise
     await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
     await trx.deleteFrom('projects').where('id', '=', row.id).execute();
   });
-}
-
-// ---- Custom attributes ------------------------------------------------------------------------
-
-export async function setProjectCustomAttribute(deps: ServiceDeps, projectId: number, key: string, value: string): Promise<{ key: string; value: string }> {
-  if (value.trim() === '') throw invalidFields({ value: ["can't be blank"] });
-  const now = deps.now().toISOString();
-  return deps.db
-    .insertInto('project_custom_attributes')
-    .values({ project_id: projectId, key, value, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.columns(['project_id', 'key']).doUpdateSet({ value, updated_at: now }))
-    .returning(['key', 'value'])
-    .executeTakeFirstOrThrow();
-}
-
-export async function deleteProjectCustomAttribute(deps: ServiceDeps, projectId: number, key: string): Promise<void> {
-  const result = await deps.db.deleteFrom('project_custom_attributes').where('project_id', '=', projectId).where('key', '=', key).executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw notFound('Custom attribute');
 }

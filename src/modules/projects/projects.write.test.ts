@@ -7,7 +7,8 @@ import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../..
 import { expectEntities, expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { ProjectRow } from '../../db/schema.ts';
-import { ProjectCustomAttributeEntity, ProjectEntity, UPDATE_KEYS } from './projects.schemas.ts';
+import { CustomAttributeEntity } from '../custom-attributes/custom-attributes.schemas.ts';
+import { ProjectEntity, UPDATE_KEYS } from './projects.schemas.ts';
 
 let t: TestApp;
 let world: MatrixWorld;
@@ -124,6 +125,15 @@ describe('PUT /projects/:id', () => {
     assert.equal(row.repository_storage, 'default');
     const admin = await t.put(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN, body: { repository_storage: 'other' } });
     assert.equal(admin.json().repository_storage, 'other');
+  });
+
+  test('a new path may not be a subgroup path (case-insensitive)', async () => {
+    const group = await createGroup(t, { path: 'renamed-g', members: [[owner.user.id, ACCESS.OWNER]] });
+    await createGroup(t, { path: 'sub', parent: group });
+    const project = await createProject(t, { path: 'before', namespace: group, creatorId: owner.user.id });
+    expectError(await t.put(`/api/v4/projects/${project.id}`, { token: owner.token, body: { path: 'SUB' } }), 400, { message: { path: ['has already been taken'] } });
+    const row = await t.deps.db.selectFrom('projects').select('path').where('id', '=', project.id).executeTakeFirstOrThrow();
+    assert.equal(row.path, 'before');
   });
 
   test('validation: at least one parameter, formats, taken names, group visibility, the default branch', async () => {
@@ -308,7 +318,7 @@ describe('/projects/:id/custom_attributes', () => {
     expectStatus(await t.put(`${path}/size`, { token: ROOT_TOKEN, form: 'value=big' }), 200);
     expectStatus(await t.put(`${path}/colour`, { token: ROOT_TOKEN, body: { value: 'red' } }), 200);
     const list = await t.get(path, { token: ROOT_TOKEN });
-    expectEntities(list.json(), ProjectCustomAttributeEntity);
+    expectEntities(list.json(), CustomAttributeEntity);
     assert.deepEqual(list.json(), [
       { key: 'colour', value: 'red' },
       { key: 'size', value: 'big' },

@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../../../test/harness.ts';
 import { expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
 import { issueToken } from '../access-tokens/access-tokens.service.ts';
-import { CustomAttributeEntity } from './custom-attributes.schemas.ts';
+import { CustomAttributeEntity } from '../custom-attributes/custom-attributes.schemas.ts';
 import { UserAdminEntity, UserBasicEntity, UserEntity, UserSelfEntity } from './users.schemas.ts';
 
 type Caller = 'anonymous' | 'regular' | 'external' | 'blocked' | 'admin' | 'adminWithoutAdminMode';

@@ -1,7 +1,9 @@
 // Reads of users. findUsers returns an unexecuted, unordered builder; the route adds the order
 // through pagination (offset or keyset) so that every page is cut in the database.
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { fuzzyMatch, searchTerm } from '../../core/search.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
+import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
 import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { ListUsersQuery } from './users.schemas.ts';
 
@@ -28,28 +30,12 @@ export function findUsers(db: Kysely<DB>, q: ListUsersQuery, admin: boolean): Us
   if (q.two_factor) qb = qb.where('users.two_factor_enabled', '=', q.two_factor === 'enabled');
   if (q.created_after) qb = qb.where('users.created_at', '>=', new Date(q.created_after).toISOString());
   if (q.created_before) qb = qb.where('users.created_at', '<=', new Date(q.created_before).toISOString());
-  for (const [key, value] of Object.entries(q.custom_attributes ?? {})) qb = byCustomAttribute(qb, key, value);
+  for (const [key, value] of Object.entries(q.custom_attributes ?? {})) qb = qb.where(hasCustomAttribute('user', 'users.id', key, value));
   return qb;
 }
 
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /** The search term as the platform reads it: a leading `@` dropped, spaces squeezed, lower case. */
-function searchTerm(search: string): string {
-  return search.replace(/^@/, '').trim().replace(/\s+/g, ' ').toLowerCase();
-}
-
-/** Words of at least three characters; "quoted phrases" count as one word. */
-function fuzzyWords(term: string): string[] {
-  const quoted: string[] = [];
-  const rest = term.replace(/"(.*?)"/g, (_m, phrase: string) => {
-    quoted.push(phrase);
-    return '';
-  });
-  return [...rest.split(' '), ...quoted].filter((w) => w.length >= 3);
-}
+const userSearchTerm = (search: string) => searchTerm(search.replace(/^@/, ''));
 
 /**
  * Name or username containing every word of three characters or more (the whole term, exactly,
@@ -57,20 +43,15 @@ function fuzzyWords(term: string): string[] {
  */
 function bySearch(qb: UsersQuery, search: string | undefined): UsersQuery {
   if (search === undefined || search.trim() === '') return qb;
-  const term = searchTerm(search);
-  if (term === '') return qb.where(sql<boolean>`1 = 0`);
-  const words = fuzzyWords(term);
-  const patterns = words.length > 0 ? words.map((w) => `%${escapeLike(w)}%`) : [escapeLike(term)];
-  return qb.where((eb) => {
-    const matches = (column: 'users.name' | 'users.username') =>
-      eb.and(patterns.map((p) => eb(sql`lower(${sql.ref(column)})`, 'like', sql<string>`${p} escape '\\'`)));
-    return eb.or([matches('users.name'), matches('users.username'), eb(sql`lower(users.email)`, '=', term)]);
-  });
+  const term = userSearchTerm(search);
+  const match = fuzzyMatch(term, ['users.name', 'users.username']);
+  if (match === null) return qb.where(sql<boolean>`1 = 0`);
+  return qb.where((eb) => eb.or([match, eb(sql`lower(users.email)`, '=', term)]));
 }
 
 /** With a search and no explicit order: exact name, then exact username, then exact email, then by name. */
 export function searchRank(search: string) {
-  const term = searchTerm(search);
+  const term = userSearchTerm(search);
   return sql`case when lower(users.name) = ${term} then 0 when lower(users.username) = ${term} then 1 when lower(users.email) = ${term} then 2 else 3 end`;
 }
 
@@ -83,19 +64,6 @@ function byIdentity(qb: UsersQuery, externUid: string, provider: string): UsersQ
         .whereRef('identities.user_id', '=', 'users.id')
         .where('identities.provider', '=', provider)
         .where('identities.extern_uid', '=', externUid),
-    ),
-  );
-}
-
-function byCustomAttribute(qb: UsersQuery, key: string, value: string): UsersQuery {
-  return qb.where((eb) =>
-    eb.exists(
-      eb
-        .selectFrom('user_custom_attributes as ca')
-        .select(sql`1`.as('one'))
-        .whereRef('ca.user_id', '=', 'users.id')
-        .where('ca.key', '=', key)
-        .where('ca.value', '=', value),
     ),
   );
 }
@@ -117,24 +85,6 @@ export async function loadIdentities(db: Kysely<DB>, userIds: number[]): Promise
   for (const r of rows) {
     const list = map.get(r.user_id) ?? [];
     list.push({ provider: r.provider, extern_uid: r.extern_uid });
-    map.set(r.user_id, list);
-  }
-  return map;
-}
-
-/** Custom attributes of many users in one query. */
-export async function loadCustomAttributes(db: Kysely<DB>, userIds: number[]): Promise<Map<number, { key: string; value: string }[]>> {
-  const map = new Map<number, { key: string; value: string }[]>();
-  if (userIds.length === 0) return map;
-  const rows = await db
-    .selectFrom('user_custom_attributes')
-    .select(['user_id', 'key', 'value'])
-    .where('user_id', 'in', userIds)
-    .orderBy('id')
-    .execute();
-  for (const r of rows) {
-    const list = map.get(r.user_id) ?? [];
-    list.push({ key: r.key, value: r.value });
     map.set(r.user_id, list);
   }
   return map;

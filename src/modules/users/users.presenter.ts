@@ -1,6 +1,7 @@
 // Pure row → entity functions for users. Lists pass in what they preloaded (identities, attributes).
 import type { UserRow } from '../../db/schema.ts';
 import { userWebUrl } from '../../core/urls.ts';
+import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import type { UserAdmin, UserBasic, User, UserSelf } from './users.schemas.ts';
 
 /** Internal accounts the platform runs itself; they are not people and cannot sign in. */
@@ -11,7 +12,7 @@ export interface UserView {
   baseUrl: string;
   identities?: ReadonlyMap<number, { provider: string; extern_uid: string }[]>;
   /** Present only when custom attributes were asked for. */
-  customAttributes?: ReadonlyMap<number, { key: string; value: string }[]>;
+  customAttributes?: ReadonlyMap<number, CustomAttribute[]>;
 }
 
 /** A profile is readable unless it is private, blocked or unconfirmed; the user and admins always read it. */
@@ -25,24 +26,25 @@ function withAttributes<T extends object>(entity: T, user: UserRow, view: UserVi
   return { ...entity, custom_attributes: view.customAttributes.get(user.id) ?? [] };
 }
 
-function basicFields(user: UserRow, view: UserView): UserBasic {
+/** The UserBasic fields, which members and project owners show too. */
+export function userBasicFields(user: Pick<UserRow, 'id' | 'username' | 'name' | 'state'>, baseUrl: string): UserBasic {
   return {
     id: user.id,
     username: user.username,
     name: user.name,
     state: user.state,
     avatar_url: null,
-    web_url: userWebUrl(view.baseUrl, user.username),
+    web_url: userWebUrl(baseUrl, user.username),
   };
 }
 
 export function presentUserBasic(user: UserRow, view: UserView): UserBasic {
-  return withAttributes(basicFields(user, view), user, view);
+  return withAttributes(userBasicFields(user, view.baseUrl), user, view);
 }
 
 function singleFields(user: UserRow, view: UserView, readable: boolean): User {
   return {
-    ...basicFields(user, view),
+    ...userBasicFields(user, view.baseUrl),
     ...(readable ? { created_at: user.created_at } : {}),
     bio: user.bio,
     bot: BOT_TYPES.has(user.user_type),

@@ -1,10 +1,13 @@
-// Users: spec Part 2 §4.2 (list, show, create, modify, delete, identities) and block/unblock.
+// Users: spec Part 2 §4.2 (list, show, create, modify, delete, identities), block/unblock and
+// custom attributes.
 import type { FastifyPluginAsync } from 'fastify';
 import { requireAdmin, requireUser } from '../../core/access/guards.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import { paginate, paginateWithKeyset } from '../../core/pagination.ts';
 import type { UserRow } from '../../db/schema.ts';
-import { findUserById, findUsers, loadCustomAttributes, loadIdentities, searchRank } from './users.finder.ts';
+import { loadCustomAttributes } from '../custom-attributes/custom-attributes.finder.ts';
+import { customAttributeRoutes } from '../custom-attributes/custom-attributes.routes.ts';
+import { findUserById, findUsers, loadIdentities, searchRank } from './users.finder.ts';
 import { type UserView, presentUser, presentUserAdmin, presentUserBasic, presentUserSelf } from './users.presenter.ts';
 import {
   CreateUserBody,
@@ -21,8 +24,8 @@ import { blockUser, createUser, deleteIdentity, deleteUser, unblockUser, updateU
 const KEYSET_ORDERS = new Set(['id', 'name', 'username']);
 
 // read_user is registered on every users route but grants reads only; refusals name it on writes too.
-export const USERS_ANYONE = { scopes: ['read_user'] } as const;
-export const USERS_SIGNED_IN = { auth: 'required', scopes: ['read_user'] } as const;
+const USERS_ANYONE = { scopes: ['read_user'] } as const;
+const USERS_SIGNED_IN = { auth: 'required', scopes: ['read_user'] } as const;
 
 export const userRoutes: FastifyPluginAsync = async (api) => {
   const deps = api.deps;
@@ -33,7 +36,7 @@ export const userRoutes: FastifyPluginAsync = async (api) => {
     const ids = rows.map((r) => r.id);
     const [identities, customAttributes] = await Promise.all([
       loadIdentities(db, ids),
-      withCustomAttributes ? loadCustomAttributes(db, ids) : Promise.resolve(undefined),
+      withCustomAttributes ? loadCustomAttributes(db, 'user', ids) : Promise.resolve(undefined),
     ]);
     return { baseUrl: deps.config.externalUrl, identities, customAttributes };
   }
@@ -60,7 +63,7 @@ export const userRoutes: FastifyPluginAsync = async (api) => {
             reply,
             query,
             { column: `users.${orderBy}`, key: orderBy, direction: sort, idColumn: 'users.id', idKey: 'id' },
-            { offsetCapType: 'User', keysetAllowed: KEYSET_ORDERS.has(orderBy) },
+            { offsetCapType: 'User', keyset: KEYSET_ORDERS.has(orderBy) ? undefined : 'refuse' },
           );
     if (!admin) return rows.map((u) => presentUserBasic(u, { baseUrl: deps.config.externalUrl }));
     const view = await adminView(rows, q.with_custom_attributes === true);
@@ -122,5 +125,19 @@ export const userRoutes: FastifyPluginAsync = async (api) => {
     requireAdmin(req);
     const changed = await unblockUser(deps, (req.params as { id: number }).id);
     return reply.code(201).type('application/json').send(JSON.stringify(changed));
+  });
+
+  // A missing user is 404 for everyone, before the administrator check.
+  customAttributeRoutes(api, {
+    subject: 'user',
+    path: `/users/${USER_ID_ROUTE}`,
+    id: UserIdParams.properties.id,
+    load: async (req) => {
+      const user = await findUserById(db, (req.params as { id: number }).id);
+      if (!user) throw notFound();
+      return user.id;
+    },
+    readConfig: USERS_ANYONE,
+    writeConfig: USERS_SIGNED_IN,
   });
 };

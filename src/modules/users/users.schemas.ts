@@ -3,10 +3,12 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, OneOf, Params } from '../../core/params.ts';
 import { DateOnly, Entity, Nullable, Timestamp } from '../../core/schema.ts';
+import { CustomAttributeEntity } from '../custom-attributes/custom-attributes.schemas.ts';
 
 // ---- Entities: basic → single → self → administrator ------------------------------------------
 
-const basic = {
+/** The fields of UserBasic, which members and project owners show too. */
+export const userBasicFields = {
   id: Type.Integer(),
   username: Type.String(),
   name: Type.String(),
@@ -15,14 +17,13 @@ const basic = {
   web_url: Type.String(),
 };
 
-export const CustomAttributeEntity = Entity({ key: Type.String(), value: Type.String() });
 const customAttributes = { custom_attributes: Type.Optional(Type.Array(CustomAttributeEntity)) };
 
 /** The public list form. */
-export const UserBasicEntity = Entity({ ...basic, ...customAttributes });
+export const UserBasicEntity = Entity({ ...userBasicFields, ...customAttributes });
 
 const single = {
-  ...basic,
+  ...userBasicFields,
   // Left out when the caller may not read the profile (private, blocked or unconfirmed).
   created_at: Type.Optional(Timestamp),
   bio: Type.String(),

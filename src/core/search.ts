@@ -4,20 +4,25 @@
 // matches when any of the columns does.
 import { type Expression, type SqlBool, sql } from 'kysely';
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** Escapes LIKE's wildcards (and the escape character itself) for `like … escape '\'`. */
+export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function words(query: string): string[] {
+/** Spaces squeezed, trimmed, lower case: the form every search compares. */
+export const searchTerm = (query: string) => query.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** Words of at least three characters (as the platform counts them: code points); "quoted phrases" count as one word. */
+function words(term: string): string[] {
   const quoted: string[] = [];
-  const rest = query.replace(/"([^"]*)"/g, (_m, phrase: string) => {
+  const rest = term.replace(/"([^"]*)"/g, (_m, phrase: string) => {
     quoted.push(phrase);
     return '';
   });
   return [...rest.split(' '), ...quoted].filter((w) => [...w].length >= 3);
 }
 
-/** The condition, or null when the query is blank (no filter at all). */
+/** The condition over `columns` (qualified names), or null when the query is blank (no filter at all). */
 export function fuzzyMatch(query: string, columns: readonly string[]): Expression<SqlBool> | null {
-  const term = query.trim().replace(/\s+/g, ' ').toLowerCase();
+  const term = searchTerm(query);
   if (term === '') return null;
   const found = words(term);
   const patterns = found.length > 0 ? found.map((w) => `%${escapeLike(w)}%`) : [escapeLike(term)];
