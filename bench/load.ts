@@ -1,5 +1,5 @@
 // Load generator, run in its own process so that it does not share the server's CPU time slice
-// or event loop: `node bench/load.ts '<LoadJob as JSON>'` prints one JSON LoadResult on stdout.
+// or event loop: `node bench/load.ts '<LoadJob as JSON>'` prints one JSON LoadOutput on stdout.
 import { createRequire } from 'node:module';
 import { type LoadJob, type LoadRequest, scenario } from './scenarios.ts';
 
@@ -13,6 +13,12 @@ export interface LoadResult {
   timeouts: number;
   seconds: number;
 }
+
+/**
+ * A measurement, or why the scenario was not measured: its route does not exist (yet), or its
+ * first request did not answer the expected status.
+ */
+export type LoadOutput = { result: LoadResult } | { unavailable: string } | { failed: string };
 
 interface AutocannonOptions {
   url: string;
@@ -48,12 +54,16 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function preflight(job: LoadJob, req: LoadRequest, expected: number): Promise<void> {
+/** The router's answer to a path no route matches; a resource the caller may not see says which. */
+const UNKNOWN_ROUTE = '{"error":"404 Not Found"}';
+
+async function preflight(job: LoadJob, req: LoadRequest, expected: number): Promise<LoadOutput | null> {
   const res = await fetch(new URL(req.path, job.url), { method: req.method, headers: req.headers, body: req.body });
   const text = await res.text();
-  if (res.status !== expected) {
-    throw new Error(`${req.method} ${req.path} answered ${res.status} instead of ${expected}: ${text.slice(0, 300)}`);
-  }
+  if (res.status === expected) return null;
+  const route = `${req.method} ${req.path.split('?')[0]}`;
+  if (res.status === 404 && text === UNKNOWN_ROUTE) return { unavailable: `${route}: no such route yet` };
+  return { failed: `${route} answered ${res.status} instead of ${expected}: ${text.slice(0, 200)}` };
 }
 
 async function fire(job: LoadJob, seconds: number, tag: string): Promise<Fired> {
@@ -86,7 +96,11 @@ async function main(): Promise<void> {
   const job = JSON.parse(process.argv[2] ?? '') as LoadJob;
   const s = scenario(job.scenario);
   const tag = process.pid.toString(36);
-  await preflight(job, s.next(job, 0, `${tag}p`), s.expectedStatus);
+  const skipped = await preflight(job, s.next(job, 0, `${tag}p`), s.expectedStatus);
+  if (skipped) {
+    process.stdout.write(`${JSON.stringify(skipped)}\n`);
+    return;
+  }
   if (job.warmupSeconds > 0) await fire(job, job.warmupSeconds, `${tag}w`);
   const { result: r, latencies } = await fire(job, job.durationSeconds, `${tag}m`);
   const result: LoadResult = {
@@ -99,7 +113,7 @@ async function main(): Promise<void> {
     timeouts: r.timeouts,
     seconds: r.duration,
   };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.stdout.write(`${JSON.stringify({ result } satisfies LoadOutput)}\n`);
 }
 
 main().catch((error: unknown) => {

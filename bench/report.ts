@@ -3,22 +3,45 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { LoadResult } from './load.ts';
+import type { ExplainedQuery } from './plans.ts';
 import { SCENARIOS, type ScenarioKey } from './scenarios.ts';
+import type { SeedCounts } from './seed.ts';
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/** A measured scenario, or why it was not measured. */
+export type ScenarioOutcome = { key: ScenarioKey } & ({ result: LoadResult; rssAfterMb: number } | { unavailable: string } | { failed: string });
+
+/** The member's list measured at two sizes of the projects table. */
+export interface ScalePoint {
+  counts: SeedCounts;
+  outcome: ScenarioOutcome;
+  /** In-process mean times of the list's queries (first page, count, keyset page). */
+  queries: ExplainedQuery[];
+}
+
+export interface Scaling {
+  durationSeconds: number;
+  points: ScalePoint[];
+}
 
 export interface DialectResult {
   dialect: DialectName;
   date: string;
   machine: string;
+  /** The machine's 1-minute load average just before the run: other work on it lowers every figure. */
+  loadAverage: number;
   durationSeconds: number;
   warmupSeconds: number;
   connections: number;
-  users: number;
+  counts: SeedCounts;
   seedMs: number;
   startupMs: number[];
   idleRssMb: number;
-  scenarios: Array<{ key: ScenarioKey; result: LoadResult; rssAfterMb: number }>;
+  scenarios: ScenarioOutcome[];
+  /** The plans of the member's list, or why they could not be captured. */
+  plans: ExplainedQuery[] | string;
+  scaling?: Scaling;
 }
 
 export const TARGETS = { startupMs: 1000, idleRssMb: 150 };
@@ -45,36 +68,120 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+function describeData(c: SeedCounts): string {
+  const v = c.projectsByVisibility;
+  return (
+    `${int(c.users)} users, each with a personal namespace · ${int(c.groups)} groups in three levels · ` +
+    `${int(c.projects)} projects (${int(v.private)} private, ${int(v.internal)} internal, ${int(v.public)} public) · ` +
+    `${int(c.groupMemberships)} group and ${int(c.projectMemberships)} project memberships · ${int(c.projectAuthorizations)} project authorizations · ` +
+    `the member: ${int(c.memberGroups)} groups, authorized on ${int(c.memberAuthorized)} projects, may see ${int(c.memberVisible)}`
+  );
+}
+
+function scenarioRow(o: ScenarioOutcome, targeted: boolean): string {
+  const s = SCENARIOS.find((x) => x.key === o.key)!;
+  if ('unavailable' in o) return `| ${s.label} | not available: ${cell(o.unavailable)} | | | | | | | |`;
+  if ('failed' in o) return `| ${s.label} | **failed**: ${cell(o.failed)} | | | | | | | |`;
+  const { result, rssAfterMb } = o;
+  const t = targeted ? s.target : undefined;
+  const parts: string[] = [];
+  let ok = true;
+  if (t?.rps !== undefined) {
+    parts.push(`≥ ${int(t.rps)} req/s`);
+    ok &&= result.rps >= t.rps;
+  }
+  if (t?.p99Ms !== undefined) {
+    parts.push(`p99 ≤ ${t.p99Ms} ms`);
+    ok &&= result.p99Ms <= t.p99Ms;
+  }
+  return `| ${s.label} | ${int(result.rps)} | ${ms(result.p50Ms)} | ${ms(result.p99Ms)} | ${int(result.non2xx)} | ${int(result.errors + result.timeouts)} | ${int(rssAfterMb)} | ${parts.join(', ') || '—'} | ${t ? verdict(ok) : ''} |`;
+}
+
+/** Text inside a table cell: no pipes or line breaks. */
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+
+const fence = (lines: string[], lang = '') => ['```' + lang, ...lines, '```'];
+
+function plansSection(r: DialectResult): string[] {
+  const lines = [
+    '',
+    `### Query plan: GET /api/v4/projects?per_page=20 as the member (${r.dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN ANALYZE'})`,
+    '',
+    'The SQL the projects finder builds for that request (visibleProjects + filterProjects, ordered and cut as the route does), compiled by Kysely; time of one execution in-process (median over batches).',
+  ];
+  if (typeof r.plans === 'string') return [...lines, '', `Not captured: ${r.plans}`];
+  for (const q of r.plans) {
+    lines.push(
+      '',
+      `**${q.title}** · ${q.meanMs.toFixed(3)} ms · ${int(q.rows)} row${q.rows === 1 ? '' : 's'}`,
+      '',
+      ...fence([q.sql, `-- parameters: ${JSON.stringify(q.parameters)}`], 'sql'),
+      ...fence(q.plan),
+    );
+  }
+  return lines;
+}
+
+const byTitle = (queries: ExplainedQuery[], prefix: string) => queries.find((q) => q.title.startsWith(prefix));
+
+/** The two sizes side by side, and what the change says about the list's cost. */
+function scalingSection(scaling: Scaling): string[] {
+  const lines = [
+    '',
+    `### Does the member's list cost depend on the number of projects? (${scaling.durationSeconds} s per size)`,
+    '',
+    `More projects are added in personal namespaces of users without memberships; the member's memberships and authorizations stay the same.`,
+    '',
+    '| projects in total | visible to the member | req/s | p50 ms | p99 ms | first page query ms | count query ms | keyset page query ms |',
+    '|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const p of scaling.points) {
+    const q = (prefix: string) => byTitle(p.queries, prefix)?.meanMs.toFixed(3) ?? '—';
+    const o = p.outcome;
+    const load = 'result' in o ? `${int(o.result.rps)} | ${ms(o.result.p50Ms)} | ${ms(o.result.p99Ms)}` : `${'unavailable' in o ? 'not available' : 'failed'} | | `;
+    lines.push(`| ${int(p.counts.projects)} | ${int(p.counts.memberVisible)} | ${load} | ${q('first page')} | ${q('total')} | ${q('keyset')} |`);
+  }
+  const [a, b] = scaling.points;
+  if (a && b && 'result' in a.outcome && 'result' in b.outcome) {
+    const ratio = (x: number, y: number) => `×${(y / x).toFixed(2)}`;
+    const t = (p: ScalePoint, prefix: string) => byTitle(p.queries, prefix)?.meanMs ?? Number.NaN;
+    const names: Record<string, string> = { total: 'count (X-Total)', 'first page': 'first page', keyset: 'keyset page' };
+    const growth = Object.keys(names)
+      .map((prefix) => ({ prefix, from: t(a, prefix), to: t(b, prefix) }))
+      .filter((g) => Number.isFinite(g.from) && Number.isFinite(g.to))
+      .sort((x, y) => y.to - y.from - (x.to - x.from));
+    const slower = b.outcome.result.rps < 0.8 * a.outcome.result.rps;
+    const most = growth[0];
+    lines.push(
+      '',
+      `From ${int(a.counts.projects)} to ${int(b.counts.projects)} projects (${int(a.counts.memberVisible)} to ${int(b.counts.memberVisible)} visible to the member), ` +
+        `throughput changed ${ratio(a.outcome.result.rps, b.outcome.result.rps)}` +
+        growth.map((g) => `, the ${names[g.prefix]} query ${ratio(g.from, g.to)}`).join('') +
+        ': ' +
+        (slower
+          ? `the cost of the list depends on the total number of projects${most ? `; the ${names[most.prefix]} query grew the most, from ${most.from.toFixed(2)} to ${most.to.toFixed(2)} ms per request` : ''}.`
+          : 'the cost of the list does not depend materially on the total number of projects.'),
+    );
+  }
+  return lines;
+}
+
 function section(r: DialectResult): string {
   const targeted = r.dialect === 'sqlite';
   const lines = [
     `<!-- bench:${r.dialect} -->`,
     `## Latest run: ${TITLES[r.dialect]}`,
     '',
-    `${r.date} · ${r.machine}`,
+    `${r.date} · ${r.machine} · load average ${r.loadAverage.toFixed(2)} before the run`,
     '',
-    `${int(r.users)} seeded users (seeded in ${int(r.seedMs)} ms) · ${r.connections} connections · ${r.warmupSeconds} s warm-up, then ${r.durationSeconds} s measured per scenario · server log level silent`,
+    `${describeData(r.counts)} · seeded in ${int(r.seedMs)} ms`,
+    '',
+    `${r.connections} connections · ${r.warmupSeconds} s warm-up, then ${r.durationSeconds} s measured per scenario · server log level silent`,
     '',
     '| Scenario | req/s | p50 ms | p99 ms | non-2xx | errors | server RSS after (MB) | target | |',
     '|---|--:|--:|--:|--:|--:|--:|---|---|',
+    ...r.scenarios.map((o) => scenarioRow(o, targeted)),
   ];
-  for (const { key, result, rssAfterMb } of r.scenarios) {
-    const s = SCENARIOS.find((x) => x.key === key)!;
-    const t = targeted ? s.target : undefined;
-    const parts: string[] = [];
-    let ok = true;
-    if (t?.rps !== undefined) {
-      parts.push(`≥ ${int(t.rps)} req/s`);
-      ok &&= result.rps >= t.rps;
-    }
-    if (t?.p99Ms !== undefined) {
-      parts.push(`p99 ≤ ${t.p99Ms} ms`);
-      ok &&= result.p99Ms <= t.p99Ms;
-    }
-    lines.push(
-      `| ${s.label} | ${int(result.rps)} | ${ms(result.p50Ms)} | ${ms(result.p99Ms)} | ${int(result.non2xx)} | ${int(result.errors + result.timeouts)} | ${int(rssAfterMb)} | ${parts.join(', ') || '—'} | ${t ? verdict(ok) : ''} |`,
-    );
-  }
   const start = median(r.startupMs);
   lines.push(
     '',
@@ -82,6 +189,8 @@ function section(r: DialectResult): string {
     '|---|--:|---|---|',
     `| start to first answered /-/readiness (median of ${r.startupMs.length}: ${r.startupMs.map(int).join(', ')} ms) | ${int(start)} ms | ${targeted ? `≤ ${int(TARGETS.startupMs)} ms` : '—'} | ${targeted ? verdict(start <= TARGETS.startupMs) : ''} |`,
     `| idle RSS after start | ${int(r.idleRssMb)} MB | ${targeted ? `≤ ${TARGETS.idleRssMb} MB` : '—'} | ${targeted ? verdict(r.idleRssMb <= TARGETS.idleRssMb) : ''} |`,
+    ...plansSection(r),
+    ...(r.scaling ? scalingSection(r.scaling) : []),
     `<!-- /bench:${r.dialect} -->`,
   );
   return lines.join('\n');
@@ -89,12 +198,24 @@ function section(r: DialectResult): string {
 
 const INTRO = `# Benchmarks
 
-\`npm run bench\` (bench/run.ts) measures, for SQLite and then PostgreSQL: a fresh database with
-10,000 users; the server started as its own process; start-up time (spawn to the first 200 from
-\`/-/readiness\`) and idle RSS; then autocannon, from a separate process, against each scenario,
-with the server's RSS after each one. Options: \`BENCH_DURATION\` (seconds per scenario, default
-10), \`BENCH_ONLY=sqlite|postgres\`, \`BENCH_CONNECTIONS\` (default 10), \`BENCH_PG_URL\` (an existing
-database used to create and drop the benchmark's own, default postgres://postgres@127.0.0.1:5432/test).
+\`npm run bench\` (bench/run.ts) measures, for SQLite and then PostgreSQL, a fresh database seeded in
+batched inserts (bench/seed.ts): 10,000 users with their personal namespaces; 1,000 public groups
+(100 top-level, each with 6 subgroups and 3 more under the first of them); 10,000 projects spread
+over the groups (about 60 % private, 20 % internal, 20 % public, created over four years); 5,000
+users in one to four groups each and 2,000 project memberships; a regular user, "the member",
+directly in 50 groups (5 whole hierarchies and 45 single subgroups); and the project
+authorizations of all of them, computed by the server's own refreshAuthorizations. Then the server
+is started as its own process; start-up time (spawn to the first 200 from \`/-/readiness\`) and idle
+RSS are measured; then autocannon, from a separate process, drives each scenario, with the server's
+RSS after each one. A scenario whose route does not exist yet is listed as not available. The plan
+of the member's GET /projects is captured from the SQL the projects finder builds, and, on SQLite,
+the member's list is measured again after doubling the projects.
+
+Options: \`BENCH_DURATION\` (seconds per scenario, default 10), \`BENCH_SCALE_DURATION\` (seconds per
+size for the doubling, default 5), \`BENCH_ONLY=sqlite|postgres\`, \`BENCH_CONNECTIONS\` (default 10),
+\`BENCH_PG_URL\` (an existing database used to create and drop the benchmark's own, default
+postgres://postgres@127.0.0.1:5432/test). \`node bench/seed-check.ts sqlite|postgres\` seeds alone
+and checks the rows, and the authorizations against an independent computation.
 
 Targets apply to SQLite. POST /users is slow by design: every request derives a scrypt password
 hash (N = 16384), which the libuv thread pool runs at a few dozen per second per core.

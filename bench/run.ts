@@ -1,7 +1,8 @@
 // `npm run bench`: seeds a fresh database per dialect, starts the server as a child process,
-// measures start-up and memory, drives each scenario from a separate load process, and records
-// the figures in bench/RESULTS.md. Children, data dirs and the benchmark database are removed
-// even when a step fails or the run is interrupted.
+// measures start-up and memory, drives each scenario from a separate load process, captures the
+// plan of the member's project list (and, on SQLite, measures that list again with twice the
+// projects), and records the figures in bench/RESULTS.md. Children, data dirs and the benchmark
+// database are removed even when a step fails or the run is interrupted.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -11,14 +12,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import type { LoadResult } from './load.ts';
-import { type DialectName, type DialectResult, machineDescription, writeResults } from './report.ts';
-import { type LoadJob, SCENARIOS } from './scenarios.ts';
-import { seed } from './seed.ts';
+import type { LoadOutput } from './load.ts';
+import { type ExplainedQuery, explainMemberList } from './plans.ts';
+import { type DialectName, type DialectResult, type ScenarioOutcome, type Scaling, machineDescription, writeResults } from './report.ts';
+import { type LoadJob, SCENARIOS, type Scenario } from './scenarios.ts';
+import { NAMESPACE_SEARCH_TERMS, SIZES, type Seeded, addPersonalProjects, seed } from './seed.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const RESULTS_FILE = path.join(ROOT, 'bench', 'RESULTS.md');
-const USERS = 10_000;
 const STARTS = 3;
 
 function positiveInt(name: string, fallback: number): number {
@@ -31,6 +32,7 @@ function positiveInt(name: string, fallback: number): number {
 
 const durationSeconds = positiveInt('BENCH_DURATION', 10);
 const warmupSeconds = Math.min(3, Math.max(1, Math.round(durationSeconds / 5)));
+const scaleSeconds = positiveInt('BENCH_SCALE_DURATION', 5);
 const connections = positiveInt('BENCH_CONNECTIONS', 10);
 const pgAdminUrl = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.env.BENCH_ONLY || '';
@@ -145,7 +147,7 @@ async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<Server
   }
 }
 
-async function runLoad(job: LoadJob): Promise<LoadResult> {
+async function runLoad(job: LoadJob): Promise<LoadOutput> {
   const child = track(spawn(process.execPath, ['bench/load.ts', JSON.stringify(job)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] }));
   let stdout = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -154,8 +156,37 @@ async function runLoad(job: LoadJob): Promise<LoadResult> {
   const limit = setTimeout(() => child.kill('SIGKILL'), (job.durationSeconds + job.warmupSeconds + 60) * 1000);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   clearTimeout(limit);
-  if (code !== 0) throw new Error(`the load generator failed for ${job.scenario} (exit ${code})`);
-  return JSON.parse(stdout) as LoadResult;
+  if (code !== 0) return { failed: `the load generator exited with ${code}` };
+  return JSON.parse(stdout) as LoadOutput;
+}
+
+/** Scenarios not measured because they answered unexpectedly; the run then exits non-zero. */
+let failures = 0;
+
+async function measure(s: Scenario, server: Server, job: Omit<LoadJob, 'scenario'>, dialect: DialectName): Promise<ScenarioOutcome> {
+  log(`${dialect}: ${s.label}`);
+  const output = await runLoad({ ...job, scenario: s.key });
+  if (!('result' in output)) {
+    if ('failed' in output) failures++;
+    log(`${dialect}: ${'unavailable' in output ? `not available: ${output.unavailable}` : `failed: ${output.failed}`}`);
+    return { key: s.key, ...output };
+  }
+  const { result } = output;
+  const rssAfterMb = rssMb(server.child.pid!);
+  log(
+    `${dialect}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, non-2xx ${result.non2xx}, RSS ${rssAfterMb.toFixed(0)} MB`,
+  );
+  return { key: s.key, result, rssAfterMb };
+}
+
+async function plansOf(env: NodeJS.ProcessEnv, memberId: number): Promise<ExplainedQuery[] | string> {
+  try {
+    return await explainMemberList(env, memberId);
+  } catch (error) {
+    failures++;
+    log(`plans: ${error instanceof Error ? error.message : String(error)}`);
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 async function withPgAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -193,6 +224,7 @@ async function freshStorage(dialect: DialectName): Promise<{ dataDir: string; da
 }
 
 async function benchDialect(dialect: DialectName): Promise<DialectResult> {
+  const loadAverage = os.loadavg()[0];
   const storage = await freshStorage(dialect);
   try {
     const adminToken = `glpat-bench-${randomBytes(16).toString('hex')}`;
@@ -203,8 +235,10 @@ async function benchDialect(dialect: DialectName): Promise<DialectResult> {
       QUARRY_ROOT_TOKEN: adminToken,
       ...(storage.databaseUrl ? { DATABASE_URL: storage.databaseUrl } : {}),
     });
-    log(`${dialect}: seeding ${USERS.toLocaleString('en-US')} users`);
-    const seeded = await seed(env, USERS);
+    log(`${dialect}: seeding ${SIZES.users.toLocaleString('en-US')} users, ${SIZES.projects.toLocaleString('en-US')} projects`);
+    const seeded: Seeded = await seed(env);
+    log(`${dialect}: seeded in ${Math.round(seeded.seedMs)} ms: ${JSON.stringify(seeded.counts)}`);
+    const plans = await plansOf(env, seeded.memberId);
 
     // Several starts on the same data dir; the last one stays up for the load.
     const startupMs: number[] = [];
@@ -214,44 +248,59 @@ async function benchDialect(dialect: DialectName): Promise<DialectResult> {
       server = await startServer(env, port);
       startupMs.push(server.startupMs);
     }
-    const live = server!;
+    let live = server!;
     try {
       log(`${dialect}: started in ${startupMs.map((t) => Math.round(t)).join(', ')} ms`);
       await sleep(1000);
       const idleRssMb = rssMb(live.child.pid!);
       log(`${dialect}: idle RSS ${idleRssMb.toFixed(0)} MB`);
 
-      const scenarios: DialectResult['scenarios'] = [];
-      for (const s of SCENARIOS) {
-        log(`${dialect}: ${s.label}`);
-        const result = await runLoad({
-          url: `http://127.0.0.1:${port}`,
-          scenario: s.key,
-          adminToken,
-          userToken: seeded.userToken,
-          maxUserId: seeded.maxUserId,
-          connections,
-          durationSeconds,
-          warmupSeconds,
-        });
-        const rssAfterMb = rssMb(live.child.pid!);
-        log(
-          `${dialect}: ${Math.round(result.rps)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, non-2xx ${result.non2xx}, RSS ${rssAfterMb.toFixed(0)} MB`,
-        );
-        scenarios.push({ key: s.key, result, rssAfterMb });
+      const job = {
+        url: `http://127.0.0.1:${port}`,
+        adminToken,
+        userToken: seeded.userToken,
+        maxUserId: seeded.maxUserId,
+        memberProjectIds: seeded.memberVisibleProjectIds,
+        searchTerms: NAMESPACE_SEARCH_TERMS,
+        connections,
+        durationSeconds,
+        warmupSeconds,
+      };
+      const scenarios: ScenarioOutcome[] = [];
+      for (const s of SCENARIOS) scenarios.push(await measure(s, live, job, dialect));
+
+      // The member's list at twice the projects, against the same list measured just before.
+      let scaling: Scaling | undefined;
+      if (dialect === 'sqlite') {
+        const memberList = SCENARIOS.find((s) => s.key === 'projects-member')!;
+        const short = { ...job, durationSeconds: scaleSeconds, warmupSeconds: 1 };
+        scaling = { durationSeconds: scaleSeconds, points: [] };
+        const point = async (counts: Seeded['counts']) => {
+          const queries = await plansOf(env, seeded.memberId);
+          scaling!.points.push({ counts, outcome: await measure(memberList, live, short, dialect), queries: typeof queries === 'string' ? [] : queries });
+        };
+        await point(seeded.counts);
+        await live.stop();
+        log(`${dialect}: adding ${SIZES.projects.toLocaleString('en-US')} projects`);
+        const grown = await addPersonalProjects(env, SIZES.projects, seeded.memberId);
+        live = await startServer(env, port);
+        await point(grown);
       }
       return {
         dialect,
         date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
         machine: machineDescription(),
+        loadAverage,
         durationSeconds,
         warmupSeconds,
         connections,
-        users: USERS,
+        counts: seeded.counts,
         seedMs: seeded.seedMs,
         startupMs,
         idleRssMb,
         scenarios,
+        plans,
+        scaling,
       };
     } finally {
       await live.stop();
@@ -270,6 +319,10 @@ async function main(): Promise<void> {
     }
   } finally {
     await cleanUp();
+  }
+  if (failures > 0) {
+    log(`${failures} step(s) failed; see bench/RESULTS.md`);
+    process.exitCode = 1;
   }
 }
 

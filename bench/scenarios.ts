@@ -1,14 +1,32 @@
 // The load scenarios: what each sends, as whom, and the figures it should reach on SQLite.
 
-export type ScenarioKey = 'user-by-id' | 'users-list' | 'users-list-member' | 'current-user' | 'create-user';
+export type ScenarioKey =
+  | 'user-by-id'
+  | 'users-list'
+  | 'users-list-member'
+  | 'current-user'
+  | 'projects-admin'
+  | 'projects-member'
+  | 'projects-anonymous'
+  | 'projects-keyset-member'
+  | 'projects-page-50-member'
+  | 'project-by-id-member'
+  | 'namespaces-search-member'
+  | 'namespaces-search-admin'
+  | 'create-user';
 
 /** What the load worker needs to know about the seeded server. */
 export interface LoadJob {
   url: string;
   scenario: ScenarioKey;
   adminToken: string;
+  /** The regular user who is a member of 50 groups. */
   userToken: string;
   maxUserId: number;
+  /** Projects the member may read, spread over the id range. */
+  memberProjectIds: number[];
+  /** Words that some group paths and names contain. */
+  searchTerms: string[];
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
@@ -33,11 +51,12 @@ export interface Scenario {
 }
 
 const json = { 'content-type': 'application/json' };
+const LIST_TARGET = { rps: 1500, p99Ms: 30 };
 
 export const SCENARIOS: readonly Scenario[] = [
   {
     key: 'user-by-id',
-    label: 'GET /api/v4/users/:id (ids spread over 10,001 users, regular user)',
+    label: 'GET /api/v4/users/:id (ids spread over 10,002 users, regular user)',
     expectedStatus: 200,
     target: { rps: 5000, p99Ms: 20 },
     next: (job) => ({
@@ -66,6 +85,77 @@ export const SCENARIOS: readonly Scenario[] = [
     label: 'GET /api/v4/user (regular user)',
     expectedStatus: 200,
     next: (job) => ({ method: 'GET', path: '/api/v4/user', headers: { 'private-token': job.userToken } }),
+  },
+  {
+    key: 'projects-admin',
+    label: 'GET /api/v4/projects?per_page=20 (admin)',
+    expectedStatus: 200,
+    target: LIST_TARGET,
+    next: (job) => ({ method: 'GET', path: '/api/v4/projects?per_page=20', headers: { 'private-token': job.adminToken } }),
+  },
+  {
+    key: 'projects-member',
+    label: 'GET /api/v4/projects?per_page=20 (member of 50 groups)',
+    expectedStatus: 200,
+    target: LIST_TARGET,
+    next: (job) => ({ method: 'GET', path: '/api/v4/projects?per_page=20', headers: { 'private-token': job.userToken } }),
+  },
+  {
+    key: 'projects-anonymous',
+    label: 'GET /api/v4/projects?per_page=20 (anonymous)',
+    expectedStatus: 200,
+    target: LIST_TARGET,
+    next: () => ({ method: 'GET', path: '/api/v4/projects?per_page=20' }),
+  },
+  {
+    key: 'projects-keyset-member',
+    label: 'GET /api/v4/projects?pagination=keyset&order_by=id&sort=desc&per_page=20 (member)',
+    expectedStatus: 200,
+    target: LIST_TARGET,
+    next: (job) => ({
+      method: 'GET',
+      path: '/api/v4/projects?pagination=keyset&order_by=id&sort=desc&per_page=20',
+      headers: { 'private-token': job.userToken },
+    }),
+  },
+  {
+    key: 'projects-page-50-member',
+    label: 'GET /api/v4/projects?per_page=20&page=50 (member)',
+    expectedStatus: 200,
+    target: LIST_TARGET,
+    next: (job) => ({ method: 'GET', path: '/api/v4/projects?per_page=20&page=50', headers: { 'private-token': job.userToken } }),
+  },
+  {
+    key: 'project-by-id-member',
+    label: 'GET /api/v4/projects/:id (member; ids spread over the projects it may read)',
+    expectedStatus: 200,
+    next: (job) => ({
+      method: 'GET',
+      path: `/api/v4/projects/${job.memberProjectIds[Math.floor(Math.random() * job.memberProjectIds.length)]}`,
+      headers: { 'private-token': job.userToken },
+    }),
+  },
+  {
+    key: 'namespaces-search-member',
+    label: 'GET /api/v4/namespaces?search=<subgroup word> (member)',
+    expectedStatus: 200,
+    target: LIST_TARGET,
+    next: (job, counter) => ({
+      method: 'GET',
+      path: `/api/v4/namespaces?search=${job.searchTerms[counter % job.searchTerms.length]}`,
+      headers: { 'private-token': job.userToken },
+    }),
+  },
+  {
+    key: 'namespaces-search-admin',
+    label: 'GET /api/v4/namespaces?search=<subgroup word> (admin; each word in 100 of 11,002 namespaces)',
+    expectedStatus: 200,
+    target: LIST_TARGET,
+    next: (job, counter) => ({
+      method: 'GET',
+      path: `/api/v4/namespaces?search=${job.searchTerms[counter % job.searchTerms.length]}`,
+      headers: { 'private-token': job.adminToken },
+    }),
   },
   {
     // Last, because it adds users that the list scenario would otherwise count.
