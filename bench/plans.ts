@@ -2,13 +2,13 @@
 // for that request (compiled by Kysely, ordered and cut as the route does), explained by the
 // database, and each query timed in-process.
 import { Value } from '@sinclair/typebox/value';
-import { type Compilable, type Kysely, CompiledQuery, sql } from 'kysely';
+import { type Compilable, type Kysely, CompiledQuery } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { openConfiguredDatabase } from '../src/bootstrap.ts';
 import type { Actor } from '../src/core/auth/actor.ts';
-import { COUNT_LIMIT } from '../src/core/pagination.ts';
+import { COUNT_LIMIT, countStatement } from '../src/core/pagination.ts';
 import type { DB } from '../src/db/schema.ts';
-import { filterProjects, visibleProjects } from '../src/modules/projects/projects.finder.ts';
+import { countPartsOf, filterProjects, visibleProjects } from '../src/modules/projects/projects.finder.ts';
 import { ListProjectsQuery } from '../src/modules/projects/projects.schemas.ts';
 
 export interface ExplainedQuery {
@@ -70,17 +70,18 @@ export async function explainMemberList(env: Record<string, string | undefined>,
     const user = await db.selectFrom('users').selectAll().where('id', '=', memberId).executeTakeFirstOrThrow();
     const actor: Actor = { user, isAdmin: false, via: 'personal_access_token', scopes: ['api'], tokenId: null, impersonation: false, sudoBy: null, jobId: null };
     const q = Value.Default(ListProjectsQuery, { per_page: 20 }) as ListProjectsQuery;
-    const list = filterProjects(visibleProjects(db, actor, q), actor, q, { admin: false });
-    const page = list.orderBy('projects.created_at', 'desc').orderBy('projects.id', 'desc').limit(21).offset(0);
-    const base = list.clearSelect().clearOrderBy();
-    const count =
-      dialect === 'sqlite'
-        ? base.select(sql<number>`count(*)`.as('count'))
-        : db.selectFrom(base.select(sql<number>`1`.as('one')).limit(COUNT_LIMIT + 1).as('counted')).select(sql<number>`count(*)`.as('count'));
+    const visible = visibleProjects(db, actor, q);
+    const list = filterProjects(visible, actor, q, { admin: false });
+    const ordered = list.orderBy('projects.created_at', 'desc').orderBy('projects.id', 'desc');
+    const page = ordered.limit(21).offset(0);
+    // The count as the route runs it: in parts when nothing but visibility narrows the list.
+    const parts = countPartsOf(db, actor, q, visible, ordered);
+    const count = countStatement(db, dialect, parts ?? [ordered]);
     const keyset = list.orderBy('projects.id', 'desc').limit(20);
+    const counted = `${parts ? `${parts.length} parts` : 'the query'}, ${dialect === 'sqlite' ? 'counted directly on SQLite' : `each capped at ${COUNT_LIMIT + 1} rows`}`;
     return [
       await explain(db, dialect, 'first page (order by created_at desc, id desc; limit 21)', page),
-      await explain(db, dialect, dialect === 'sqlite' ? 'total (X-Total: direct count on SQLite)' : `total (X-Total: count capped at ${COUNT_LIMIT + 1} rows)`, count),
+      await explain(db, dialect, `total (X-Total: ${counted})`, count),
       await explain(db, dialect, 'keyset first page (order by id desc; limit 20)', keyset),
     ];
   } finally {

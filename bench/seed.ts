@@ -208,7 +208,6 @@ async function insertProjects(db: Kysely<DB>, namespaces: readonly ProjectNamesp
       creator_id: ns.creatorId,
       default_branch: 'main',
       archived: false,
-      pending_delete: false,
       issues_enabled: true,
       merge_requests_enabled: true,
       jobs_enabled: true,

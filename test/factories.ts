@@ -87,7 +87,6 @@ export async function createProject(t: TestApp, options: ProjectOptions = {}): P
       creator_id: options.creatorId ?? namespace.owner_id ?? 1,
       default_branch: null,
       archived: options.archived ?? false,
-      pending_delete: false,
       issues_enabled: true,
       merge_requests_enabled: true,
       jobs_enabled: true,

@@ -3,7 +3,7 @@
 // X-Per-Page, X-Next-Page, X-Prev-Page (empty when none), X-Total, X-Total-Pages.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Compilable, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { DomainError, paramError } from './errors.ts';
 import { toQuery } from './query-string.ts';
 
@@ -69,7 +69,15 @@ export interface OffsetOptions {
    * still echoing it, as the platform does on some lists.
    */
   keyset?: 'refuse' | 'ignore';
+  /**
+   * The collection as disjoint queries whose rows together are exactly the query's, each cheaper
+   * to count than the query (e.g. from an index alone): X-Total is the sum of their counts.
+   */
+  countParts?: readonly Countable[];
 }
+
+/** A query whose rows are counted (its select list and order are replaced). */
+export type Countable = SelectQueryBuilder<any, any, any>;
 
 /** Sets the offset headers for a page of a collection of `total` rows (null: not counted). */
 export function setOffsetHeaders(
@@ -118,22 +126,30 @@ export async function paginate<DB, TB extends keyof DB, O>(
 }
 
 /**
- * Counts the collection. PostgreSQL counts at most COUNT_LIMIT + 1 rows, so a huge table costs no
- * more than that. SQLite counts directly: its plain count(*) reads the b-tree's own row count, and
- * a filtered one is cheaper without the capping subquery (measured: 4 µs and 155 µs against 255 µs
- * for 10,000 users), while the embedded database's tables stay modest.
+ * The statement that counts the collection made of `parts` (one query, or disjoint parts of it),
+ * as one row `count`. PostgreSQL counts at most COUNT_LIMIT + 1 rows of each part, so a huge table
+ * costs no more than that (the sum is still above COUNT_LIMIT whenever the total is). SQLite counts
+ * directly: its plain count(*) reads the b-tree's own row count, and a filtered one is cheaper
+ * without the capping subquery (measured: 4 µs and 155 µs against 255 µs for 10,000 users), while
+ * the embedded database's tables stay modest.
  */
-async function countRows<DB, TB extends keyof DB, O>(req: FastifyRequest, query: SelectQueryBuilder<DB, TB, O>): Promise<number> {
+export function countStatement(db: Kysely<any>, dialect: 'sqlite' | 'postgres', parts: readonly Countable[]): Compilable<{ count: number }> {
+  const counts = parts.map((part) => {
+    const base = part.clearSelect().clearOrderBy();
+    const node = base.toOperationNode();
+    if (dialect === 'sqlite' && !node.groupBy && !node.distinctOn && !node.frontModifiers?.length) return base.select(sql<number>`count(*)`.as('count'));
+    const counted = base.select(sql<number>`1`.as('one')).limit(COUNT_LIMIT + 1);
+    return db.selectFrom(counted.as('counted')).select(sql<number>`count(*)`.as('count'));
+  });
+  if (counts.length === 1) return counts[0];
+  return db.selectNoFrom(sql.join(counts, sql` + `).as('count'));
+}
+
+/** Counts the collection: the query, or the parts it was given as (OffsetOptions.countParts). */
+async function countRows<DB, TB extends keyof DB, O>(req: FastifyRequest, query: SelectQueryBuilder<DB, TB, O>, parts: readonly Countable[] | undefined): Promise<number> {
   const { db, database } = req.server.deps;
-  const base = query.clearSelect().clearOrderBy();
-  const node = base.toOperationNode();
-  if (database.dialect === 'sqlite' && !node.groupBy && !node.distinctOn && !node.frontModifiers?.length) {
-    const row = await base.select(sql<number>`count(*)`.as('count')).executeTakeFirstOrThrow();
-    return Number((row as { count: number }).count);
-  }
-  const counted = base.select(sql<number>`1`.as('one')).limit(COUNT_LIMIT + 1);
-  const result = await sql<{ count: number }>`select count(*) as count from (${counted}) as counted`.execute(db);
-  return Number(result.rows[0].count);
+  const { rows } = await db.executeQuery(countStatement(db, database.dialect, parts ?? [query]).compile());
+  return Number(rows[0].count);
 }
 
 async function offsetPage<DB, TB extends keyof DB, O>(
@@ -153,7 +169,7 @@ async function offsetPage<DB, TB extends keyof DB, O>(
   // One row beyond the page tells whether a next page exists when the total is not counted.
   const [fetched, total] = await Promise.all([
     query.limit(page.perPage + 1).offset((page.page - 1) * page.perPage).execute(),
-    options.withoutTotals ? Promise.resolve(null) : countRows(req, query),
+    options.withoutTotals ? Promise.resolve(null) : countRows(req, query, options.countParts),
   ]);
   const rows = fetched.slice(0, page.perPage);
   setOffsetHeaders(req, reply, page, total !== null && total > COUNT_LIMIT ? null : total, rows.length, fetched.length > page.perPage);

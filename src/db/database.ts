@@ -40,6 +40,11 @@ function openSqlite(file: string): Database {
   raw.exec('PRAGMA synchronous = NORMAL');
   raw.exec('PRAGMA foreign_keys = ON');
   raw.exec('PRAGMA busy_timeout = 5000');
+  // 32 MiB of page cache instead of the default 2 MiB, which one list request outgrows: counting a
+  // user's projects alone reads most pages of `projects` (measured on the benchmark's data:
+  // GET /projects as a member of 50 groups spent 0.72 ms per request in SQL, 0.43 ms with it).
+  // It is filled as pages are read, so the idle process is no bigger.
+  raw.exec('PRAGMA cache_size = -32768');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqliteAdapter(raw) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

@@ -131,7 +131,6 @@ export interface ProjectsTable {
   creator_id: number | null;
   default_branch: string | null;
   archived: Bool;
-  pending_delete: Bool;
   issues_enabled: Bool;
   merge_requests_enabled: Bool;
   jobs_enabled: Bool;

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../harness.ts';
 import { expectEntities, expectError } from '../matchers.ts';
+import { COUNT_LIMIT, type Countable, countStatement } from '../../src/core/pagination.ts';
 import type { DB, NewUser } from '../../src/db/schema.ts';
 import { UserAdminEntity, UserBasicEntity } from '../../src/modules/users/users.schemas.ts';
 import { PersonalAccessTokenEntity } from '../../src/modules/access-tokens/access-tokens.schemas.ts';
@@ -376,6 +377,20 @@ describe('more than 10,000 rows', () => {
     assert.equal(res.json().length, 73);
     assert.deepEqual(rels(res), ['prev', 'first']);
     assert.equal(res.headers['x-next-page'], '');
+  });
+
+  test('a collection counted in parts: the sum of their counts, still above 10,000 when the total is', async () => {
+    const { db, database } = big.deps;
+    const count = async (parts: Countable[]) => Number((await db.executeQuery(countStatement(db, database.dialect, parts).compile())).rows[0].count);
+    const many = db.selectFrom('users').where('username', 'like', 'many%');
+    assert.equal(await count([many.where('id', '<=', 50), many.where('id', '>', 50)]), 10_000);
+    assert.equal(await count([many.where('id', '<=', 50), db.selectFrom('users').where('username', '=', 'root')]), (await count([many.where('id', '<=', 50)])) + 1);
+    // 10,001 rows in all: above the limit however they are split (PostgreSQL stops each part at 10,001).
+    const total = await count([db.selectFrom('users').where('id', '<=', 5000), db.selectFrom('users').where('id', '>', 5000)]);
+    assert.ok(total > COUNT_LIMIT);
+    const sql = countStatement(db, database.dialect, [many, many]).compile().sql;
+    if (database.dialect === 'postgres') assert.equal(sql.match(/limit/gi)?.length, 2, sql);
+    else assert.doesNotMatch(sql, /limit/i);
   });
 
   test('exactly 10,000 matches are still counted', async () => {

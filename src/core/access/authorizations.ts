@@ -3,6 +3,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { ACCESS } from './levels.ts';
+import { inSubtree } from './subtree.ts';
 
 /** Group ids on a traversal path, from the top: '/1/5/9/' → [1, 5, 9]. */
 export function ancestorIds(traversalPath: string): number[] {
@@ -30,7 +31,7 @@ export async function refreshAuthorizations(db: Kysely<DB>, userIds: readonly nu
       select m.user_id, p.id, m.access_level
         from members m
         join namespaces g on g.id = m.source_id
-        join namespaces n on n.traversal_path like g.traversal_path || '%'
+        join namespaces n on ${inSubtree('n.traversal_path', sql.ref('g.traversal_path'))}
         join projects p on p.namespace_id = n.id
        where m.source_type = 'Namespace' and m.user_id in (${list})
          and m.access_level >= ${ACCESS.GUEST} and (m.expires_at is null or m.expires_at > ${day})
@@ -64,7 +65,7 @@ export async function usersAroundNamespace(db: Kysely<DB>, namespace: { traversa
       eb.or([
         eb.and([
           eb('m.source_type', '=', 'Namespace'),
-          eb('m.source_id', 'in', eb.selectFrom('namespaces').select('id').where('traversal_path', 'like', `${namespace.traversal_path}%`)),
+          eb('m.source_id', 'in', eb.selectFrom('namespaces').select('id').where(inSubtree('traversal_path', namespace.traversal_path))),
         ]),
         eb.and([
           eb('m.source_type', '=', 'Project'),
@@ -75,7 +76,7 @@ export async function usersAroundNamespace(db: Kysely<DB>, namespace: { traversa
               .selectFrom('projects as p')
               .innerJoin('namespaces as n', 'n.id', 'p.namespace_id')
               .select('p.id')
-              .where('n.traversal_path', 'like', `${namespace.traversal_path}%`),
+              .where(inSubtree('n.traversal_path', namespace.traversal_path)),
           ),
         ]),
       ]),
@@ -117,7 +118,7 @@ export async function reachesProjectUnder(db: Kysely<DB>, userId: number, traver
     .innerJoin('namespaces as n', 'n.id', 'p.namespace_id')
     .select('pa.project_id')
     .where('pa.user_id', '=', userId)
-    .where('n.traversal_path', 'like', `${traversalPath}%`)
+    .where(inSubtree('n.traversal_path', traversalPath))
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

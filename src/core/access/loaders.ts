@@ -52,7 +52,7 @@ export async function findProject(req: FastifyRequest, raw: string): Promise<{ r
   const ref = parseIdOrPath(raw);
   if (!ref || ('id' in ref && !Number.isSafeInteger(ref.id))) return null;
   const { db } = req.server.deps;
-  let q = db.selectFrom('projects').selectAll().where('pending_delete', '=', false);
+  let q = db.selectFrom('projects').selectAll();
   q = 'id' in ref ? q.where('id', '=', ref.id) : q.where((eb) => eb(eb.fn('lower', ['full_path']), '=', ref.path.toLowerCase()));
   const row = await q.executeTakeFirst();
   if (!row) return null;

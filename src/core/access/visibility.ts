@@ -1,8 +1,8 @@
 // Rules of the ability table as SQL: the projects an actor may see (read_project) and those whose
 // code the actor may download (download_code). Each is one indexed test per row (visibility_level,
 // or a point lookup in project_authorizations), so its cost per row does not grow with the number
-// of projects.
-import { type ExpressionBuilder, type Expression, type SqlBool, sql } from 'kysely';
+// of projects; read_project also comes as parts that count without a test per project.
+import { type ExpressionBuilder, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Actor } from '../auth/actor.ts';
 import { DOWNLOAD_CODE_MINIMUM } from './abilities.ts';
@@ -22,12 +22,35 @@ export function projectCodeVisibleTo<TB extends keyof DB>(eb: ExpressionBuilder<
   return visibleOrAuthorized(eb, actor, projectsAlias, DOWNLOAD_CODE_MINIMUM);
 }
 
+/**
+ * The projects the actor may read (projectVisibleTo, from the same levels) as disjoint queries, to
+ * count them without testing every project: those at a level the actor sees without a membership
+ * (a range of an index on visibility_level), and those at any other level that the actor is
+ * authorized on (the actor's rows of project_authorizations, each joined to its project by
+ * primary key). An administrator's are all projects, which SQLite counts from the b-tree alone.
+ */
+export function projectsVisibleToParts(db: Kysely<DB>, actor: Actor | null) {
+  const all = db.selectFrom('projects');
+  if (actor?.isAdmin) return [all];
+  const levels = levelsOf(actor);
+  const byLevel = all.where('projects.visibility_level', 'in', levels);
+  if (!actor) return [byLevel];
+  const authorizedElsewhere = db
+    .selectFrom('project_authorizations as pa')
+    .innerJoin('projects', 'projects.id', 'pa.project_id')
+    .where('pa.user_id', '=', actor.user.id)
+    .where('projects.visibility_level', 'not in', levels);
+  return [byLevel, authorizedElsewhere];
+}
+
+const levelsOf = (actor: Actor | null) => visibleLevels(actor ? { isAdmin: actor.isAdmin, external: Boolean(actor.user.external) } : null);
+
 /** Visible without a membership, or authorized (at `minimum` or above when given). */
 function visibleOrAuthorized<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, actor: Actor | null, projectsAlias: string, minimum: number | null): Expression<SqlBool> {
   // Administrators see every level: no condition at all, so that a list walks the index of its
   // order instead of sorting every project matched by `visibility_level in (0, 10, 20)`.
   if (actor?.isAdmin) return sql<SqlBool>`1 = 1`;
-  const levels = visibleLevels(actor ? { isAdmin: actor.isAdmin, external: Boolean(actor.user.external) } : null);
+  const levels = levelsOf(actor);
   const visibility = sql.ref(`${projectsAlias}.visibility_level`);
   const byLevel = sql<SqlBool>`${visibility} in (${sql.join(levels)})`;
   if (!actor) return byLevel;

@@ -1,18 +1,21 @@
 import { type Kysely, sql } from 'kysely';
-import { emptyByDefault, falseByDefault, notNull, withId } from './helpers.ts';
+import { emptyByDefault, falseByDefault, isPostgres, notNull, withId } from './helpers.ts';
 
 const trueByDefault = (c: Parameters<typeof notNull>[0]) => c.notNull().defaultTo(sql`true`);
 
 export async function up(db: Kysely<any>): Promise<void> {
   // Users' personal namespaces and groups. full_path and full_name are kept up to date on renames;
   // traversal_path ('/1/5/9/', the ids from the top) finds ancestors and descendants without recursion.
+  // It compares byte-wise in both dialects (SQLite's default; "C" on PostgreSQL, for the column and
+  // so for its index) so that a subtree is an index range: [path, path || '~').
+  const traversalPathType = isPostgres(db) ? sql`varchar(1024) collate "C"` : sql`varchar(1024)`;
   await withId(db, db.schema.createTable('namespaces'))
     .addColumn('type', 'varchar(16)', notNull)
     .addColumn('name', 'varchar(255)', notNull)
     .addColumn('path', 'varchar(255)', notNull)
     .addColumn('owner_id', 'bigint', (c) => c.references('users.id').onDelete('cascade'))
     .addColumn('parent_id', 'bigint', (c) => c.references('namespaces.id').onDelete('cascade'))
-    .addColumn('traversal_path', 'varchar(1024)', emptyByDefault)
+    .addColumn('traversal_path', traversalPathType, emptyByDefault)
     .addColumn('full_path', 'varchar(2048)', notNull)
     .addColumn('full_name', 'varchar(4096)', notNull)
     .addColumn('description', 'text', emptyByDefault)
@@ -42,7 +45,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('creator_id', 'bigint')
     .addColumn('default_branch', 'varchar(255)')
     .addColumn('archived', 'boolean', falseByDefault)
-    .addColumn('pending_delete', 'boolean', falseByDefault)
     .addColumn('issues_enabled', 'boolean', trueByDefault)
     .addColumn('merge_requests_enabled', 'boolean', trueByDefault)
     .addColumn('jobs_enabled', 'boolean', trueByDefault)
@@ -60,16 +62,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await sql`create unique index projects_lower_full_path on projects (lower(full_path))`.execute(db);
   await sql`create unique index projects_namespace_lower_name on projects (namespace_id, lower(name))`.execute(db);
-  // Lists order by created_at (the default), id, name, path, last_activity_at or updated_at; the
-  // visibility filter reads visibility_level beside the order so it stays an index walk.
-  await db.schema.createIndex('projects_created_at').on('projects').columns(['created_at', 'id']).execute();
+  // Lists order by created_at (the default), id, name, path, last_activity_at or updated_at, and
+  // walk the index of their order. Each such index ends with visibility_level, which every list
+  // tests, so that the rows a page skips or leaves out are judged from the index alone and only
+  // the rows of the page are read from the table (measured: page 50 of the member's GET /projects
+  // 0.76 → 0.43 ms, an administrator's 0.22 → 0.08 ms).
+  await db.schema.createIndex('projects_created_at').on('projects').columns(['created_at', 'id', 'visibility_level']).execute();
+  // Callers who see one level only (anonymous, external, visibility=…) walk that level, newest
+  // first; by id, it also counts the projects of some levels (X-Total) from the index alone.
   await db.schema.createIndex('projects_visibility_created_at').on('projects').columns(['visibility_level', 'created_at', 'id']).execute();
   await db.schema.createIndex('projects_visibility_id').on('projects').columns(['visibility_level', 'id']).execute();
-  await db.schema.createIndex('projects_last_activity_at').on('projects').columns(['last_activity_at', 'id']).execute();
-  await db.schema.createIndex('projects_updated_at').on('projects').columns(['updated_at', 'id']).execute();
-  await sql`create index projects_lower_name on projects (lower(name), id)`.execute(db);
-  await db.schema.createIndex('projects_path').on('projects').columns(['path', 'id']).execute();
-  await db.schema.createIndex('projects_namespace').on('projects').columns(['namespace_id', 'id']).execute();
+  await db.schema.createIndex('projects_last_activity_at').on('projects').columns(['last_activity_at', 'id', 'visibility_level']).execute();
+  await db.schema.createIndex('projects_updated_at').on('projects').columns(['updated_at', 'id', 'visibility_level']).execute();
+  await sql`create index projects_lower_name on projects (lower(name), id, visibility_level)`.execute(db);
+  await db.schema.createIndex('projects_path').on('projects').columns(['path', 'id', 'visibility_level']).execute();
+  // A group's projects at the levels a caller sees, newest first (without visibility_level here,
+  // SQLite walked every public project of the instance to find the few of one group).
+  await db.schema.createIndex('projects_namespace').on('projects').columns(['namespace_id', 'visibility_level', 'created_at', 'id']).execute();
 
   // Sizes and counts per project, kept by whatever stores the data (repositories, artifacts,
   // packages…); a project without a row has stored nothing yet. The admin-only list orders read them.

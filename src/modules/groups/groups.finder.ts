@@ -2,6 +2,7 @@
 // through pagination so that every page is cut in the database.
 import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { ACCESS, visibleLevels } from '../../core/access/levels.ts';
+import { inSubtree } from '../../core/access/subtree.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { escapeLike, fuzzyMatch } from '../../core/search.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
@@ -27,17 +28,17 @@ function membershipHierarchy(userId: number, now: Date) {
   return sql<SqlBool>`(exists (
       select 1 from members m join namespaces mg on mg.id = m.source_id
        where ${membershipOf(userId, now)}
-         and (namespaces.traversal_path like mg.traversal_path || '%' or mg.traversal_path like namespaces.traversal_path || '%'))
+         and (${inSubtree('namespaces.traversal_path', sql.ref('mg.traversal_path'))} or ${inSubtree('mg.traversal_path', sql.ref('namespaces.traversal_path'))}))
     or exists (
       select 1 from project_authorizations pa
         join projects p on p.id = pa.project_id
         join namespaces pn on pn.id = p.namespace_id
-       where pa.user_id = ${userId} and pn.traversal_path like namespaces.traversal_path || '%'))`;
+       where pa.user_id = ${userId} and ${inSubtree('pn.traversal_path', sql.ref('namespaces.traversal_path'))}))`;
 }
 
 /** Groups the user is a direct member of at `minLevel` or above (exactly Owner for `owned`), and their descendants. */
 function membershipFrom(userId: number, now: Date, minLevel: number, withDescendants: boolean, exact = false) {
-  const related = withDescendants ? sql`namespaces.traversal_path like mg.traversal_path || '%'` : sql`mg.id = namespaces.id`;
+  const related = withDescendants ? inSubtree('namespaces.traversal_path', sql.ref('mg.traversal_path')) : sql`mg.id = namespaces.id`;
   return sql<SqlBool>`exists (
     select 1 from members m join namespaces mg on mg.id = m.source_id
      where ${membershipOf(userId, now, minLevel, exact)} and ${related})`;
@@ -72,7 +73,7 @@ export function findGroups(db: Kysely<DB>, actor: Actor | null, q: ListGroupsQue
   }
   if (q.top_level_only) qb = qb.where('namespaces.parent_id', 'is', null);
   else if (scope.parent && scope.descendants) {
-    qb = qb.where('namespaces.traversal_path', 'like', `${scope.parent.traversal_path}%`).where('namespaces.id', '!=', scope.parent.id);
+    qb = qb.where(inSubtree('namespaces.traversal_path', scope.parent.traversal_path)).where('namespaces.id', '!=', scope.parent.id);
   } else if (scope.parent) qb = qb.where('namespaces.parent_id', '=', scope.parent.id);
   if (q.search !== undefined) {
     const match = fuzzyMatch(q.search, ['namespaces.full_path', 'namespaces.full_name']);

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import { ancestorIds, refreshAuthorizations, usersAroundNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
+import { inSubtree } from '../../core/access/subtree.ts';
 import { GROUP_SETTING_DEFAULTS } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { DomainError, type FieldErrors, invalidFields } from '../../core/errors.ts';
@@ -222,14 +223,14 @@ const chars = (s: string) => [...s].length;
 async function renameBelow(db: Kysely<DB>, group: NamespaceRow, fullPath: string, fullName: string): Promise<void> {
   const pathTail = chars(group.full_path) + 1;
   const nameTail = chars(group.full_name) + 1;
-  const below = `${group.traversal_path}%`;
+  const below = inSubtree('traversal_path', group.traversal_path);
   await db
     .updateTable('namespaces')
     .set({
       full_path: sql`${fullPath} || substr(full_path, ${pathTail})`,
       full_name: sql`${fullName} || substr(full_name, ${nameTail})`,
     })
-    .where('traversal_path', 'like', below)
+    .where(below)
     .where('id', '!=', group.id)
     .execute();
   await db
@@ -238,7 +239,7 @@ async function renameBelow(db: Kysely<DB>, group: NamespaceRow, fullPath: string
       full_path: sql`${fullPath} || substr(full_path, ${pathTail})`,
       name_with_namespace: sql`${fullName} || substr(name_with_namespace, ${nameTail})`,
     })
-    .where('namespace_id', 'in', (eb) => eb.selectFrom('namespaces').select('id').where('traversal_path', 'like', below))
+    .where('namespace_id', 'in', (eb) => eb.selectFrom('namespaces').select('id').where(below))
     .execute();
 }
 
@@ -247,7 +248,7 @@ async function lockBelow(db: Kysely<DB>, group: NamespaceRow): Promise<void> {
   const rows = await db
     .selectFrom('namespaces')
     .select(['id', 'settings'])
-    .where('traversal_path', 'like', `${group.traversal_path}%`)
+    .where(inSubtree('traversal_path', group.traversal_path))
     .where('id', '!=', group.id)
     .execute();
   for (const row of rows) {
@@ -274,10 +275,10 @@ export async function ensureRunnersToken(deps: ServiceDeps, group: NamespaceRow)
  * whoever reached anything there has their authorizations recomputed.
  */
 export async function deleteGroup(deps: ServiceDeps, group: NamespaceRow): Promise<void> {
-  const below = `${group.traversal_path}%`;
+  const below = inSubtree('traversal_path', group.traversal_path);
   await deps.db.transaction().execute(async (trx) => {
     const affected = await usersAroundNamespace(trx, group);
-    const groupIds = trx.selectFrom('namespaces').select('id').where('traversal_path', 'like', below);
+    const groupIds = trx.selectFrom('namespaces').select('id').where(below);
     const projectIds = trx.selectFrom('projects').select('id').where('namespace_id', 'in', groupIds);
     await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', 'in', projectIds).execute();
     await trx.deleteFrom('members').where('source_type', '=', 'Namespace').where('source_id', 'in', groupIds).execute();

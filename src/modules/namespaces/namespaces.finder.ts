@@ -3,6 +3,7 @@
 import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { ancestorIds } from '../../core/access/authorizations.ts';
 import { ACCESS } from '../../core/access/levels.ts';
+import { inSubtree } from '../../core/access/subtree.ts';
 import { parseIdOrPath } from '../../core/params.ts';
 import { fuzzyMatch } from '../../core/search.ts';
 import type { Actor } from '../../core/auth/actor.ts';
@@ -26,10 +27,15 @@ export function findNamespaces(db: Kysely<DB>, actor: Actor, q: ListNamespacesQu
   if (!actor.isAdmin) {
     const userId = actor.user.id;
     const level = q.owned_only ? sql`m.access_level = ${ACCESS.OWNER}` : sql`m.access_level >= ${ACCESS.GUEST}`;
+    // One list of ids, driven from the user's own namespace and memberships (namespaces_owner,
+    // members_user), so that neither dialect walks every namespace.
     qb = qb.where(
-      sql<SqlBool>`((namespaces.type = 'User' and namespaces.owner_id = ${userId}) or (namespaces.type = 'Group' and exists (
-        select 1 from members m where m.source_type = 'Namespace' and m.source_id = namespaces.id and m.user_id = ${userId}
-           and ${level} and ${unexpired(now)})))`,
+      sql<SqlBool>`namespaces.id in (
+        select own.id from namespaces own where own.owner_id = ${userId} and own.type = 'User'
+        union all
+        select m.source_id from members m join namespaces g on g.id = m.source_id
+         where m.user_id = ${userId} and m.source_type = 'Namespace' and g.type = 'Group'
+           and ${level} and ${unexpired(now)})`,
     );
   }
   if (q.search !== undefined) {
@@ -67,57 +73,73 @@ export async function pathOrNameUsed(db: Kysely<DB>, candidate: string): Promise
 }
 
 export interface NamespaceCounts {
-  /** Distinct active members of the group and its subgroups. */
+  /** Distinct active members of the group and its subgroups (only for the groups asked for). */
   membersWithDescendants: ReadonlyMap<number, number>;
   /** Distinct active people who are members of the group, its subgroups or their projects. */
   billable: ReadonlyMap<number, number>;
-  /** The caller's highest membership of each group or its ancestors. */
-  callerLevels: ReadonlyMap<number, number>;
 }
 
-/** Everything a page of namespaces needs beyond its rows, in a fixed number of queries. */
-export async function loadNamespaceCounts(db: Kysely<DB>, actor: Actor | null, rows: readonly NamespaceRow[], now: Date): Promise<NamespaceCounts> {
-  const groups = rows.filter((r) => r.type === 'Group');
-  const ids = groups.map((g) => g.id);
-  if (ids.length === 0) return { membersWithDescendants: new Map(), billable: new Map(), callerLevels: new Map() };
-  const active = sql<SqlBool>`u.state = 'active' and u.user_type not in (${sql.join(BOT_TYPES)})`;
-  const [members, billable, levels] = await Promise.all([
-    sql<{ id: number; n: number }>`
-      select g.id as id, count(distinct m.user_id) as n
-        from namespaces g
-        join namespaces d on d.traversal_path like g.traversal_path || '%'
-        join members m on m.source_type = 'Namespace' and m.source_id = d.id
-        join users u on u.id = m.user_id
-       where g.id in (${sql.join(ids)}) and ${active} and ${unexpired(now)}
-       group by g.id`.execute(db),
-    sql<{ id: number; n: number }>`
-      select g.id as id, count(distinct x.user_id) as n
-        from namespaces g
-        join (
-          select d.traversal_path as traversal_path, m.user_id as user_id, m.expires_at as expires_at
-            from members m join namespaces d on m.source_type = 'Namespace' and d.id = m.source_id
-          union all
-          select n.traversal_path, m.user_id, m.expires_at
-            from members m
-            join projects p on m.source_type = 'Project' and p.id = m.source_id
-            join namespaces n on n.id = p.namespace_id
-        ) x on x.traversal_path like g.traversal_path || '%'
-        join users u on u.id = x.user_id
-       where g.id in (${sql.join(ids)}) and ${active} and (x.expires_at is null or x.expires_at > ${today(now)})
-       group by g.id`.execute(db),
-    actor ? callerLevels(db, actor.user.id, groups, now) : new Map<number, number>(),
+/**
+ * The member counts a page of namespaces shows, in at most two queries: billable members for every
+ * group on it (every reader sees them), members with descendants only for the groups in
+ * `withDescendants` (those the caller administers: no one else sees that count).
+ */
+export async function loadNamespaceCounts(db: Kysely<DB>, rows: readonly NamespaceRow[], withDescendants: ReadonlySet<number>, now: Date): Promise<NamespaceCounts> {
+  const ids = rows.filter((r) => r.type === 'Group').map((g) => g.id);
+  const administered = ids.filter((id) => withDescendants.has(id));
+  const [members, billable] = await Promise.all([
+    administered.length > 0 ? membersWithDescendants(db, administered, now) : new Map<number, number>(),
+    ids.length > 0 ? billableMembers(db, ids, now) : new Map<number, number>(),
   ]);
-  return {
-    membersWithDescendants: new Map(members.rows.map((r) => [Number(r.id), Number(r.n)])),
-    billable: new Map(billable.rows.map((r) => [Number(r.id), Number(r.n)])),
-    callerLevels: levels,
-  };
+  return { membersWithDescendants: members, billable };
 }
 
-/** The user's highest unexpired membership of each group or any of its ancestors. */
-async function callerLevels(db: Kysely<DB>, userId: number, groups: readonly NamespaceRow[], now: Date): Promise<Map<number, number>> {
+// The joins below are CROSS JOINs with their conditions in WHERE: SQLite keeps that order (the
+// page's groups, each one's subtree through the traversal_path index, then its memberships), where
+// without statistics it would start from every membership; PostgreSQL plans them as inner joins.
+const active = sql<SqlBool>`u.state = 'active' and u.user_type not in (${sql.join(BOT_TYPES)})`;
+/** `d` runs over the group `g` and every group below it. */
+const subtreeOfG = inSubtree('d.traversal_path', sql.ref('g.traversal_path'));
+const byGroup = (rows: readonly { id: number; n: number }[]) => new Map(rows.map((r) => [Number(r.id), Number(r.n)]));
+
+async function membersWithDescendants(db: Kysely<DB>, groupIds: readonly number[], now: Date): Promise<Map<number, number>> {
+  const { rows } = await sql<{ id: number; n: number }>`
+    select g.id as id, count(distinct m.user_id) as n
+      from namespaces g cross join namespaces d cross join members m cross join users u
+     where g.id in (${sql.join(groupIds)}) and ${subtreeOfG}
+       and m.source_type = 'Namespace' and m.source_id = d.id and ${unexpired(now)}
+       and u.id = m.user_id and ${active}
+     group by g.id`.execute(db);
+  return byGroup(rows);
+}
+
+async function billableMembers(db: Kysely<DB>, groupIds: readonly number[], now: Date): Promise<Map<number, number>> {
+  const ids = sql.join(groupIds);
+  const { rows } = await sql<{ id: number; n: number }>`
+    select x.id as id, count(distinct x.user_id) as n
+      from (
+        select g.id as id, m.user_id as user_id
+          from namespaces g cross join namespaces d cross join members m cross join users u
+         where g.id in (${ids}) and ${subtreeOfG}
+           and m.source_type = 'Namespace' and m.source_id = d.id and ${unexpired(now)}
+           and u.id = m.user_id and ${active}
+        union all
+        select g.id, m.user_id
+          from namespaces g cross join namespaces d cross join projects p cross join members m cross join users u
+         where g.id in (${ids}) and ${subtreeOfG} and p.namespace_id = d.id
+           and m.source_type = 'Project' and m.source_id = p.id and ${unexpired(now)}
+           and u.id = m.user_id and ${active}
+      ) x
+     group by x.id`.execute(db);
+  return byGroup(rows);
+}
+
+/** The user's highest unexpired membership of each group on the page or any of its ancestors. */
+export async function loadCallerLevels(db: Kysely<DB>, userId: number, rows: readonly NamespaceRow[], now: Date): Promise<Map<number, number>> {
+  const groups = rows.filter((r) => r.type === 'Group');
+  if (groups.length === 0) return new Map();
   const related = [...new Set(groups.flatMap((g) => ancestorIds(g.traversal_path)))];
-  const rows = await db
+  const levels = await db
     .selectFrom('members as m')
     .select(['m.source_id', 'm.access_level'])
     .where('m.source_type', '=', 'Namespace')
@@ -125,6 +147,6 @@ async function callerLevels(db: Kysely<DB>, userId: number, groups: readonly Nam
     .where('m.source_id', 'in', related)
     .where(unexpired(now))
     .execute();
-  const byGroup = new Map(rows.map((r) => [r.source_id, r.access_level]));
-  return new Map(groups.map((g) => [g.id, Math.max(ACCESS.NO_ACCESS, ...ancestorIds(g.traversal_path).map((id) => byGroup.get(id) ?? ACCESS.NO_ACCESS))]));
+  const byId = new Map(levels.map((r) => [r.source_id, r.access_level]));
+  return new Map(groups.map((g) => [g.id, Math.max(ACCESS.NO_ACCESS, ...ancestorIds(g.traversal_path).map((id) => byId.get(id) ?? ACCESS.NO_ACCESS))]));
 }

@@ -3,12 +3,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import { groupAbilities, personalNamespaceAbilities } from '../../core/access/abilities.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { accessToGroup, groupSettings } from '../../core/access/loaders.ts';
-import type { Actor } from '../../core/auth/actor.ts';
 import { notFound } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
 import { suggestPath } from './namespace-paths.ts';
-import { type NamespaceCounts, findNamespace, findNamespaces, loadNamespaceCounts, pathExists, pathOrNameUsed } from './namespaces.finder.ts';
+import { findNamespace, findNamespaces, loadCallerLevels, loadNamespaceCounts, pathExists, pathOrNameUsed } from './namespaces.finder.ts';
 import { type NamespaceView, presentNamespace } from './namespaces.presenter.ts';
 import { ExistsQuery, ListNamespacesQuery, NamespaceIdParams } from './namespaces.schemas.ts';
 
@@ -18,17 +17,21 @@ export const namespaceRoutes: FastifyPluginAsync = async (api) => {
   const deps = api.deps;
   const { db } = deps;
 
-  async function viewFor(actor: Actor, rows: NamespaceRow[], administers: (row: NamespaceRow, counts: NamespaceCounts) => boolean): Promise<NamespaceView> {
-    const counts = await loadNamespaceCounts(db, actor, rows, deps.now());
-    return { baseUrl: deps.config.externalUrl, counts, administers: (row) => administers(row, counts) };
+  /** The page's counts, loaded for the groups whose entity shows them. */
+  async function viewFor(rows: NamespaceRow[], administers: (row: NamespaceRow) => boolean): Promise<NamespaceView> {
+    const administered = new Set(rows.filter(administers).map((row) => row.id));
+    const counts = await loadNamespaceCounts(db, rows, administered, deps.now());
+    return { baseUrl: deps.config.externalUrl, counts, administers: (row) => administered.has(row.id) };
   }
 
   api.get('/namespaces', { schema: { querystring: ListNamespacesQuery }, config: SIGNED_IN }, async (req, reply) => {
     const actor = requireUser(req);
     const rows = await paginate(req, reply, findNamespaces(db, actor, req.query as ListNamespacesQuery, deps.now()).orderBy('namespaces.id'));
-    const view = await viewFor(actor, rows, (row, counts) =>
+    // Administrators administer every namespace whatever their memberships.
+    const levels = actor.isAdmin ? new Map<number, number>() : await loadCallerLevels(db, actor.user.id, rows, deps.now());
+    const view = await viewFor(rows, (row) =>
       row.type === 'Group'
-        ? groupAbilities(actor, { visibility_level: row.visibility_level, ...groupSettings(row) }, counts.callerLevels.get(row.id) ?? 0, false).has('admin_namespace')
+        ? groupAbilities(actor, { visibility_level: row.visibility_level, ...groupSettings(row) }, levels.get(row.id) ?? 0, false).has('admin_namespace')
         : personalNamespaceAbilities(actor, row).has('admin_namespace'),
     );
     return rows.map((row) => presentNamespace(row, view));
@@ -48,7 +51,7 @@ export const namespaceRoutes: FastifyPluginAsync = async (api) => {
       if (!can.has('read_namespace')) throw notFound('Namespace');
       administers = can.has('admin_namespace');
     }
-    return presentNamespace(row, await viewFor(actor, [row], () => administers));
+    return presentNamespace(row, await viewFor([row], () => administers));
   });
 
   api.get('/namespaces/:id/exists', { schema: { params: NamespaceIdParams, querystring: ExistsQuery }, config: SIGNED_IN }, async (req) => {

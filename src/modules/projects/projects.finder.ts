@@ -5,13 +5,14 @@ import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sq
 import { ancestorIds } from '../../core/access/authorizations.ts';
 import { privateFeatureMinimum } from '../../core/access/abilities.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
-import { projectVisibleTo } from '../../core/access/visibility.ts';
+import { projectVisibleTo, projectsVisibleToParts } from '../../core/access/visibility.ts';
+import type { Countable } from '../../core/pagination.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { escapeLike, fuzzyMatch, searchTerm } from '../../core/search.ts';
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
-import type { ProjectView } from './projects.presenter.ts';
+import type { ProjectForm, ProjectView } from './projects.presenter.ts';
 import { type ListProjectsQuery, type ProjectStatistics, STATISTICS_ORDERS } from './projects.schemas.ts';
 
 export type ProjectsQuery = SelectQueryBuilder<DB, 'projects', ProjectRow>;
@@ -25,6 +26,11 @@ export interface ViewDeps {
 export interface ViewOptions {
   statistics?: boolean;
   license?: boolean;
+  /**
+   * The form the rows are presented in, when known: the simple form needs neither the owners of
+   * personal namespaces nor the viewer's memberships, the full form no memberships.
+   */
+  form?: ProjectForm;
 }
 
 const today = (now: Date) => now.toISOString().slice(0, 10);
@@ -38,39 +44,43 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
   const ids = [...new Set(rows.map((r) => r.id))];
   const namespaceIds = [...new Set(rows.map((r) => r.namespace_id))];
   const userId = actor?.user.id;
-  const day = today(deps.now());
   const none = ids.length === 0;
-  /** The actor's unexpired direct memberships of these projects or groups. */
-  const memberships = async (sourceType: 'Project' | 'Namespace', sourceIds: number[]) =>
-    sourceIds.length === 0 || userId === undefined
-      ? []
-      : db
-          .selectFrom('members')
-          .select(['source_id', 'access_level'])
-          .where('source_type', '=', sourceType)
-          .where('user_id', '=', userId)
-          .where('source_id', 'in', sourceIds)
-          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)]))
-          .execute();
+  const withOwners = options.form !== 'simple';
+  const withMemberships = options.form === undefined || options.form === 'with_access';
 
-  const [namespaces, topics, access, projectMembers, statistics] = await Promise.all([
+  const [namespaces, topics, access, statistics] = await Promise.all([
     none ? [] : db.selectFrom('namespaces').selectAll().where('id', 'in', namespaceIds).execute(),
     none ? [] : db.selectFrom('project_topics').select(['project_id', 'name']).where('project_id', 'in', ids).execute(),
     none || userId === undefined
       ? []
       : db.selectFrom('project_authorizations').select(['project_id', 'access_level']).where('user_id', '=', userId).where('project_id', 'in', ids).execute(),
-    memberships('Project', ids),
     none || !options.statistics ? [] : db.selectFrom('project_statistics').selectAll().where('project_id', 'in', ids).execute(),
   ]);
 
   const namespaceMap = new Map(namespaces.map((n) => [n.id, n]));
-  const ownerIds = [...new Set(namespaces.filter((n) => n.type === 'User' && n.owner_id !== null).map((n) => n.owner_id as number))];
+  const ownerIds = withOwners ? [...new Set(namespaces.filter((n) => n.type === 'User' && n.owner_id !== null).map((n) => n.owner_id as number))] : [];
   const groups = namespaces.filter((n) => n.type === 'Group');
   const groupAncestors = [...new Set(groups.flatMap((g) => ancestorIds(g.traversal_path)))];
-  const [owners, groupRows] = await Promise.all([
+  const [owners, memberships] = await Promise.all([
     ownerIds.length === 0 ? [] : db.selectFrom('users').selectAll().where('id', 'in', ownerIds).execute(),
-    memberships('Namespace', groupAncestors),
+    // The actor's unexpired direct memberships of these projects and of their groups (or above).
+    none || userId === undefined || !withMemberships
+      ? []
+      : db
+          .selectFrom('members')
+          .select(['source_type', 'source_id', 'access_level'])
+          .where('user_id', '=', userId)
+          .where((eb) =>
+            eb.or([
+              eb.and([eb('source_type', '=', 'Project'), eb('source_id', 'in', ids)]),
+              ...(groupAncestors.length === 0 ? [] : [eb.and([eb('source_type', '=', 'Namespace'), eb('source_id', 'in', groupAncestors)])]),
+            ]),
+          )
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today(deps.now()))]))
+          .execute(),
   ]);
+  const projectMembers = memberships.filter((m) => m.source_type === 'Project');
+  const groupRows = memberships.filter((m) => m.source_type === 'Namespace');
 
   const topicMap = new Map<number, string[]>();
   for (const t of topics) topicMap.set(t.project_id, [...(topicMap.get(t.project_id) ?? []), t.name]);
@@ -118,29 +128,54 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
 
 // ---- Lists ----------------------------------------------------------------------------------------
 
-/** Projects not being deleted. Every list starts here. */
+/** Every project. Every list starts here. */
 export function allProjects(db: Kysely<DB>): ProjectsQuery {
-  return db.selectFrom('projects').selectAll('projects').where('projects.pending_delete', '=', false);
+  return db.selectFrom('projects').selectAll('projects');
 }
 
 const authorizedAtLeast = (actor: Actor, level: number) =>
   sql<SqlBool>`exists (select 1 from project_authorizations pa where pa.user_id = ${actor.user.id} and pa.project_id = projects.id and pa.access_level >= ${level})`;
+
+type PersonalQuery = Pick<ListProjectsQuery, 'owned' | 'membership' | 'min_access_level'>;
+
+/** With owned / membership / min_access_level, the access level the actor needs; null without. */
+function personalLevel(q: PersonalQuery): number | null {
+  if (!q.owned && !q.membership && q.min_access_level === undefined) return null;
+  let level: number = ACCESS.GUEST;
+  if (q.min_access_level !== undefined) level = q.min_access_level;
+  // Owned: the personal namespace's projects and those of groups the actor owns, i.e. Owner access.
+  if (q.owned) level = Math.max(level, ACCESS.OWNER);
+  return level;
+}
 
 /**
  * The collection GET /projects starts from: what the actor may see, or, with owned / membership /
  * min_access_level, the projects the actor is authorized on (admins too). Anonymous callers asking
  * for those get nothing.
  */
-export function visibleProjects(db: Kysely<DB>, actor: Actor | null, q: Pick<ListProjectsQuery, 'owned' | 'membership' | 'min_access_level'>): ProjectsQuery {
+export function visibleProjects(db: Kysely<DB>, actor: Actor | null, q: PersonalQuery): ProjectsQuery {
   const base = allProjects(db);
-  const personal = q.owned || q.membership || q.min_access_level !== undefined;
-  if (personal && !actor) return base.where(sql<SqlBool>`1 = 0`);
-  if (!actor || !personal) return base.where((eb) => projectVisibleTo(eb, actor));
-  let level: number = ACCESS.GUEST;
-  if (q.min_access_level !== undefined) level = q.min_access_level;
-  // Owned: the personal namespace's projects and those of groups the actor owns, i.e. Owner access.
-  if (q.owned) level = Math.max(level, ACCESS.OWNER);
+  const level = personalLevel(q);
+  if (level === null) return base.where((eb) => projectVisibleTo(eb, actor));
+  if (!actor) return base.where(sql<SqlBool>`1 = 0`);
   return base.where(() => authorizedAtLeast(actor, level));
+}
+
+/**
+ * How a list built on `visible` (what visibleProjects returned for `q`) is counted when nothing
+ * else narrows it, i.e. its conditions are still the very ones visibleProjects built (no filter,
+ * scope or similarity order added one): as parts that indexes answer alone (core/pagination's
+ * countParts) instead of testing every project. The visible projects are counted by the
+ * visibility rule's own parts, the personal lists from the actor's authorizations. Undefined
+ * otherwise: the list counts its own query.
+ */
+export function countPartsOf(db: Kysely<DB>, actor: Actor | null, q: PersonalQuery, visible: ProjectsQuery, list: ProjectsQuery): Countable[] | undefined {
+  if (list.toOperationNode().where !== visible.toOperationNode().where) return undefined;
+  const level = personalLevel(q);
+  if (level === null) return projectsVisibleToParts(db, actor);
+  if (!actor) return undefined;
+  // Every row of project_authorizations has its project (the foreign key removes it with it).
+  return [db.selectFrom('project_authorizations as pa').where('pa.user_id', '=', actor.user.id).where('pa.access_level', '>=', level)];
 }
 
 /** A feature open to the actor: switched on, and when 'private', reached by the actor's role. */

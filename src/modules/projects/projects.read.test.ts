@@ -222,12 +222,6 @@ describe('GET /projects/:id', () => {
     assert.equal((await t.get(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN })).json().merge_requests_enabled, true);
   });
 
-  test('a project being deleted is not found', async () => {
-    const project = await createProject(t, { visibility: 'public' });
-    await t.deps.db.updateTable('projects').set({ pending_delete: true }).where('id', '=', project.id).execute();
-    expectError(await t.get(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN }), 404, { message: '404 Project Not Found' });
-  });
-
   test('bad parameters are 400', async () => {
     expectError(await t.get(`/api/v4/projects/${world.projects.public.id}?statistics=maybe`), 400, { error: 'statistics is invalid' });
   });

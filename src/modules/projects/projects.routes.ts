@@ -12,6 +12,7 @@ import { presentUserBasic } from '../users/users.presenter.ts';
 import {
   type ProjectsQuery,
   type ViewOptions,
+  countPartsOf,
   effectiveOrder,
   filterProjects,
   findProjectById,
@@ -64,14 +65,21 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
 
   /** One project for the request's actor, in a form. */
   async function present(req: FastifyRequest, row: ProjectRow, form: ProjectForm, options: ViewOptions & { customAttributes?: boolean; adminFields?: boolean } = {}) {
-    return presentProject(row, await viewOf(req, [row], options), form, options.adminFields);
+    return presentProject(row, await viewOf(req, [row], { ...options, form }), form, options.adminFields);
   }
 
   /**
-   * Orders, paginates and presents a list: offset pagination capped for type Project, or the
-   * classic keyset (order_by=id only).
+   * Orders, paginates and presents a list of the `visible` projects narrowed to `query`: offset
+   * pagination capped for type Project, or the classic keyset (order_by=id only).
    */
-  async function list(req: FastifyRequest, reply: FastifyReply, query: ProjectsQuery, q: ListProjectsQuery, forms: { anonymous: ProjectForm; signedIn: ProjectForm; keyset: boolean }) {
+  async function list(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    visible: ProjectsQuery,
+    query: ProjectsQuery,
+    q: ListProjectsQuery,
+    forms: { anonymous: ProjectForm; signedIn: ProjectForm; keyset: boolean },
+  ) {
     const actor = req.actor;
     const admin = actor?.isAdmin ?? false;
     const sort = q.sort ?? 'desc';
@@ -83,10 +91,11 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
       if (!forms.keyset || orderBy !== 'id') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
       rows = await paginateByKeysetFilter(req, reply, ordered, { param: 'id', key: 'id', direction: sort });
     } else {
-      rows = await paginate(req, reply, ordered, forms.keyset ? { offsetCapType: 'Project' } : {});
+      const countParts = countPartsOf(db, actor, q, visible, ordered);
+      rows = await paginate(req, reply, ordered, { ...(forms.keyset ? { offsetCapType: 'Project' } : {}), countParts });
     }
     const form: ProjectForm = q.simple ? 'simple' : actor ? forms.signedIn : forms.anonymous;
-    const view = await viewOf(req, rows, { statistics: q.statistics, customAttributes: admin && q.with_custom_attributes });
+    const view = await viewOf(req, rows, { statistics: q.statistics, customAttributes: admin && q.with_custom_attributes, form });
     return presentProjects(rows, view, form);
   }
 
@@ -95,8 +104,9 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
   api.get('/projects', { schema: { querystring: ListProjectsQuery } }, async (req, reply) => {
     const q = req.query as ListProjectsQuery;
     const admin = req.actor?.isAdmin ?? false;
-    const query = filterProjects(visibleProjects(db, req.actor, q), req.actor, q, { admin });
-    return list(req, reply, query, q, { anonymous: 'simple', signedIn: 'with_access', keyset: true });
+    const visible = visibleProjects(db, req.actor, q);
+    const query = filterProjects(visible, req.actor, q, { admin });
+    return list(req, reply, visible, query, q, { anonymous: 'simple', signedIn: 'with_access', keyset: true });
   });
 
   api.get('/users/:user_id/projects', { schema: { params: UserProjectsParams, querystring: ListProjectsQuery } }, async (req, reply) => {
@@ -105,17 +115,19 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
     const user = await findUserByIdOrUsername(db, ref);
     if (!user) throw notFound('User');
     const admin = req.actor?.isAdmin ?? false;
-    const query = filterProjects(personalProjectsOf(visibleProjects(db, req.actor, q), user.id), req.actor, q, { admin });
-    return list(req, reply, query, q, { anonymous: 'simple', signedIn: 'with_access', keyset: true });
+    const visible = visibleProjects(db, req.actor, q);
+    const query = filterProjects(personalProjectsOf(visible, user.id), req.actor, q, { admin });
+    return list(req, reply, visible, query, q, { anonymous: 'simple', signedIn: 'with_access', keyset: true });
   });
 
   api.get('/groups/:id/projects', { schema: { params: ProjectIdParams, querystring: GroupProjectsQuery }, preHandler: loadGroup('read_group') }, async (req, reply) => {
     const q = req.query as GroupProjectsQuery;
     const admin = req.actor?.isAdmin ?? false;
-    const query = filterProjects(groupProjectsOf(visibleProjects(db, req.actor, q), req.group.row, q.include_subgroups ?? false), req.actor, q, { admin });
+    const visible = visibleProjects(db, req.actor, q);
+    const query = filterProjects(groupProjectsOf(visible, req.group.row, q.include_subgroups ?? false), req.actor, q, { admin });
     // The platform answers a group's projects in the full form without permissions, to everyone,
     // with offset pagination only.
-    return list(req, reply, query, q, { anonymous: 'full', signedIn: 'full', keyset: false });
+    return list(req, reply, visible, query, q, { anonymous: 'full', signedIn: 'full', keyset: false });
   });
 
   // ---- Create -----------------------------------------------------------------------------

@@ -270,7 +270,6 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
           creator_id: creator.id,
           default_branch: repository.defaultBranch,
           archived: false,
-          pending_delete: false,
           issues_enabled: applied.columns.issues_enabled ?? true,
           merge_requests_enabled: applied.columns.merge_requests_enabled ?? true,
           jobs_enabled: applied.columns.jobs_enabled ?? true,

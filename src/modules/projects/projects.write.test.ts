@@ -189,6 +189,9 @@ describe('DELETE /projects/:id', () => {
     const res = await t.del(`/api/v4/projects/${project.id}`, { token: owner.token });
     expectError(res, 202, { message: '202 Accepted' });
     expectError(await t.get(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN }), 404, { message: '404 Project Not Found' });
+    // Removed at once: no list shows it any more.
+    const listed = await t.get('/api/v4/projects', { token: ROOT_TOKEN, query: { per_page: '100', order_by: 'id' } });
+    assert.ok(!(listed.json() as { id: number }[]).some((p) => p.id === project.id));
     const db = t.deps.db;
     assert.equal((await db.selectFrom('members').select('id').where('source_type', '=', 'Project').where('source_id', '=', project.id).execute()).length, 0);
     for (const table of ['project_authorizations', 'project_topics', 'users_star_projects', 'project_custom_attributes', 'project_statistics'] as const) {
