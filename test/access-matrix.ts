@@ -12,7 +12,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { LightMyRequestResponse } from 'fastify';
 import { ACCESS, type VisibilityName } from '../src/core/access/levels.ts';
 import type { NamespaceRow, ProjectRow, UserRow } from '../src/db/schema.ts';
-import { addMember, createGroup, createProject, personalNamespace } from './factories.ts';
+import { createGroup, createProject, personalNamespace } from './factories.ts';
 import { ROOT_TOKEN, type TestApp } from './harness.ts';
 
 export const ROLES = ['anonymous', 'non_member', 'guest', 'reporter', 'developer', 'maintainer', 'owner', 'admin', 'external', 'blocked'] as const;

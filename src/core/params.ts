@@ -87,7 +87,7 @@ function coerceString(value: unknown, schema: Schema): string | Invalid {
 
 /** Coerces one value to its schema; returns the value or an Invalid reason. */
 function coerce(value: unknown, schema: Schema, name: string, errors: string[]): unknown {
-  if (schema.anyOf) return coerceUnion(value, schema, name, errors);
+  if (schema.anyOf) return coerceUnion(value, schema, name);
   if (schema.const !== undefined) return value === schema.const || String(value) === String(schema.const) ? schema.const : NOT_VALID_VALUE;
   switch (schema.type) {
     case 'null':
@@ -124,7 +124,7 @@ function withinBounds(n: number | Invalid, schema: Schema): number | Invalid {
   return n;
 }
 
-function coerceUnion(value: unknown, schema: Schema, name: string, errors: string[]): unknown {
+function coerceUnion(value: unknown, schema: Schema, name: string): unknown {
   const members = schema.anyOf as Schema[];
   if (members.every((m) => m.const !== undefined)) {
     const hit = members.find((m) => m.const === value || String(m.const) === String(value));
