@@ -76,8 +76,12 @@ export interface OffsetOptions {
   countParts?: readonly Countable[];
 }
 
-/** A query whose rows are counted (its select list and order are replaced). */
-export type Countable = SelectQueryBuilder<any, any, any>;
+/**
+ * A part of a collection to count: a query whose rows are counted (its select list and order are
+ * replaced), or a tally, a query that selects the part's number of rows as `count` itself (read
+ * from a table of counters, say).
+ */
+export type Countable = SelectQueryBuilder<any, any, any> | { tally: SelectQueryBuilder<any, any, { count: number }> };
 
 /** Sets the offset headers for a page of a collection of `total` rows (null: not counted). */
 export function setOffsetHeaders(
@@ -135,6 +139,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
  */
 export function countStatement(db: Kysely<any>, dialect: 'sqlite' | 'postgres', parts: readonly Countable[]): Compilable<{ count: number }> {
   const counts = parts.map((part) => {
+    if ('tally' in part) return part.tally;
     const base = part.clearSelect().clearOrderBy();
     const node = base.toOperationNode();
     if (dialect === 'sqlite' && !node.groupBy && !node.distinctOn && !node.frontModifiers?.length) return base.select(sql<number>`count(*)`.as('count'));

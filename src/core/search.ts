@@ -31,3 +31,16 @@ export function fuzzyMatch(query: string, columns: readonly string[]): Expressio
   );
   return sql<SqlBool>`(${sql.join(perColumn, sql` or `)})`;
 }
+
+/**
+ * A condition narrowing `idColumn` to the rows of an SQLite trigram index (FTS5 with the trigram
+ * tokenizer, rowid = id) that hold every word of the query in some column, or null when the query
+ * has no word long enough for trigrams. The index folds case at least as widely as fuzzyMatch, so
+ * it keeps every row fuzzyMatch would: it only spares the scan, fuzzyMatch still decides.
+ */
+export function trigramPrefilter(query: string, index: string, idColumn: string): Expression<SqlBool> | null {
+  const found = words(searchTerm(query));
+  if (found.length === 0) return null;
+  const phrases = found.map((w) => `"${w.replaceAll('"', '""')}"`).join(' AND ');
+  return sql<SqlBool>`${sql.ref(idColumn)} in (select rowid from ${sql.table(index)} where ${sql.table(index)} match ${phrases})`;
+}

@@ -184,6 +184,29 @@ export interface ProjectAuthorizationsTable {
   user_id: number;
   project_id: number;
   access_level: number;
+  /** The project's visibility level, copied so that counts by level read this table's index alone. */
+  visibility_level: number;
+}
+
+/** One row: bumped by triggers on every change that can alter a namespace's member counts. */
+export interface MembershipGenerationTable {
+  id: number;
+  generation: number;
+}
+
+/** Member counts of a namespace, valid for the generation and day they were counted at. */
+export interface NamespaceMemberCountsTable {
+  namespace_id: number;
+  generation: number;
+  counted_on: string;
+  billable: number;
+  with_descendants: number;
+}
+
+/** Projects per visibility level, kept by triggers on projects. */
+export interface ProjectVisibilityCountsTable {
+  visibility_level: number;
+  projects: number;
 }
 
 export interface UsersStarProjectsTable {
@@ -237,6 +260,9 @@ export interface DB {
   project_statistics: ProjectStatisticsTable;
   members: MembersTable;
   project_authorizations: ProjectAuthorizationsTable;
+  project_visibility_counts: ProjectVisibilityCountsTable;
+  membership_generation: MembershipGenerationTable;
+  namespace_member_counts: NamespaceMemberCountsTable;
   users_star_projects: UsersStarProjectsTable;
   project_custom_attributes: ProjectCustomAttributesTable;
   group_custom_attributes: GroupCustomAttributesTable;

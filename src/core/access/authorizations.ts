@@ -20,15 +20,15 @@ export async function refreshAuthorizations(db: Kysely<DB>, userIds: readonly nu
   await db.deleteFrom('project_authorizations').where('user_id', 'in', ids).execute();
   const list = sql.join(ids.map((id) => sql`${id}`));
   await sql`
-    insert into project_authorizations (user_id, project_id, access_level)
-    select user_id, project_id, max(access_level) from (
-      select m.user_id as user_id, m.source_id as project_id, m.access_level as access_level
+    insert into project_authorizations (user_id, project_id, access_level, visibility_level)
+    select user_id, project_id, max(access_level), max(visibility_level) from (
+      select m.user_id as user_id, p.id as project_id, m.access_level as access_level, p.visibility_level as visibility_level
         from members m
         join projects p on p.id = m.source_id
        where m.source_type = 'Project' and m.user_id in (${list})
          and m.access_level >= ${ACCESS.GUEST} and (m.expires_at is null or m.expires_at > ${day})
       union all
-      select m.user_id, p.id, m.access_level
+      select m.user_id, p.id, m.access_level, p.visibility_level
         from members m
         join namespaces g on g.id = m.source_id
         join namespaces n on ${inSubtree('n.traversal_path', sql.ref('g.traversal_path'))}
@@ -36,7 +36,7 @@ export async function refreshAuthorizations(db: Kysely<DB>, userIds: readonly nu
        where m.source_type = 'Namespace' and m.user_id in (${list})
          and m.access_level >= ${ACCESS.GUEST} and (m.expires_at is null or m.expires_at > ${day})
       union all
-      select n.owner_id, p.id, ${ACCESS.OWNER}
+      select n.owner_id, p.id, ${ACCESS.OWNER}, p.visibility_level
         from namespaces n
         join projects p on p.namespace_id = n.id
        where n.type = 'User' and n.owner_id in (${list})

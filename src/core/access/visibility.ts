@@ -5,6 +5,7 @@
 import { type ExpressionBuilder, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Actor } from '../auth/actor.ts';
+import type { Countable } from '../pagination.ts';
 import { DOWNLOAD_CODE_MINIMUM } from './abilities.ts';
 import { visibleLevels } from './levels.ts';
 
@@ -23,24 +24,22 @@ export function projectCodeVisibleTo<TB extends keyof DB>(eb: ExpressionBuilder<
 }
 
 /**
- * The projects the actor may read (projectVisibleTo, from the same levels) as disjoint queries, to
+ * The projects the actor may read (projectVisibleTo, from the same levels) as disjoint parts, to
  * count them without testing every project: those at a level the actor sees without a membership
- * (a range of an index on visibility_level), and those at any other level that the actor is
- * authorized on (the actor's rows of project_authorizations, each joined to its project by
- * primary key). An administrator's are all projects, which SQLite counts from the b-tree alone.
+ * (the counters kept per level), and those at any other level that the actor is authorized on
+ * (the actor's rows of project_authorizations, which carry the project's level: an index range).
+ * An administrator's are all projects, which SQLite counts from the b-tree alone.
  */
-export function projectsVisibleToParts(db: Kysely<DB>, actor: Actor | null) {
-  const all = db.selectFrom('projects');
-  if (actor?.isAdmin) return [all];
+export function projectsVisibleToParts(db: Kysely<DB>, actor: Actor | null): Countable[] {
+  if (actor?.isAdmin) return [db.selectFrom('projects')];
   const levels = levelsOf(actor);
-  const byLevel = all.where('projects.visibility_level', 'in', levels);
-  if (!actor) return [byLevel];
-  const authorizedElsewhere = db
-    .selectFrom('project_authorizations as pa')
-    .innerJoin('projects', 'projects.id', 'pa.project_id')
-    .where('pa.user_id', '=', actor.user.id)
-    .where('projects.visibility_level', 'not in', levels);
-  return [byLevel, authorizedElsewhere];
+  const byLevel = db
+    .selectFrom('project_visibility_counts')
+    .select(sql<number>`coalesce(sum(projects), 0)`.as('count'))
+    .where('visibility_level', 'in', levels);
+  if (!actor) return [{ tally: byLevel }];
+  const authorizedElsewhere = db.selectFrom('project_authorizations').where('user_id', '=', actor.user.id).where('visibility_level', 'not in', levels);
+  return [{ tally: byLevel }, authorizedElsewhere];
 }
 
 const levelsOf = (actor: Actor | null) => visibleLevels(actor ? { isAdmin: actor.isAdmin, external: Boolean(actor.user.external) } : null);

@@ -2,7 +2,7 @@
 // and the member counts arrive preloaded.
 import { groupWebUrl, userWebUrl } from '../../core/urls.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
-import type { NamespaceCounts } from './namespaces.finder.ts';
+import type { NamespaceCounts } from './member-counts.ts';
 import type { Namespace, NamespaceBasic } from './namespaces.schemas.ts';
 
 /** Every namespace is on the instance's one plan, and none is on trial. */

@@ -7,7 +7,8 @@ import { notFound } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
 import { suggestPath } from './namespace-paths.ts';
-import { findNamespace, findNamespaces, loadCallerLevels, loadNamespaceCounts, pathExists, pathOrNameUsed } from './namespaces.finder.ts';
+import { loadNamespaceCounts } from './member-counts.ts';
+import { findNamespace, findNamespaces, loadCallerLevels, pathExists, pathOrNameUsed } from './namespaces.finder.ts';
 import { type NamespaceView, presentNamespace } from './namespaces.presenter.ts';
 import { ExistsQuery, ListNamespacesQuery, NamespaceIdParams } from './namespaces.schemas.ts';
 
@@ -20,13 +21,13 @@ export const namespaceRoutes: FastifyPluginAsync = async (api) => {
   /** The page's counts, loaded for the groups whose entity shows them. */
   async function viewFor(rows: NamespaceRow[], administers: (row: NamespaceRow) => boolean): Promise<NamespaceView> {
     const administered = new Set(rows.filter(administers).map((row) => row.id));
-    const counts = await loadNamespaceCounts(db, rows, administered, deps.now());
+    const counts = await loadNamespaceCounts(db, rows, deps.now());
     return { baseUrl: deps.config.externalUrl, counts, administers: (row) => administered.has(row.id) };
   }
 
   api.get('/namespaces', { schema: { querystring: ListNamespacesQuery }, config: SIGNED_IN }, async (req, reply) => {
     const actor = requireUser(req);
-    const rows = await paginate(req, reply, findNamespaces(db, actor, req.query as ListNamespacesQuery, deps.now()).orderBy('namespaces.id'));
+    const rows = await paginate(req, reply, findNamespaces(db, deps.database.dialect, actor, req.query as ListNamespacesQuery, deps.now()).orderBy('namespaces.id'));
     // Administrators administer every namespace whatever their memberships.
     const levels = actor.isAdmin ? new Map<number, number>() : await loadCallerLevels(db, actor.user.id, rows, deps.now());
     const view = await viewFor(rows, (row) =>

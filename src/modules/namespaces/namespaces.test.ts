@@ -193,6 +193,26 @@ describe('GET /namespaces', () => {
     assert.deepEqual(listed(await t.get('/api/v4/namespaces?search=GUEST', { token: tokens.guest })), ['guest']);
   });
 
+  test('search as an administrator: every namespace, kept current through renames and deletions', async () => {
+    const admin = (search: string) => t.get('/api/v4/namespaces', { token: ROOT_TOKEN, query: { search, per_page: '100' } });
+    const group = await createGroup(t, { path: 'zebra-crossing', name: 'Striped Road' });
+    assert.deepEqual(listed(await admin('ZEBRA')), ['zebra-crossing']);
+    assert.deepEqual(listed(await admin('striped road')), ['zebra-crossing']);
+    assert.deepEqual(listed(await admin('"ped roa"')), ['zebra-crossing']);
+    // A word must be in one column: "zebra" is in the path, "road" in the name only.
+    assert.deepEqual(listed(await admin('zebra road')), []);
+    assert.deepEqual(listed(await admin('50%')), []);
+    expectStatus(await t.put(`/api/v4/groups/${group.id}`, { token: ROOT_TOKEN, body: { path: 'okapi-crossing', name: 'Spotted Road' } }), 200);
+    assert.deepEqual(listed(await admin('zebra')), []);
+    assert.deepEqual(listed(await admin('okapi')), ['okapi-crossing']);
+    const res = await admin('spotted');
+    expectStatus(res, 200);
+    expectEntities(res.json(), NamespaceEntity);
+    assert.equal(res.headers['x-total'], '1');
+    expectStatus(await t.del(`/api/v4/groups/${group.id}`, { token: ROOT_TOKEN }), 202);
+    assert.deepEqual(listed(await admin('okapi')), []);
+  });
+
   test('an administrator: every namespace, paginated', async () => {
     const res = await t.get('/api/v4/namespaces?per_page=3', { token: ROOT_TOKEN });
     expectStatus(res, 200);
