@@ -8,6 +8,7 @@ import { metadataRoutes } from './modules/metadata/metadata.routes.ts';
 import { namespaceRoutes } from './modules/namespaces/namespaces.routes.ts';
 import { projectRoutes } from './modules/projects/projects.routes.ts';
 import { projectAccessTokenRoutes } from './modules/project-access-tokens/project-access-tokens.routes.ts';
+import { protectedRefRoutes } from './modules/protected-refs/protected-refs.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 
 export const apiV4: FastifyPluginAsync = async (api) => {
@@ -19,5 +20,6 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(namespaceRoutes);
   await api.register(projectRoutes);
   await api.register(projectAccessTokenRoutes);
+  await api.register(protectedRefRoutes);
   await api.register(userRoutes);
 };

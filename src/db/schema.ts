@@ -253,6 +253,40 @@ export interface ScheduledTaskRunsTable {
   next_run_at: string;
 }
 
+/** A protection rule for branches matching `name`: an exact name or a pattern with `*` wildcards. */
+export interface ProtectedBranchesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  allow_force_push: Bool;
+  code_owner_approval_required: Bool;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProtectedBranchAccessLevelsTable {
+  id: Generated<number>;
+  protected_branch_id: number;
+  /** 'push', 'merge' or 'unprotect'. */
+  action: string;
+  access_level: number;
+}
+
+/** A protection rule for tags matching `name`, exact or with `*` wildcards. */
+export interface ProtectedTagsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProtectedTagCreateAccessLevelsTable {
+  id: Generated<number>;
+  protected_tag_id: number;
+  access_level: number;
+}
+
 export interface DB {
   namespaces: NamespacesTable;
   projects: ProjectsTable;
@@ -263,6 +297,10 @@ export interface DB {
   project_visibility_counts: ProjectVisibilityCountsTable;
   membership_generation: MembershipGenerationTable;
   namespace_member_counts: NamespaceMemberCountsTable;
+  protected_branches: ProtectedBranchesTable;
+  protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
+  protected_tags: ProtectedTagsTable;
+  protected_tag_create_access_levels: ProtectedTagCreateAccessLevelsTable;
   users_star_projects: UsersStarProjectsTable;
   project_custom_attributes: ProjectCustomAttributesTable;
   group_custom_attributes: GroupCustomAttributesTable;

@@ -17,7 +17,9 @@ export type ProjectAbility =
   | 'create_merge_request_in'
   | 'remove_project'
   | 'change_visibility_level'
-  | 'create_project_access_token';
+  | 'create_project_access_token'
+  | 'admin_protected_branch'
+  | 'manage_protected_tags';
 
 export type GroupAbility =
   | 'read_group'
@@ -73,6 +75,8 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
     can.add('admin_project').add('admin_project_member');
     // A project access token may not mint further tokens.
     if (viewer?.user.user_type !== 'project_bot') can.add('create_project_access_token');
+    // The protected branches and tags APIs ask admin_project; the names say what is managed.
+    can.add('admin_protected_branch').add('manage_protected_tags');
   }
   // Release 14.x keeps renaming, archiving, visibility changes and removal to owners.
   if (level >= ACCESS.OWNER) can.add('remove_project').add('change_visibility_level').add('rename_project').add('archive_project');

@@ -1,0 +1,25 @@
+// Pure protection rows → protected branch and protected tag entities.
+import type { BranchAccessLevelRow, ProtectedBranchRow, ProtectedTagRow } from './protected-refs.finder.ts';
+import { accessLevelDescription } from './protected-refs.rules.ts';
+import type { AccessLevel, ProtectedBranch, ProtectedTag } from './protected-refs.schemas.ts';
+
+function presentAccessLevel(level: number): AccessLevel {
+  return { access_level: level, access_level_description: accessLevelDescription(level), user_id: null, group_id: null };
+}
+
+export function presentProtectedBranch(row: ProtectedBranchRow, levels: readonly BranchAccessLevelRow[]): ProtectedBranch {
+  const of = (action: string) => levels.filter((l) => l.action === action).map((l) => presentAccessLevel(l.access_level));
+  return {
+    id: row.id,
+    name: row.name,
+    push_access_levels: of('push'),
+    merge_access_levels: of('merge'),
+    allow_force_push: Boolean(row.allow_force_push),
+    unprotect_access_levels: of('unprotect'),
+    code_owner_approval_required: Boolean(row.code_owner_approval_required),
+  };
+}
+
+export function presentProtectedTag(row: ProtectedTagRow, createAccessLevels: readonly number[]): ProtectedTag {
+  return { name: row.name, create_access_levels: createAccessLevels.map(presentAccessLevel) };
+}

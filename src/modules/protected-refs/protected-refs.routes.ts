@@ -1,0 +1,99 @@
+// Protected branches and protected tags (spec part 1 §4.5 names them; the platform's
+// protected_branches and protected_tags APIs, 14.x, fill in the rest): list, show, protect,
+// unprotect. Every route is for maintainers (admin_protected_branch / manage_protected_tags): a
+// project the caller may not see is a 404, one they see without the ability a 403, anonymous
+// callers included.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { loadProject } from '../../core/access/loaders.ts';
+import { paginate } from '../../core/pagination.ts';
+import { branchAccessLevels, findProtectedBranch, findProtectedBranches, findProtectedTag, findProtectedTags, tagAccessLevels } from './protected-refs.finder.ts';
+import { presentProtectedBranch, presentProtectedTag } from './protected-refs.presenter.ts';
+import { pusherOf } from './protected-refs.rules.ts';
+import {
+  ListProtectedBranchesQuery,
+  ListProtectedTagsQuery,
+  ProjectParams,
+  ProtectBranchBody,
+  ProtectTagBody,
+  ProtectedBranchEntity,
+  ProtectedTagEntity,
+  RuleParams,
+} from './protected-refs.schemas.ts';
+import { protectBranch, protectTag, ruleNotFound, unprotectBranch, unprotectTag } from './protected-refs.service.ts';
+
+export const protectedRefRoutes: FastifyPluginAsync = async (api) => {
+  const deps = api.deps;
+  const { db } = deps;
+  const branches = loadProject('admin_protected_branch');
+  const tags = loadProject('manage_protected_tags');
+  const ruleName = (params: unknown) => (params as { name: string }).name;
+
+  // ---- Branches ---------------------------------------------------------------------------------
+
+  api.get(
+    '/projects/:id/protected_branches',
+    { schema: { params: ProjectParams, querystring: ListProtectedBranchesQuery, response: { 200: Type.Array(ProtectedBranchEntity) } }, preHandler: branches },
+    async (req, reply) => {
+      const projectId = req.project.row.id;
+      const rows = await paginate(req, reply, findProtectedBranches(db, projectId, req.query as ListProtectedBranchesQuery));
+      const levels = await branchAccessLevels(db, projectId, rows.map((r) => r.id));
+      return rows.map((r) => presentProtectedBranch(r, levels.get(r.id) ?? []));
+    },
+  );
+
+  api.get('/projects/:id/protected_branches/:name', { schema: { params: RuleParams, response: { 200: ProtectedBranchEntity } }, preHandler: branches }, async (req) => {
+    const projectId = req.project.row.id;
+    const row = await findProtectedBranch(db, projectId, ruleName(req.params));
+    if (!row) throw ruleNotFound();
+    const levels = await branchAccessLevels(db, projectId, [row.id]);
+    return presentProtectedBranch(row, levels.get(row.id) ?? []);
+  });
+
+  api.post(
+    '/projects/:id/protected_branches',
+    { schema: { params: ProjectParams, body: ProtectBranchBody, response: { 201: ProtectedBranchEntity } }, preHandler: branches },
+    async (req, reply) => {
+      const { row, levels } = await protectBranch(deps, req.project.row.id, pusherOf(req.project, req.actor), req.body as ProtectBranchBody);
+      reply.code(201);
+      return presentProtectedBranch(row, levels);
+    },
+  );
+
+  api.delete('/projects/:id/protected_branches/:name', { schema: { params: RuleParams }, preHandler: branches }, async (req, reply) => {
+    await unprotectBranch(deps, req.project.row.id, pusherOf(req.project, req.actor), ruleName(req.params), req.headers['if-unmodified-since']);
+    return reply.code(204).send();
+  });
+
+  // ---- Tags -------------------------------------------------------------------------------------
+
+  api.get(
+    '/projects/:id/protected_tags',
+    { schema: { params: ProjectParams, querystring: ListProtectedTagsQuery, response: { 200: Type.Array(ProtectedTagEntity) } }, preHandler: tags },
+    async (req, reply) => {
+      const projectId = req.project.row.id;
+      const rows = await paginate(req, reply, findProtectedTags(db, projectId));
+      const levels = await tagAccessLevels(db, projectId, rows.map((r) => r.id));
+      return rows.map((r) => presentProtectedTag(r, levels.get(r.id) ?? []));
+    },
+  );
+
+  api.get('/projects/:id/protected_tags/:name', { schema: { params: RuleParams, response: { 200: ProtectedTagEntity } }, preHandler: tags }, async (req) => {
+    const projectId = req.project.row.id;
+    const row = await findProtectedTag(db, projectId, ruleName(req.params));
+    if (!row) throw ruleNotFound();
+    const levels = await tagAccessLevels(db, projectId, [row.id]);
+    return presentProtectedTag(row, levels.get(row.id) ?? []);
+  });
+
+  api.post('/projects/:id/protected_tags', { schema: { params: ProjectParams, body: ProtectTagBody, response: { 201: ProtectedTagEntity } }, preHandler: tags }, async (req, reply) => {
+    const { row, levels } = await protectTag(deps, req.project.row.id, req.body as ProtectTagBody);
+    reply.code(201);
+    return presentProtectedTag(row, levels);
+  });
+
+  api.delete('/projects/:id/protected_tags/:name', { schema: { params: RuleParams }, preHandler: tags }, async (req, reply) => {
+    await unprotectTag(deps, req.project.row.id, ruleName(req.params), req.headers['if-unmodified-since']);
+    return reply.code(204).send();
+  });
+};

@@ -1,0 +1,127 @@
+// Protecting and unprotecting branches and tags, with the platform's answers: a branch rule that
+// exists is a 409, a model refusal a 422 listing full messages, a rule the caller could not
+// unprotect a 403 (whether it is being created or removed, as the paid tiers rule).
+import { ACCESS } from '../../core/access/levels.ts';
+import { DomainError, type FieldErrors, conflict, forbidden } from '../../core/errors.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { ServiceDeps } from '../users/users.service.ts';
+import {
+  type BranchAccessLevelRow,
+  type ProtectedBranchRow,
+  type ProtectedTagRow,
+  branchAccessLevels,
+  findProtectedBranch,
+  findProtectedTag,
+} from './protected-refs.finder.ts';
+import { type Pusher, canUnprotect } from './protected-refs.rules.ts';
+import type { ProtectBranchBody, ProtectTagBody } from './protected-refs.schemas.ts';
+
+/** The platform's find_by! miss. */
+export const ruleNotFound = () => new DomainError('not_found', '404 Not found');
+
+/** render_api_error!(model.errors.full_messages, 422): {"message": ["Name can't be blank"]}. */
+function unprocessable(messages: string[]): DomainError {
+  // The error handler writes `fields` as the message as it is, a list here.
+  return new DomainError('unprocessable', messages.join(', '), { fields: messages as unknown as FieldErrors });
+}
+
+const BLANK_NAME = "Name can't be blank";
+const isBlank = (name: string) => name.trim() === '';
+
+/** destroy_conditionally!: an If-Unmodified-Since before the rule's last change refuses with 412. */
+function checkUnmodifiedSince(header: string | string[] | undefined, updatedAt: string): void {
+  const since = typeof header === 'string' ? Date.parse(header) : Number.NaN;
+  if (Number.isNaN(since)) return;
+  if (Math.floor(Date.parse(updatedAt) / 1000) * 1000 > since) throw new DomainError('bad_request', '412 Precondition Failed', { status: 412 });
+}
+
+// ---- Branches -------------------------------------------------------------------------------------
+
+const branchExists = (name: string) => conflict(`Protected branch '${name}' already exists`);
+
+/** POST /projects/:id/protected_branches: each access level defaults to Maintainers. */
+export async function protectBranch(
+  deps: ServiceDeps,
+  projectId: number,
+  pusher: Pusher,
+  body: ProtectBranchBody,
+): Promise<{ row: ProtectedBranchRow; levels: BranchAccessLevelRow[] }> {
+  const { db } = deps;
+  if (await findProtectedBranch(db, projectId, body.name)) throw branchExists(body.name);
+  const unprotect = body.unprotect_access_level ?? ACCESS.MAINTAINER;
+  if (!canUnprotect([unprotect], pusher)) throw forbidden();
+  if (isBlank(body.name)) throw unprocessable([BLANK_NAME]);
+  const at = deps.now().toISOString();
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('protected_branches')
+        .values({
+          project_id: projectId,
+          name: body.name,
+          allow_force_push: body.allow_force_push ?? false,
+          code_owner_approval_required: body.code_owner_approval_required ?? false,
+          created_at: at,
+          updated_at: at,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const levels = [
+        { protected_branch_id: row.id, action: 'push', access_level: body.push_access_level ?? ACCESS.MAINTAINER },
+        { protected_branch_id: row.id, action: 'merge', access_level: body.merge_access_level ?? ACCESS.MAINTAINER },
+        { protected_branch_id: row.id, action: 'unprotect', access_level: unprotect },
+      ];
+      await trx.insertInto('protected_branch_access_levels').values(levels).execute();
+      return { row, levels };
+    });
+  } catch (error) {
+    // Another request protected the same name in between.
+    if (isUniqueViolation(error)) throw branchExists(body.name);
+    throw error;
+  }
+}
+
+/** DELETE /projects/:id/protected_branches/:name: the rule only, never the branch. */
+export async function unprotectBranch(deps: ServiceDeps, projectId: number, pusher: Pusher, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
+  const { db } = deps;
+  const row = await findProtectedBranch(db, projectId, name);
+  if (!row) throw ruleNotFound();
+  checkUnmodifiedSince(ifUnmodifiedSince, row.updated_at);
+  const unprotect = ((await branchAccessLevels(db, projectId, [row.id])).get(row.id) ?? []).filter((l) => l.action === 'unprotect');
+  if (!canUnprotect(unprotect.map((l) => l.access_level), pusher)) throw forbidden();
+  await db.deleteFrom('protected_branches').where('id', '=', row.id).execute();
+}
+
+// ---- Tags -------------------------------------------------------------------------------------------
+
+/** POST /projects/:id/protected_tags: the create level defaults to Maintainers. */
+export async function protectTag(deps: ServiceDeps, projectId: number, body: ProtectTagBody): Promise<{ row: ProtectedTagRow; levels: number[] }> {
+  const { db } = deps;
+  const taken = ['Name has already been taken'];
+  if (isBlank(body.name)) throw unprocessable([BLANK_NAME]);
+  if (await findProtectedTag(db, projectId, body.name)) throw unprocessable(taken);
+  const at = deps.now().toISOString();
+  const level = body.create_access_level ?? ACCESS.MAINTAINER;
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('protected_tags')
+        .values({ project_id: projectId, name: body.name, created_at: at, updated_at: at })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx.insertInto('protected_tag_create_access_levels').values({ protected_tag_id: row.id, access_level: level }).execute();
+      return { row, levels: [level] };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw unprocessable(taken);
+    throw error;
+  }
+}
+
+export async function unprotectTag(deps: ServiceDeps, projectId: number, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
+  const { db } = deps;
+  const row = await findProtectedTag(db, projectId, name);
+  if (!row) throw ruleNotFound();
+  checkUnmodifiedSince(ifUnmodifiedSince, row.updated_at);
+  await db.deleteFrom('protected_tags').where('id', '=', row.id).execute();
+}
