@@ -1,6 +1,7 @@
 // The load scenarios: what each sends, as whom, and the figures it should reach on SQLite.
 
 export type ScenarioKey =
+  | 'liveness'
   | 'user-by-id'
   | 'users-list'
   | 'users-list-member'
@@ -54,6 +55,14 @@ const json = { 'content-type': 'application/json' };
 const LIST_TARGET = { rps: 1500, p99Ms: 30 };
 
 export const SCENARIOS: readonly Scenario[] = [
+  {
+    // No database, no authentication: what the machine allows an HTTP round trip in this run, the
+    // yardstick for every other figure (this machine's speed varies from one run to the next).
+    key: 'liveness',
+    label: 'GET /-/liveness (no database, no authentication: the ceiling of this run)',
+    expectedStatus: 200,
+    next: () => ({ method: 'GET', path: '/-/liveness' }),
+  },
   {
     key: 'user-by-id',
     label: 'GET /api/v4/users/:id (ids spread over 10,002 users, regular user)',
