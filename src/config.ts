@@ -1,10 +1,13 @@
 // Environment → a frozen, validated Config. A bad value stops the process with a one-line reason.
 import path from 'node:path';
+import { type RepositoryStorages, parseRepositoryStorages } from './git/storages.ts';
 
 export interface Config {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
+  /** Repository storage name → directory; always has `default`. */
+  readonly repositoryStorages: RepositoryStorages;
   /** postgres://… when set; otherwise the embedded SQLite database under dataDir. */
   readonly databaseUrl: string | null;
   /** Base of every web_url and Link URL, without a trailing slash. */
@@ -63,6 +66,12 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.QUARRY_DATA_DIR || './data');
+  let repositoryStorages: RepositoryStorages;
+  try {
+    repositoryStorages = parseRepositoryStorages(env.QUARRY_REPOSITORY_STORAGES, dataDir);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
   const databaseUrl = env.DATABASE_URL || null;
   if (databaseUrl) url(databaseUrl, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const external = env.QUARRY_EXTERNAL_URL || `http://localhost:${port}`;
@@ -85,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     dataDir,
+    repositoryStorages,
     databaseUrl,
     externalUrl: external.replace(/\/+$/, ''),
     rootPassword,

@@ -5,6 +5,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import * as m0001 from './migrations/0001_users_and_tokens.ts';
 import * as m0002 from './migrations/0002_namespaces_projects_members_events.ts';
 import * as m0003 from './migrations/0003_list_counts_and_search.ts';
+import * as m0004 from './migrations/0004_repositories.ts';
 import * as m0005 from './migrations/0005_protected_refs.ts';
 
 interface Migration {
@@ -15,6 +16,7 @@ const migrations: [string, Migration][] = [
   ['0001_users_and_tokens', m0001],
   ['0002_namespaces_projects_members_events', m0002],
   ['0003_list_counts_and_search', m0003],
+  ['0004_repositories', m0004],
   ['0005_protected_refs', m0005],
 ];
 

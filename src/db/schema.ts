@@ -139,6 +139,10 @@ export interface ProjectsTable {
   /** JSON object of less-queried project settings. */
   settings: string;
   repository_storage: string;
+  /** Pushes and API writes are refused while set (a storage move is copying the repository). */
+  repository_read_only: Generated<Bool>;
+  /** The repository has no branch; kept by every path that writes refs. */
+  empty_repo: Generated<Bool>;
   runners_token: string;
   import_status: string;
   star_count: number;
@@ -288,6 +292,10 @@ export interface ProtectedTagCreateAccessLevelsTable {
 }
 
 export interface DB {
+  protected_branches: ProtectedBranchesTable;
+  protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
+  protected_tags: ProtectedTagsTable;
+  protected_tag_create_access_levels: ProtectedTagCreateAccessLevelsTable;
   namespaces: NamespacesTable;
   projects: ProjectsTable;
   project_topics: ProjectTopicsTable;
@@ -297,10 +305,6 @@ export interface DB {
   project_visibility_counts: ProjectVisibilityCountsTable;
   membership_generation: MembershipGenerationTable;
   namespace_member_counts: NamespaceMemberCountsTable;
-  protected_branches: ProtectedBranchesTable;
-  protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
-  protected_tags: ProtectedTagsTable;
-  protected_tag_create_access_levels: ProtectedTagCreateAccessLevelsTable;
   users_star_projects: UsersStarProjectsTable;
   project_custom_attributes: ProjectCustomAttributesTable;
   group_custom_attributes: GroupCustomAttributesTable;

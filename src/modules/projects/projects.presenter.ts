@@ -100,7 +100,7 @@ function simpleFields(row: ProjectRow, view: ProjectView, can: Set<ProjectAbilit
     ssh_url_to_repo: `git@${hostsOf(view.baseUrl).hostname}:${row.full_path}.git`,
     http_url_to_repo: `${webUrl}.git`,
     web_url: webUrl,
-    // No repository holds a README (or a license) until repositories exist.
+    // Finding a README or a license needs git, which presenters never run.
     readme_url: null,
     license_url: view.license ? null : undefined,
     license: view.license ? null : undefined,
@@ -142,8 +142,7 @@ function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set
       members: `${self}/members`,
     },
     packages_enabled: settings.packages_enabled,
-    // Repositories are not created yet, so every project's is empty.
-    empty_repo: true,
+    empty_repo: Boolean(row.empty_repo),
     archived: Boolean(row.archived),
     visibility: visibilityName(row.visibility_level),
     owner: owner ? { ...userBasicFields(owner, view.baseUrl), created_at: owner.created_at } : undefined,

@@ -7,10 +7,24 @@ import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '..
 import { ACCESS, VISIBILITY, visibilityName } from '../../core/access/levels.ts';
 import { type LoadedProject, groupSettings } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
+import { DomainError, type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
+import { validBranchName } from '../../git/args.ts';
+import { hasBranches, resolveRef } from '../../git/refs.ts';
+import {
+  copyRepository,
+  createRepository,
+  deleteRepository,
+  placeRepository,
+  projectRepositoryPath,
+  repositoryExists,
+  repositoryPath,
+  setDefaultBranch,
+  stagingRepositoryPath,
+} from '../../git/repository.ts';
+import { DEFAULT_STORAGE, storageDirectory } from '../../git/storages.ts';
 import { recordEvent } from '../events/event-recorder.ts';
 import { fullPathTaken } from '../namespaces/namespace-paths.ts';
 import { normalizeTopics } from './projects.finder.ts';
@@ -172,19 +186,94 @@ function applySettings(settings: ProjectSettings, input: SettingsInput): { setti
   return { settings: next, columns };
 }
 
+// ---- Repositories ----------------------------------------------------------------------------
+
+/** The instance's name for a new repository's first branch. */
+const DEFAULT_BRANCH = 'main';
+
 /**
- * Seam for the repositories module: it creates a new project's repository, with a README.md commit
- * on the default branch when the creator asked for one. Until then the wish is recorded here and
- * the default branch named; nothing is committed.
+ * The repository wish of a new project: with initialize_with_readme, a README.md commit on the
+ * default branch, which the project then names; without, an empty repository whose HEAD already
+ * names the requested branch for the first push, while the project names none yet.
  */
-export function recordRepositoryInitialization(settings: ProjectSettings, input: { initialize_with_readme?: boolean; default_branch?: string }): { settings: ProjectSettings; defaultBranch: string | null } {
-  if (!input.initialize_with_readme) return { settings, defaultBranch: null };
-  return { settings: { ...settings, initialize_with_readme: true }, defaultBranch: input.default_branch || 'main' };
+export function recordRepositoryInitialization(settings: ProjectSettings, input: { initialize_with_readme?: boolean; default_branch?: string }): { settings: ProjectSettings; defaultBranch: string | null; headBranch: string } {
+  const headBranch = input.default_branch || DEFAULT_BRANCH;
+  if (!input.initialize_with_readme) return { settings, defaultBranch: null, headBranch };
+  return { settings: { ...settings, initialize_with_readme: true }, defaultBranch: headBranch, headBranch };
 }
 
-/** Seam for the repositories module: whether the project's repository has this branch. No repository exists yet. */
-export function branchExists(_project: ProjectRow, _branch: string): boolean {
-  return false;
+/** The platform's refusal of writes while a storage move copies the repository. */
+export const REPOSITORY_READ_ONLY_MESSAGE = 'The repository is temporarily read-only. Please try again later.';
+
+/**
+ * The API answers a write to a read-only repository with 400 and the message, as the platform does
+ * when its pre-receive check refuses an API commit; push code reports REPOSITORY_READ_ONLY_MESSAGE
+ * in its own protocol.
+ */
+const repositoryReadOnly = () => new DomainError('bad_request', REPOSITORY_READ_ONLY_MESSAGE);
+
+/** Refuses a write to the project's repository while it is read-only. */
+export function assertWritable(project: Pick<ProjectRow, 'repository_read_only'>): void {
+  if (project.repository_read_only) throw repositoryReadOnly();
+}
+
+/** The project's repository directory, when its storage is configured and the repository exists. */
+function existingRepository(config: Config, project: ProjectRow): string | null {
+  const dir = projectRepositoryPath(config.repositoryStorages, project);
+  return dir !== null && repositoryExists(dir) ? dir : null;
+}
+
+/** Whether the project's repository has this branch. */
+export async function branchExists(config: Config, project: ProjectRow, branch: string): Promise<boolean> {
+  const dir = existingRepository(config, project);
+  return dir !== null && validBranchName(branch) && (await resolveRef(dir, `refs/heads/${branch}`)) !== null;
+}
+
+/**
+ * Brings projects.empty_repo up to date with the repository. Whatever creates or deletes branches
+ * (pushes, the branch and commit APIs) calls this afterwards, so that lists never ask git.
+ */
+export async function refreshEmptyRepo(deps: ServiceDeps, project: ProjectRow): Promise<boolean> {
+  const dir = existingRepository(deps.config, project);
+  const empty = dir === null || !(await hasBranches(dir));
+  if (empty !== Boolean(project.empty_repo)) await deps.db.updateTable('projects').set({ empty_repo: empty }).where('id', '=', project.id).execute();
+  return empty;
+}
+
+/** A storage name an administrator may pick: one that is configured. */
+function checkStorage(config: Config, storage: string | undefined, errors: FieldErrors): void {
+  if (storage !== undefined && storageDirectory(config.repositoryStorages, storage) === null) add(errors, 'repository_storage', 'is not included in the list');
+}
+
+/**
+ * Moves the project's repository to another storage: read-only while it is copied, then the new
+ * storage recorded and the original removed. The platform schedules this as a background storage
+ * move; done at once here, callers see what they would once the move had finished.
+ */
+async function changeRepositoryStorage(deps: ServiceDeps, row: ProjectRow, storage: string): Promise<ProjectRow> {
+  const { db, config } = deps;
+  const from = storageDirectory(config.repositoryStorages, row.repository_storage);
+  const to = storageDirectory(config.repositoryStorages, storage) as string;
+  // Taking the flag is the lock: of two moves, or a move and a write, one is refused.
+  const taken = await db.updateTable('projects').set({ repository_read_only: true }).where('id', '=', row.id).where('repository_read_only', '=', false).executeTakeFirst();
+  if (Number(taken.numUpdatedRows) === 0) throw repositoryReadOnly();
+  let copied = false;
+  let moved: ProjectRow;
+  try {
+    copied = from !== null && (await copyRepository(row.id, from, to));
+    moved = await db
+      .updateTable('projects')
+      .set({ repository_storage: storage, repository_read_only: false })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (error) {
+    if (copied) await deleteRepository(repositoryPath(to, row.id));
+    await db.updateTable('projects').set({ repository_read_only: false }).where('id', '=', row.id).execute();
+    throw error;
+  }
+  if (copied) await deleteRepository(repositoryPath(from as string, row.id));
+  return moved;
 }
 
 async function replaceTopics(db: Kysely<DB>, projectId: number, topics: readonly string[]): Promise<void> {
@@ -249,12 +338,26 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
   }
   const visibilityLevel = VISIBILITY[input.visibility ?? 'private'];
   if (namespace) checkVisibility(namespace, visibilityLevel, errors);
+  const storage = (actor.isAdmin && input.repository_storage) || DEFAULT_STORAGE;
+  checkStorage(deps.config, storage, errors);
+  if (input.default_branch && !validBranchName(input.default_branch)) add(errors, 'default_branch', 'is invalid');
   if (Object.keys(errors).length > 0 || !namespace) throw invalidFields(errors);
 
   const applied = applySettings(parseSettings('{}'), input);
   const repository = recordRepositoryInitialization(applied.settings, input);
   const now = deps.now();
   const at = now.toISOString();
+  // The repository is built aside first and placed once the project's row (and so its id) exists,
+  // as the last step of the transaction: no git process runs inside it, a git failure leaves no
+  // row, and a failed transaction removes what was built.
+  const storageDir = storageDirectory(deps.config.repositoryStorages, storage) as string;
+  const staging = stagingRepositoryPath(storageDir);
+  const author = { name: creator.name, email: creator.commit_email || creator.email };
+  const readme = input.initialize_with_readme
+    ? { content: `# ${name}\n\n${input.description ?? ''}`, message: 'Initial commit', author, date: now }
+    : undefined;
+  await createRepository(staging, { defaultBranch: repository.headBranch, readme });
+  let placed: string | null = null;
   try {
     return await db.transaction().execute(async (trx) => {
       const inserted = await trx
@@ -276,7 +379,8 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
           wiki_enabled: applied.columns.wiki_enabled ?? true,
           snippets_enabled: applied.columns.snippets_enabled ?? true,
           settings: JSON.stringify(repository.settings),
-          repository_storage: (actor.isAdmin && input.repository_storage) || 'default',
+          repository_storage: storage,
+          empty_repo: readme === undefined,
           runners_token: randomBytes(10).toString('hex'),
           import_status: 'none',
           star_count: 0,
@@ -306,9 +410,14 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
       }
       await refreshAuthorizations(trx, await usersAboveNamespace(trx, namespace), now);
       await recordEvent(trx, { projectId: inserted.id, authorId: creator.id, action: 'created' }, now);
-      return trx.selectFrom('projects').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow();
+      const row = await trx.selectFrom('projects').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow();
+      const target = repositoryPath(storageDir, inserted.id);
+      await placeRepository(staging, target);
+      placed = target;
+      return row;
     });
   } catch (error) {
+    await deleteRepository(placed ?? staging);
     // Two creations racing for one path: the loser sees the validation message a later request would.
     if (isUniqueViolation(error)) {
       const raced: FieldErrors = {};
@@ -333,10 +442,17 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
   await checkTaken(db, namespace, { name: input.name === row.name ? undefined : input.name, path: input.path === row.path ? undefined : input.path }, row.id, errors);
   const visibilityLevel = input.visibility !== undefined ? VISIBILITY[input.visibility] : row.visibility_level;
   if (input.visibility !== undefined) checkVisibility(namespace, visibilityLevel, errors);
+  const storage = actor.isAdmin ? input.repository_storage : undefined;
+  checkStorage(deps.config, storage, errors);
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
-  if (input.default_branch !== undefined && input.default_branch !== row.default_branch && !branchExists(row, input.default_branch)) {
-    throw invalidFields({ base: [`Could not change HEAD: branch '${input.default_branch}' does not exist`] });
+  const newDefaultBranch = input.default_branch !== undefined && input.default_branch !== row.default_branch ? input.default_branch : null;
+  if (newDefaultBranch !== null) {
+    if (!(await branchExists(deps.config, row, newDefaultBranch))) {
+      throw invalidFields({ base: [`Could not change HEAD: branch '${newDefaultBranch}' does not exist`] });
+    }
+    assertWritable(row);
   }
+  const current = storage !== undefined && storage !== row.repository_storage ? await changeRepositoryStorage(deps, row, storage) : row;
 
   const applied = applySettings(parseSettings(row.settings), input);
   const name = input.name ?? row.name;
@@ -344,7 +460,7 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
   const now = deps.now().toISOString();
   try {
     return await db.transaction().execute(async (trx) => {
-      const updated = await trx
+      let update = trx
         .updateTable('projects')
         .set({
           name,
@@ -355,14 +471,19 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
           visibility_level: visibilityLevel,
           ...applied.columns,
           settings: JSON.stringify(applied.settings),
-          ...(actor.isAdmin && input.repository_storage !== undefined ? { repository_storage: input.repository_storage } : {}),
+          ...(newDefaultBranch !== null ? { default_branch: newDefaultBranch } : {}),
           updated_at: now,
         })
-        .where('id', '=', row.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+        .where('id', '=', row.id);
+      // A storage move may have made the repository read-only since the project was loaded.
+      if (newDefaultBranch !== null) update = update.where('repository_read_only', '=', false);
+      const updated = await update.returningAll().executeTakeFirst();
+      if (!updated) throw repositoryReadOnly();
       const topics = input.topics ?? input.tag_list;
       if (topics !== undefined) await replaceTopics(trx, row.id, topics);
+      // Last, so that a refusal from git undoes the row's change.
+      const dir = newDefaultBranch !== null ? existingRepository(deps.config, current) : null;
+      if (dir !== null) await setDefaultBranch(dir, newDefaultBranch as string);
       return updated;
     });
   } catch (error) {
@@ -411,12 +532,15 @@ export async function unstarProject(deps: ServiceDeps, userId: number, projectId
 
 /**
  * DELETE /projects/:id. The platform marks the project pending deletion and removes it in the
- * background; here the rows go at once (everything that hangs off a project cascades), which is
- * what callers observe once the background removal has run.
+ * background; here the rows go at once (everything that hangs off a project cascades), and then
+ * the repository, which is what callers observe once the background removal has run. A repository
+ * left behind by a failure here is an orphan no project reaches (ids are not handed out again).
  */
 export async function deleteProject(deps: ServiceDeps, row: ProjectRow): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
     await trx.deleteFrom('projects').where('id', '=', row.id).execute();
   });
+  const dir = projectRepositoryPath(deps.config.repositoryStorages, row);
+  if (dir !== null) await deleteRepository(dir);
 }

@@ -118,13 +118,16 @@ describe('PUT /projects/:id', () => {
     assert.ok(!list.json().some((p: { id: number }) => p.id === project.id));
   });
 
-  test('repository_storage is for administrators only; others are silently ignored', async () => {
+  test('repository_storage is for administrators only (others are silently ignored) and must be configured', async () => {
     const project = await createProject(t, { creatorId: owner.user.id });
-    await t.put(`/api/v4/projects/${project.id}`, { token: owner.token, body: { repository_storage: 'other' } });
+    expectStatus(await t.put(`/api/v4/projects/${project.id}`, { token: owner.token, body: { repository_storage: 'other' } }), 200);
     const row = await t.deps.db.selectFrom('projects').select('repository_storage').where('id', '=', project.id).executeTakeFirstOrThrow();
     assert.equal(row.repository_storage, 'default');
-    const admin = await t.put(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN, body: { repository_storage: 'other' } });
-    assert.equal(admin.json().repository_storage, 'other');
+    expectError(await t.put(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN, body: { repository_storage: 'other' } }), 400, {
+      message: { repository_storage: ['is not included in the list'] },
+    });
+    const admin = await t.put(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN, body: { repository_storage: 'default' } });
+    assert.equal(admin.json().repository_storage, 'default');
   });
 
   test('a new path may not be a subgroup path (case-insensitive)', async () => {

@@ -1,0 +1,129 @@
+// Where a project's repository lives and its lifecycle: create (optionally with a README commit),
+// place, copy to another storage, delete, and the branch HEAD names.
+//
+// Repositories are laid out by project id, as the platform's hashed storage does:
+// <storage>/@hashed/<aa>/<bb>/<sha256 of the id>.git. Renaming a project or moving it to another
+// namespace changes no path, so those operations never touch the repository.
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { requireBranchName } from './args.ts';
+import { createCommit } from './commits.ts';
+import { runGit } from './run.ts';
+import type { Identity } from './signature.ts';
+import { type RepositoryStorages, storageDirectory } from './storages.ts';
+
+/** The repository's path relative to its storage: @hashed/aa/bb/<sha256>.git. */
+export function repositoryRelativePath(projectId: number): string {
+  const hash = createHash('sha256').update(String(projectId)).digest('hex');
+  return `@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`;
+}
+
+export function repositoryPath(storageDir: string, projectId: number): string {
+  return path.join(storageDir, repositoryRelativePath(projectId));
+}
+
+/** A project's repository path on the storage it records; null when that storage is not configured. */
+export function projectRepositoryPath(storages: RepositoryStorages, project: { id: number; repository_storage: string }): string | null {
+  const dir = storageDirectory(storages, project.repository_storage);
+  return dir === null ? null : repositoryPath(dir, project.id);
+}
+
+/**
+ * A fresh path in the storage's scratch area (same file system, so placeRepository is a rename):
+ * a repository is built there before its project exists, and only then placed.
+ */
+export function stagingRepositoryPath(storageDir: string): string {
+  return path.join(storageDir, '@tmp', `${randomBytes(12).toString('hex')}.git`);
+}
+
+export function repositoryExists(gitDir: string): boolean {
+  return fs.existsSync(path.join(gitDir, 'HEAD'));
+}
+
+export interface RepositoryInit {
+  /** The branch HEAD names. */
+  defaultBranch: string;
+  /** One first commit on the default branch adding README.md. */
+  readme?: { content: string; message: string; author: Identity; date?: Date };
+}
+
+/**
+ * Creates a bare repository at gitDir (which must not exist) with HEAD on the default branch, and
+ * the README commit when asked for. Returns that commit's id (null without one). On failure
+ * nothing is left behind.
+ */
+export async function createRepository(gitDir: string, init: RepositoryInit): Promise<string | null> {
+  requireBranchName(init.defaultBranch);
+  await fs.promises.mkdir(path.dirname(gitDir), { recursive: true });
+  // The parent existing, mkdir without `recursive` refuses a path that is already taken.
+  await fs.promises.mkdir(gitDir);
+  try {
+    // An empty template: no sample hooks, no description file.
+    await runGit(null, ['init', '--bare', '--quiet', '--template=', '--', gitDir]);
+    await setDefaultBranch(gitDir, init.defaultBranch);
+    if (!init.readme) return null;
+    const { content, message, author, date } = init.readme;
+    const commit = await createCommit(gitDir, { branch: init.defaultBranch, actions: [{ action: 'create', path: 'README.md', content }], message, author, date });
+    return commit.id;
+  } catch (error) {
+    await deleteRepository(gitDir);
+    throw error;
+  }
+}
+
+/**
+ * Moves a repository built at a staging path to its place. Whatever occupies the place belongs to
+ * no project (the caller has just been given the id): a leftover of a failed creation, so it goes.
+ */
+export async function placeRepository(stagingDir: string, gitDir: string): Promise<void> {
+  await fs.promises.mkdir(path.dirname(gitDir), { recursive: true });
+  if (fs.existsSync(gitDir)) await deleteRepository(gitDir);
+  await fs.promises.rename(stagingDir, gitDir);
+}
+
+/**
+ * Removes a repository; quiet when there is none. It is first renamed aside, so that the path
+ * never holds a half-deleted repository.
+ */
+export async function deleteRepository(gitDir: string): Promise<void> {
+  const aside = `${gitDir}.deleted-${randomBytes(6).toString('hex')}`;
+  try {
+    await fs.promises.rename(gitDir, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  await fs.promises.rm(aside, { recursive: true, force: true });
+}
+
+/**
+ * Copies a project's repository into another storage, for a storage move; false when the project
+ * has none. The caller keeps the repository read-only meanwhile, records the new storage, and
+ * then deletes the original.
+ */
+export async function copyRepository(projectId: number, fromStorageDir: string, toStorageDir: string): Promise<boolean> {
+  const source = repositoryPath(fromStorageDir, projectId);
+  if (!repositoryExists(source)) return false;
+  const staging = stagingRepositoryPath(toStorageDir);
+  try {
+    await fs.promises.cp(source, staging, { recursive: true, errorOnExist: true, force: false });
+    await placeRepository(staging, repositoryPath(toStorageDir, projectId));
+  } catch (error) {
+    await deleteRepository(staging);
+    throw error;
+  }
+  return true;
+}
+
+/** Points HEAD at a branch (which need not exist yet: an empty repository's first push creates it). */
+export async function setDefaultBranch(gitDir: string, branch: string): Promise<void> {
+  await runGit(gitDir, ['symbolic-ref', '--', 'HEAD', `refs/heads/${requireBranchName(branch)}`]);
+}
+
+/** The branch HEAD names; null when HEAD is detached. */
+export async function readDefaultBranch(gitDir: string): Promise<string | null> {
+  const { stdout, exitCode } = await runGit(gitDir, ['symbolic-ref', '--quiet', 'HEAD'], { okExitCodes: [1] });
+  const ref = stdout.toString('utf8').trim();
+  return exitCode === 0 && ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
+}
