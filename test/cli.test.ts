@@ -121,8 +121,12 @@ test('serve: root token file, authenticated requests, graceful stop on SIGTERM',
   assert.ok(lines.some((l) => typeof l.reqId === 'string' && l.req?.url === '/api/v4/user'));
 });
 
-test('reset empties the data and recreates root', async () => {
+test('reset empties the data and the repositories, and recreates root', async () => {
+  const repository = path.join(dataDir, 'repositories', '@hashed', 'ab', 'cd', 'abcd.git');
+  fs.mkdirSync(repository, { recursive: true });
+  fs.writeFileSync(path.join(repository, 'HEAD'), 'ref: refs/heads/main\n');
   const res = quarry('reset', '--yes');
+  assert.equal(fs.existsSync(repository), false, 'repositories are removed');
   assert.equal(res.status, 0, res.stderr);
   assert.match(res.stdout, /data reset/);
   const token = quarry('create-token', '--user', 'ops', '--scopes', 'api');

@@ -1,10 +1,15 @@
-// Empties every table, keeping the schema, so a test instance can start over cheaply.
+// Empties every table, keeping the schema, and removes every repository, so a test instance can
+// start over cheaply.
 import { sql } from 'kysely';
 import type { Deps } from '../core/deps.ts';
+import { removeAllRepositories } from '../git/repository.ts';
 
 /** Tables in an order that respects foreign keys (children first). */
 const TABLES = [
   'events',
+  'namespace_member_counts',
+  // Truncation fires no row triggers: the counters are emptied with what they count.
+  'project_visibility_counts',
   'project_custom_attributes',
   'users_star_projects',
   'project_authorizations',
@@ -23,10 +28,11 @@ const TABLES = [
 export async function resetData(deps: Deps): Promise<void> {
   if (deps.database.dialect === 'postgres') {
     await sql`truncate table ${sql.join(TABLES.map((t) => sql.table(t)))} restart identity cascade`.execute(deps.db);
-    return;
+  } else {
+    await deps.db.transaction().execute(async (trx) => {
+      for (const table of TABLES) await trx.deleteFrom(table).execute();
+      await sql`delete from sqlite_sequence`.execute(trx);
+    });
   }
-  await deps.db.transaction().execute(async (trx) => {
-    for (const table of TABLES) await trx.deleteFrom(table).execute();
-    await sql`delete from sqlite_sequence`.execute(trx);
-  });
+  await removeAllRepositories(deps.config.repositoryStorages);
 }

@@ -97,6 +97,13 @@ export async function deleteRepository(gitDir: string): Promise<void> {
   await fs.promises.rm(aside, { recursive: true, force: true });
 }
 
+/** Removes every repository (and scratch area) of every storage, for `quarry reset`. */
+export async function removeAllRepositories(storages: RepositoryStorages): Promise<void> {
+  for (const dir of new Set(Object.values(storages))) {
+    for (const area of ['@hashed', '@tmp']) await fs.promises.rm(path.join(dir, area), { recursive: true, force: true });
+  }
+}
+
 /**
  * Copies a project's repository into another storage, for a storage move; false when the project
  * has none. The caller keeps the repository read-only meanwhile, records the new storage, and
