@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import type { LoadResult } from './load.ts';
 import type { ExplainedQuery } from './plans.ts';
+import { FIXTURE, type GitTimings, medianMs } from './repository.ts';
 import { SCENARIOS, type ScenarioKey } from './scenarios.ts';
 import type { SeedCounts } from './seed.ts';
 
@@ -42,9 +43,11 @@ export interface DialectResult {
   /** The plans of the member's list, or why they could not be captured. */
   plans: ExplainedQuery[] | string;
   scaling?: Scaling;
+  /** Clone and push of the fixture repository against git http-backend, or why not measured. */
+  git?: GitTimings | string;
 }
 
-export const TARGETS = { startupMs: 1000, idleRssMb: 150 };
+export const TARGETS = { startupMs: 1000, idleRssMb: 150, gitRatio: 1.2 };
 
 export function machineDescription(): string {
   let cpu = 'unknown CPU';
@@ -122,6 +125,29 @@ function plansSection(r: DialectResult): string[] {
   return lines;
 }
 
+/** Quarry's clone and push times against plain git http-backend, measured alternately in this run. */
+function gitSection(git: GitTimings | string, targeted: boolean): string[] {
+  const lines = [
+    '',
+    `### git clone and git push: Quarry against plain \`git http-backend\``,
+    '',
+    `A repository of ${int(FIXTURE.commits)} commits, ${int(FIXTURE.branches)} branches and ${int(FIXTURE.tags)} tags (built by git fast-import), ` +
+      'pushed whole to a new empty repository and cloned back (`git clone --bare`), by the git CLI over HTTP, alternately against Quarry ' +
+      '(token authentication, push checks, events) and against git http-backend behind a minimal Node HTTP server in the benchmark process; median of the rounds.',
+    '',
+  ];
+  if (typeof git === 'string') return [...lines, `Not measured: ${git}`];
+  lines.push('| Operation | Quarry ms (rounds) | git http-backend ms (rounds) | ratio | target | |', '|---|--:|--:|--:|---|---|');
+  const row = (label: string, quarry: number[], backend: number[]) => {
+    const ratio = medianMs(quarry) / medianMs(backend);
+    const rounds = (xs: number[]) => `${int(medianMs(xs))} (${xs.map(int).join(', ')})`;
+    const target = targeted ? `≤ ×${TARGETS.gitRatio}` : '—';
+    return `| ${label} | ${rounds(quarry)} | ${rounds(backend)} | ×${ratio.toFixed(2)} | ${target} | ${targeted ? verdict(ratio <= TARGETS.gitRatio) : ''} |`;
+  };
+  lines.push(row('git push (every branch and tag)', git.quarryPushMs, git.backendPushMs), row('git clone', git.quarryCloneMs, git.backendCloneMs));
+  return lines;
+}
+
 const byTitle = (queries: ExplainedQuery[], prefix: string) => queries.find((q) => q.title.startsWith(prefix));
 
 /** The two sizes side by side, and what the change says about the list's cost. */
@@ -190,6 +216,7 @@ function section(r: DialectResult): string {
     `| start to first answered /-/readiness (median of ${r.startupMs.length}: ${r.startupMs.map(int).join(', ')} ms) | ${int(start)} ms | ${targeted ? `≤ ${int(TARGETS.startupMs)} ms` : '—'} | ${targeted ? verdict(start <= TARGETS.startupMs) : ''} |`,
     `| idle RSS after start | ${int(r.idleRssMb)} MB | ${targeted ? `≤ ${TARGETS.idleRssMb} MB` : '—'} | ${targeted ? verdict(r.idleRssMb <= TARGETS.idleRssMb) : ''} |`,
     ...plansSection(r),
+    ...(r.git ? gitSection(r.git, targeted) : []),
     ...(r.scaling ? scalingSection(r.scaling) : []),
     `<!-- /bench:${r.dialect} -->`,
   );
@@ -209,7 +236,10 @@ is started as its own process; start-up time (spawn to the first 200 from \`/-/r
 RSS are measured; then autocannon, from a separate process, drives each scenario, with the server's
 RSS after each one. A scenario whose route does not exist yet is listed as not available. The plan
 of the member's GET /projects is captured from the SQL the projects finder builds, and, on SQLite,
-the member's list is measured again after doubling the projects.
+the member's list is measured again after doubling the projects. A repository of 5,000 commits,
+1,000 branches and 1,000 tags (bench/repository.ts) is pushed to new projects and cloned back with
+the git CLI, alternately against Quarry and against plain \`git http-backend\` (bench/git-backend.ts),
+and the last project pushed to serves the branch and tag scenarios.
 
 Options: \`BENCH_DURATION\` (seconds per scenario, default 10), \`BENCH_SCALE_DURATION\` (seconds per
 size for the doubling, default 5), \`BENCH_ONLY=sqlite|postgres\`, \`BENCH_CONNECTIONS\` (default 10),

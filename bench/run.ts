@@ -15,6 +15,7 @@ import pg from 'pg';
 import type { LoadOutput } from './load.ts';
 import { type ExplainedQuery, explainMemberList } from './plans.ts';
 import { type DialectName, type DialectResult, type ScenarioOutcome, type Scaling, machineDescription, writeResults } from './report.ts';
+import { type GitTimings, buildFixture, measureGit } from './repository.ts';
 import { type LoadJob, SCENARIOS, type Scenario } from './scenarios.ts';
 import { NAMESPACE_SEARCH_TERMS, SIZES, type Seeded, addPersonalProjects, seed } from './seed.ts';
 
@@ -199,6 +200,62 @@ async function withPgAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T
   }
 }
 
+/** POST as the administrator; the parsed JSON answer. */
+function postJson(port: number, urlPath: string, token: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: urlPath, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'private-token': token } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text || '{}') as Record<string, unknown> }));
+      },
+    );
+    req.once('error', reject);
+    req.end(payload);
+  });
+}
+
+/** The fixture repository, built once per run in a directory removed at the end. */
+let fixture: Promise<{ dir: string; repo: string }> | null = null;
+function fixtureRepository(): Promise<{ dir: string; repo: string }> {
+  fixture ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-bench-git-'));
+    cleanups.add(async () => fs.rmSync(dir, { recursive: true, force: true }));
+    log(`building the fixture repository`);
+    return { dir, repo: await buildFixture(dir) };
+  })();
+  return fixture;
+}
+
+/**
+ * Pushes the fixture to new projects and clones it back, against git http-backend; the last
+ * project pushed to then serves the repository scenarios. A failure is reported, not thrown.
+ */
+async function measureRepository(port: number, adminToken: string, dialect: DialectName): Promise<{ git: GitTimings | string; projectId: number | null }> {
+  let projectId: number | null = null;
+  try {
+    const { dir, repo } = await fixtureRepository();
+    const work = fs.mkdtempSync(path.join(dir, `${dialect}-`));
+    log(`${dialect}: git push and clone, against git http-backend`);
+    const { timings } = await measureGit(work, repo, {
+      async newEmptyRepositoryUrl(round) {
+        const created = await postJson(port, '/api/v4/projects', adminToken, { name: `bench-repository-${round}` });
+        if (created.status !== 201) throw new Error(`POST /projects answered ${created.status}`);
+        projectId = Number(created.json.id);
+        return `http://root:${adminToken}@127.0.0.1:${port}/${String(created.json.path_with_namespace)}.git`;
+      },
+    });
+    return { git: timings, projectId };
+  } catch (error) {
+    failures++;
+    const reason = error instanceof Error ? error.message : String(error);
+    log(`${dialect}: git: ${reason}`);
+    return { git: reason, projectId };
+  }
+}
+
 /** A fresh data dir, and for PostgreSQL a fresh database; both are registered for removal. */
 async function freshStorage(dialect: DialectName): Promise<{ dataDir: string; databaseUrl: string | null; remove: () => Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `quarry-bench-${dialect}-`));
@@ -255,6 +312,7 @@ async function benchDialect(dialect: DialectName): Promise<DialectResult> {
       const idleRssMb = rssMb(live.child.pid!);
       log(`${dialect}: idle RSS ${idleRssMb.toFixed(0)} MB`);
 
+      const repository = await measureRepository(port, adminToken, dialect);
       const job = {
         url: `http://127.0.0.1:${port}`,
         adminToken,
@@ -262,6 +320,7 @@ async function benchDialect(dialect: DialectName): Promise<DialectResult> {
         maxUserId: seeded.maxUserId,
         memberProjectIds: seeded.memberVisibleProjectIds,
         searchTerms: NAMESPACE_SEARCH_TERMS,
+        repositoryProjectId: repository.projectId,
         connections,
         durationSeconds,
         warmupSeconds,
@@ -301,6 +360,7 @@ async function benchDialect(dialect: DialectName): Promise<DialectResult> {
         scenarios,
         plans,
         scaling,
+        git: repository.git,
       };
     } finally {
       await live.stop();

@@ -14,6 +14,10 @@ export type ScenarioKey =
   | 'project-by-id-member'
   | 'namespaces-search-member'
   | 'namespaces-search-admin'
+  | 'branches-list'
+  | 'branches-search'
+  | 'branch-by-name'
+  | 'tags-list'
   | 'create-user';
 
 /** What the load worker needs to know about the seeded server. */
@@ -28,6 +32,8 @@ export interface LoadJob {
   memberProjectIds: number[];
   /** Words that some group paths and names contain. */
   searchTerms: string[];
+  /** The project holding the fixture repository (1,000 branches and tags), once pushed. */
+  repositoryProjectId: number | null;
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
@@ -53,6 +59,24 @@ export interface Scenario {
 
 const json = { 'content-type': 'application/json' };
 const LIST_TARGET = { rps: 1500, p99Ms: 30 };
+const REPOSITORY_TARGET = { rps: 500, p99Ms: 50 };
+
+/** A repository scenario: as the administrator, on the fixture's project. */
+function onRepository(key: ScenarioKey, label: string, path: (counter: number) => string): Scenario {
+  return {
+    key,
+    label,
+    expectedStatus: 200,
+    target: REPOSITORY_TARGET,
+    next: (job, counter) => ({
+      method: 'GET',
+      path: `/api/v4/projects/${job.repositoryProjectId ?? 0}/repository/${path(counter)}`,
+      headers: { 'private-token': job.adminToken },
+    }),
+  };
+}
+
+const branch = (k: number) => `feature/branch-${String(k % 1000).padStart(4, '0')}`;
 
 export const SCENARIOS: readonly Scenario[] = [
   {
@@ -166,6 +190,10 @@ export const SCENARIOS: readonly Scenario[] = [
       headers: { 'private-token': job.adminToken },
     }),
   },
+  onRepository('branches-list', 'GET /projects/:id/repository/branches?per_page=20 (1,000 branches)', () => 'branches?per_page=20'),
+  onRepository('branches-search', 'GET /projects/:id/repository/branches?search=<term> (1,000 branches)', (k) => `branches?per_page=20&search=branch-${k % 10}`),
+  onRepository('branch-by-name', 'GET /projects/:id/repository/branches/:branch', (k) => `branches/${encodeURIComponent(branch(k * 7))}`),
+  onRepository('tags-list', 'GET /projects/:id/repository/tags?per_page=20 (1,000 tags)', () => 'tags?per_page=20'),
   {
     // Last, because it adds users that the list scenario would otherwise count.
     key: 'create-user',
