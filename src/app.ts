@@ -10,6 +10,7 @@ import { validatorCompiler } from './core/params.ts';
 import { parseQueryString } from './core/query-string.ts';
 import { frameworkErrors, genReqId, installRequestPipeline } from './core/request-pipeline.ts';
 import { apiV4 } from './api-v4.ts';
+import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
@@ -42,6 +43,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   await app.register(healthRoutes);
   await app.register(oauthRoutes);
   await app.register(sessionRoutes);
+  await app.register(gitHttpRoutes);
   await app.register(apiV4, { prefix: '/api/v4' });
   registerOptionsRoutes(app, routeMethods);
   return app;

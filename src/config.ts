@@ -16,6 +16,8 @@ export interface Config {
   readonly rootToken: string | null;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;
+  /** Largest push over git HTTP (the request body, also once uncompressed), in bytes. */
+  readonly gitMaxPushBytes: number;
   /** Requests allowed per client in each rate-limit period; 0 turns the limit off. */
   readonly rateLimitRequests: number;
   readonly rateLimitPeriodSeconds: number;
@@ -100,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     rootPassword,
     rootToken,
     bodyLimit: integer(env, 'QUARRY_BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    gitMaxPushBytes: integer(env, 'QUARRY_GIT_MAX_PUSH_BYTES', 1024 * 1024 * 1024, 1024, 1024 ** 4),
     rateLimitRequests: integer(env, 'QUARRY_RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000),
     rateLimitPeriodSeconds: integer(env, 'QUARRY_RATE_LIMIT_PERIOD', 60, 1, 86_400),
     logLevel,

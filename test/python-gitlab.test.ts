@@ -8,7 +8,6 @@ import { ROOT_TOKEN, type TestApp } from './harness.ts';
 import { listeningTestApp } from './listening.ts';
 
 const PYTHON = '/usr/bin/python3';
-const SCRIPT = path.join(import.meta.dirname, 'clients', 'python_gitlab_check.py');
 const available = spawnSync(PYTHON, ['-c', 'import gitlab'], { encoding: 'utf8' }).status === 0;
 
 let t: TestApp;
@@ -23,15 +22,27 @@ after(async () => {
   if (t) await t.close();
 });
 
-test('python-gitlab: users, pagination, tokens, sudo, errors', { skip: available ? false : 'python3-gitlab is not installed' }, async () => {
-  const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(PYTHON, [SCRIPT, url, ROOT_TOKEN]);
+function runScript(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(PYTHON, [path.join(import.meta.dirname, 'clients', script), url, ROOT_TOKEN]);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));
     child.stderr.on('data', (c: Buffer) => (stderr += c));
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+const skip = available ? false : 'python3-gitlab is not installed';
+
+test('python-gitlab: users, pagination, tokens, sudo, errors, groups, projects, members, events', { skip }, async () => {
+  const run = await runScript('python_gitlab_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
+test('python-gitlab and the git CLI: files, commits, tree, archive, branches, tags, protected branches, clone and push', { skip }, async () => {
+  const run = await runScript('python_gitlab_repository_check.py');
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
 });

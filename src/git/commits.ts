@@ -18,7 +18,7 @@ export interface Commit {
 }
 
 /** Parses a raw commit object: headers (with continuation lines), a blank line, the message. */
-function parseCommit(id: string, raw: string): Commit {
+export function parseCommit(id: string, raw: string): Commit {
   const end = raw.indexOf('\n\n');
   const headers = (end === -1 ? raw : raw.slice(0, end)).split('\n');
   const commit: Commit = { id, tree: '', parents: [], author: parseSignature(''), committer: parseSignature(''), message: end === -1 ? '' : raw.slice(end + 2) };
@@ -164,6 +164,13 @@ export interface CommitRequest {
   branch: string;
   /** Where a new branch starts (a revision); absent, a new branch starts with a root commit. */
   startRevision?: string;
+  /**
+   * The branch head the caller checked the request against (null: the branch must not exist yet).
+   * The branch then moves only from it, so that nothing committed after the check is overwritten.
+   */
+  expectedHead?: string | null;
+  /** Start from startRevision even when the branch exists, replacing its history. */
+  force?: boolean;
   actions: readonly FileAction[];
   message: string;
   author: Identity;
@@ -283,8 +290,8 @@ async function readIndex(gitDir: string, env: Record<string, string>): Promise<M
 }
 
 /**
- * Commits file actions on a branch: on its head when it exists, else on startRevision (or as a
- * root commit). The branch moves only if it still points where it pointed when the commit was
+ * Commits file actions on a branch: on its head when it exists (unless `force`), else on
+ * startRevision (or as a root commit). The branch moves only if it still points where it pointed when the commit was
  * built, so a concurrent writer makes this reject with a GitError 'conflict' instead of losing
  * either change. An action that does not fit the tree rejects with an ActionError.
  */
@@ -294,9 +301,9 @@ export async function createCommit(gitDir: string, request: CommitRequest): Prom
     requireRepoPath(action.path);
     if (action.action === 'move') requireRepoPath(action.previousPath);
   }
-  const head = await resolveRef(gitDir, ref);
-  let parent: string | null = head;
-  if (head === null && request.startRevision !== undefined) {
+  const head = request.expectedHead === undefined ? await resolveRef(gitDir, ref) : request.expectedHead === null ? null : requireObjectId(request.expectedHead);
+  let parent: string | null = request.force ? null : head;
+  if (parent === null && request.startRevision !== undefined) {
     parent = await resolveCommit(gitDir, requireRevision(request.startRevision));
     if (parent === null) throw new GitError('invalid', `invalid start revision: ${JSON.stringify(request.startRevision)}`);
   }

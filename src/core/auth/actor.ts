@@ -2,7 +2,8 @@
 import type { UserRow } from '../../db/schema.ts';
 import type { Scope } from './scopes.ts';
 
-export type CredentialKind = 'personal_access_token' | 'oauth' | 'session' | 'job_token';
+/** 'password': a login and password, which only git clients may send (HTTP Basic). */
+export type CredentialKind = 'personal_access_token' | 'oauth' | 'session' | 'job_token' | 'password';
 
 export interface Actor {
   /** The user the request acts as (the sudo target when sudo is used). */

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import {
+  DomainError,
   IMPERSONATION_DISABLED,
   TOKEN_EXPIRED,
   TOKEN_REVOKED,
@@ -219,4 +220,69 @@ async function recordActivity(deps: ResolveDeps, user: UserRow, now: Date): Prom
   const day = today(now);
   if (user.last_activity_on === day) return;
   await deps.db.updateTable('users').set({ last_activity_on: day }).where('id', '=', user.id).execute();
+}
+
+// ---- Git clients: HTTP Basic ----------------------------------------------------------------------
+
+export interface BasicCredentials {
+  login: string;
+  password: string;
+}
+
+/** The login and password of an `Authorization: Basic` header value; null for anything else. */
+export function basicCredentials(authorization: string | undefined): BasicCredentials | null {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
+  if (!match) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon === -1 ? null : { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Checks a login (username or email) and password; modules own users, so the caller brings it. */
+export type PasswordCheck = (login: string, password: string) => Promise<UserRow | undefined>;
+
+/** The platform's answer to a password of a user with two-factor authentication, who must use a token. */
+const gitTokenRequired = (config: Config) =>
+  "HTTP Basic: Access denied\nYou must use a personal access token with 'read_repository' or 'write_repository' scope for Git over HTTP.\n" +
+  `You can generate one at ${config.externalUrl}/-/profile/personal_access_tokens`;
+
+/** A credential that does not resolve is no credential: the caller answers them all alike. */
+async function quietly(lookup: Promise<Resolved | null>): Promise<Resolved | null> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof DomainError) return null;
+    throw error;
+  }
+}
+
+/**
+ * The actor of a git client's Basic credentials, tried in the platform's order
+ * (Gitlab::Auth.find_for_git_client): a job token for the login `gitlab-ci-token`, an OAuth token
+ * for `oauth2`, then a personal, project or impersonation token as the password whatever the
+ * login, then the login's own password. Null when nothing matches or the user may not sign in
+ * (blocked); throws a 401 DomainError for the password of a user with two-factor authentication
+ * and a 403 for a deactivated account. Administrators act as such: git bypasses admin mode.
+ */
+export async function resolveGitClient(deps: ResolveDeps, credentials: BasicCredentials, checkPassword: PasswordCheck): Promise<Actor | null> {
+  const now = deps.now?.() ?? new Date();
+  const { login, password } = credentials;
+  if (password === '') return null;
+  let found: Resolved | null = null;
+  if (login === 'gitlab-ci-token') {
+    const job = await deps.jobTokens(deps.db, password);
+    if (job) found = fromJob(job);
+  }
+  if (!found && login === 'oauth2') found = await quietly(fromOauth(deps, password, now));
+  if (!found) found = await quietly(fromPersonalToken(deps, password, now));
+  if (!found) {
+    const user = await checkPassword(login, password);
+    if (user?.two_factor_enabled) throw new DomainError('unauthorized', gitTokenRequired(deps.config));
+    if (user) found = { user, via: 'password', scopes: [], tokenId: null, impersonation: false, jobId: null };
+  }
+  if (!found) return null;
+  if (found.user.state === 'deactivated') throw new DomainError('forbidden', accessDeniedReason(deps.config, found.user) as string);
+  if (found.user.state !== 'active') return null;
+  await recordActivity(deps, found.user, now);
+  return { ...found, isAdmin: Boolean(found.user.admin), sudoBy: null };
 }

@@ -7,7 +7,6 @@ import type { Kysely } from 'kysely';
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { DB } from '../../db/schema.ts';
-import { branchAccessLevels, findProtectedBranches, findProtectedTags, tagAccessLevels } from './protected-refs.finder.ts';
 
 /** The level only instance administrators pass. */
 export const ADMIN_ACCESS_LEVEL = 60;
@@ -49,6 +48,9 @@ export interface RefProtections {
 
 /** Every protection of a project: one query per table. */
 export async function loadRefProtections(db: Kysely<DB>, projectId: number): Promise<RefProtections> {
+  // Loaded here, not above: the pre-receive hook loads these rules for every push and must start
+  // fast, without the query builder.
+  const { branchAccessLevels, findProtectedBranches, findProtectedTags, tagAccessLevels } = await import('./protected-refs.finder.ts');
   const [branches, branchLevels, tags, tagLevels] = await Promise.all([
     findProtectedBranches(db, projectId).execute(),
     branchAccessLevels(db, projectId),

@@ -1,0 +1,97 @@
+// Repository branches (spec part 1 §4.5): list (searched, by name), show, HEAD, create, delete, and
+// delete the merged ones. Reads need download_code (anonymous callers read public repositories);
+// writes need push_code and pass the protected-branch rules. A branch name in the path that git
+// would refuse is a 400 before git is asked anything.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { requireUser } from '../../core/access/guards.ts';
+import { DomainError, notFound } from '../../core/errors.ts';
+import { validBranchName } from '../../git/args.ts';
+import { projectWebUrl } from '../projects/projects.presenter.ts';
+import { type RefProtections, loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
+import { loadRepository, repositoryDir, requireRepositoryDir } from '../repository/repository.access.ts';
+import { type BranchRef, type Branches, mergedBranches, readBranches } from './branches.finder.ts';
+import { type BranchView, presentBranch } from './branches.presenter.ts';
+import { type Branch, BranchEntity, BranchParams, CreateBranchBody, ListBranchesQuery, ProjectParams } from './branches.schemas.ts';
+import { createBranch, deleteBranch, deleteMergedBranches } from './branches.service.ts';
+import { checkUnmodifiedSince, paginateList, searchRefs } from './ref-list.ts';
+
+/** find_branch!'s answer to a name git would refuse. */
+const invalidRefname = () => new DomainError('bad_request', 'The branch refname is invalid');
+
+function branchIn(branches: Branches, name: string): BranchRef {
+  const branch = branches.byName.get(name);
+  if (!branch) throw notFound('Branch');
+  return branch;
+}
+
+export const branchRoutes: FastifyPluginAsync = async (api) => {
+  const deps = api.deps;
+  const { db, config } = deps;
+  const read = loadRepository('download_code');
+  const write = loadRepository('push_code');
+
+  function view(req: FastifyRequest, protections: RefProtections, merged: ReadonlySet<string>): BranchView {
+    const row = req.project.row;
+    return { protections, pusher: pusherOf(req.project, req.actor), defaultBranch: row.default_branch, merged, projectWebUrl: projectWebUrl(config.externalUrl, row) };
+  }
+
+  /** The branch named in the path; a name git would refuse is a 400. */
+  function branchName(req: FastifyRequest): string {
+    const name = (req.params as BranchParams).branch;
+    if (!validBranchName(name)) throw invalidRefname();
+    return name;
+  }
+
+  async function showBranch(req: FastifyRequest, dir: string | null, name: string): Promise<Branch> {
+    const row = req.project.row;
+    const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(db, row.id)]);
+    const branch = branchIn(branches, name);
+    return presentBranch(branch, view(req, protections, await mergedBranches(dir, branches, row.default_branch)));
+  }
+
+  api.get(
+    '/projects/:id/repository/branches',
+    { schema: { params: ProjectParams, querystring: ListBranchesQuery, response: { 200: Type.Array(BranchEntity) } }, preHandler: read },
+    async (req, reply) => {
+      const row = req.project.row;
+      const dir = repositoryDir(config, row);
+      const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(db, row.id)]);
+      const page = paginateList(req, reply, searchRefs(branches.list, (req.query as ListBranchesQuery).search));
+      const shown = view(req, protections, await mergedBranches(dir, branches, row.default_branch));
+      return page.map((b) => presentBranch(b, shown));
+    },
+  );
+
+  // Before the GET below, which would otherwise answer HEAD itself: 204 or 404, never a body.
+  api.head('/projects/:id/repository/branches/:branch', { schema: { params: BranchParams }, preHandler: read }, async (req, reply) => {
+    const branches = await readBranches(repositoryDir(config, req.project.row));
+    return reply.code(branches.byName.has((req.params as BranchParams).branch) ? 204 : 404).send();
+  });
+
+  api.get('/projects/:id/repository/branches/:branch', { schema: { params: BranchParams, response: { 200: BranchEntity } }, preHandler: read }, async (req) => {
+    return showBranch(req, repositoryDir(config, req.project.row), branchName(req));
+  });
+
+  api.post('/projects/:id/repository/branches', { schema: { params: ProjectParams, body: CreateBranchBody, response: { 201: BranchEntity } }, preHandler: write }, async (req, reply) => {
+    const body = req.body as CreateBranchBody;
+    const dir = requireRepositoryDir(config, req.project.row);
+    await createBranch(deps, req.project, requireUser(req), dir, body.branch, body.ref);
+    reply.code(201);
+    return showBranch(req, dir, body.branch);
+  });
+
+  api.delete('/projects/:id/repository/branches/:branch', { schema: { params: BranchParams }, preHandler: write }, async (req, reply) => {
+    const name = branchName(req);
+    const dir = requireRepositoryDir(config, req.project.row);
+    const branch = branchIn(await readBranches(dir), name);
+    checkUnmodifiedSince(req, branch.details.author.timestamp);
+    await deleteBranch(deps, req.project, requireUser(req), dir, branch);
+    return reply.code(204).send();
+  });
+
+  api.delete('/projects/:id/repository/merged_branches', { schema: { params: ProjectParams }, preHandler: write }, async (req, reply) => {
+    await deleteMergedBranches(deps, req.project, requireUser(req), requireRepositoryDir(config, req.project.row));
+    return reply.code(202).send({ message: '202 Accepted' });
+  });
+};

@@ -1,0 +1,139 @@
+// Repository commits (the platform's commits API, 14.x): list with ref_name, path, since/until,
+// all, first_parent, order, with_stats and trailers; show one by any revision; create one from
+// file actions. Reads need download_code (public repositories need no authentication); creating
+// needs a push to the branch, refused with 403 as authorize_push_to_branch! does.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { accessToProject, findProject } from '../../core/access/loaders.ts';
+import { DomainError, forbidden, notFound, paramError } from '../../core/errors.ts';
+import { KEYSET_UNAVAILABLE, pageOf, setOffsetHeaders, wantsKeyset } from '../../core/pagination.ts';
+import type { ProjectRow } from '../../db/schema.ts';
+import { safeRepoPath } from '../../git/args.ts';
+import { diffStats, readTrailers } from '../../git/history.ts';
+import { projectWebUrl } from '../projects/projects.presenter.ts';
+import { loadRepository, repositoryDir } from '../repository/repository.access.ts';
+import { CommitEntity } from './commit.entity.ts';
+import { type HistoryPage, findCommit, findHistory, resolveWalk } from './commits.finder.ts';
+import { presentCommitDetail, presentHistory } from './commits.presenter.ts';
+import {
+  type ActionParams,
+  CommitDetailEntity,
+  CommitParams,
+  CommitWithStatsEntity,
+  CreateCommitBody,
+  ListCommitsQuery,
+  ProjectParams,
+  ShowCommitQuery,
+} from './commits.schemas.ts';
+import { type ActionInput, commitChange, decodeContent } from './commits.service.ts';
+
+/** The parameters an action needs for what it does (Grape's `given action:` blocks). */
+function actionInputs(actions: readonly ActionParams[]): ActionInput[] {
+  const missing = new Set<string>();
+  const need = (value: unknown, name: string) => {
+    if (value === undefined) missing.add(`actions[][${name}] is missing`);
+  };
+  const inputs = actions.map((a): ActionInput => {
+    if (a.action === 'move') need(a.previous_path, 'previous_path');
+    if (a.action === 'update') need(a.content, 'content');
+    if (a.action === 'chmod') need(a.execute_filemode, 'execute_filemode');
+    return {
+      action: a.action,
+      filePath: a.file_path,
+      previousPath: a.previous_path,
+      content: a.content === undefined ? undefined : decodeContent(a.content, a.encoding),
+      executeFilemode: a.execute_filemode,
+      lastCommitId: a.last_commit_id,
+    };
+  });
+  if (missing.size > 0) throw paramError([...missing].join(', '));
+  return inputs;
+}
+
+export const commitRoutes: FastifyPluginAsync = async (api) => {
+  const deps = api.deps;
+  const { config } = deps;
+  const read = loadRepository('download_code');
+  const webUrl = (row: { full_path: string }) => projectWebUrl(config.externalUrl, row);
+
+  /** The detail of the commit a revision names, or 404 "404 Commit Not Found". */
+  async function detail(row: ProjectRow, revision: string, withStats: boolean) {
+    const dir = repositoryDir(config, row);
+    const commit = await findCommit(dir, revision);
+    if (dir === null || commit === null) throw notFound('Commit');
+    const [stats, trailers] = await Promise.all([withStats ? diffStats(dir, [commit]) : null, readTrailers(dir, [commit.id])]);
+    return presentCommitDetail(commit, { id: row.id, webUrl: webUrl(row) }, { stats: stats?.get(commit.id) ?? null, trailers: trailers.get(commit.id) ?? {} });
+  }
+
+  api.get(
+    '/projects/:id/repository/commits',
+    {
+      schema: { params: ProjectParams, querystring: ListCommitsQuery, response: { 200: Type.Array(Type.Union([CommitWithStatsEntity, CommitEntity])) } },
+      preHandler: read,
+    },
+    async (req, reply) => {
+      if (wantsKeyset(req)) throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+      const q = req.query as ListCommitsQuery;
+      const { row } = req.project;
+      const path = q.path === undefined || q.path === '' ? undefined : safeRepoPath(q.path);
+      if (path === null) throw paramError('path should be a valid file path');
+      const page = pageOf(q);
+      const dir = repositoryDir(config, row);
+      let history: HistoryPage = { commits: [], total: 0, stats: null, trailers: null };
+      // Without `all`, the walk starts at ref_name or the default branch; a name that is no commit lists nothing.
+      const walk = dir === null || q.all ? null : await resolveWalk(dir, q.ref_name || row.default_branch || 'master');
+      if (dir !== null && (q.all || walk !== null)) {
+        const query = {
+          revisions: walk === null ? [] : [walk],
+          all: q.all,
+          path,
+          since: q.since === undefined ? undefined : new Date(q.since),
+          until: q.until === undefined ? undefined : new Date(q.until),
+          firstParent: q.first_parent,
+          topoOrder: q.order === 'topo',
+        };
+        history = await findHistory(dir, query, { skip: (page.page - 1) * page.perPage, limit: page.perPage }, { stats: Boolean(q.with_stats), trailers: Boolean(q.trailers) });
+      }
+      setOffsetHeaders(req, reply, page, history.total, history.commits.length);
+      return presentHistory(history, webUrl(row));
+    },
+  );
+
+  api.get(
+    '/projects/:id/repository/commits/:sha',
+    { schema: { params: CommitParams, querystring: ShowCommitQuery, response: { 200: CommitDetailEntity } }, preHandler: read },
+    async (req) => {
+      const { row } = req.project;
+      return detail(row, (req.params as CommitParams).sha, Boolean((req.query as ShowCommitQuery).stats));
+    },
+  );
+
+  api.post(
+    '/projects/:id/repository/commits',
+    { schema: { params: ProjectParams, body: CreateCommitBody, response: { 201: CommitDetailEntity } }, preHandler: read },
+    async (req, reply) => {
+      const body = req.body as CreateCommitBody;
+      const actions = actionInputs(body.actions);
+      const { row } = req.project;
+      if (body.start_project !== undefined) {
+        const start = await findProject(req, body.start_project);
+        if (!start || !(await accessToProject(req, start.row)).can.has('read_project')) throw notFound('Project');
+        // Forks do not exist here: the only project a commit may start from is this one.
+        if (start.row.id !== row.id) throw forbidden(`Project is not included in the fork network for ${start.row.name_with_namespace}`);
+      }
+      const id = await commitChange(deps, { project: req.project, actor: req.actor }, {
+        branch: body.branch,
+        startBranch: body.start_branch,
+        startSha: body.start_sha,
+        force: body.force,
+        actions,
+        message: body.commit_message,
+        authorName: body.author_name,
+        authorEmail: body.author_email,
+        pushForbidden: true,
+      });
+      reply.code(201);
+      return detail(row, id, Boolean(body.stats));
+    },
+  );
+};

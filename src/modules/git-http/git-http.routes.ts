@@ -1,0 +1,185 @@
+// Git over HTTP at <external URL>/<full path>.git, for projects at any depth of groups: info/refs
+// (the ref advertisement), git-upload-pack (clone, fetch) and git-receive-pack (push). Git clients
+// authenticate with HTTP Basic; answers other than git's own are plain text, as the platform's.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { projectAbilities } from '../../core/access/abilities.ts';
+import { type LoadedProject, accessToProject, findProject } from '../../core/access/loaders.ts';
+import type { Actor } from '../../core/auth/actor.ts';
+import { basicCredentials, resolveGitClient } from '../../core/auth/resolve.ts';
+import { DomainError } from '../../core/errors.ts';
+import { projectRepositoryPath, repositoryExists } from '../../git/repository.ts';
+import {
+  GIT_SERVICES,
+  type GitService,
+  NO_CACHE_HEADERS,
+  advertiseRefs,
+  advertisementType,
+  gitProtocol,
+  requestType,
+  resultType,
+  serviceRpc,
+} from '../../git/smart-http.ts';
+import { MAX_ANCESTORS } from '../groups/groups.validation.ts';
+import { authenticatePassword } from '../oauth/oauth.service.ts';
+import { recordRefUpdates } from '../pushes/push.service.ts';
+import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/push-session.ts';
+import { checkGitAccess } from './git-http.access.ts';
+
+/** Groups nest up to MAX_ANCESTORS + 1 deep, and the project comes last. */
+const MAX_SEGMENTS = MAX_ANCESTORS + 2;
+const GIT_SUFFIX = '.git';
+/** A segment the platform's path format allows: only such paths are redirected to their `.git` form. */
+const PATH_SEGMENT = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
+
+function plain(reply: FastifyReply, status: number, message: string): FastifyReply {
+  return reply.code(status).type('text/plain; charset=utf-8').send(message);
+}
+
+interface Refusal {
+  status: number;
+  message: string;
+  /** Asks the client for credentials (WWW-Authenticate). */
+  challenge?: boolean;
+}
+
+/** The platform's refusal of credentials, or of none where some are needed: git then asks for them. */
+const ASK_FOR_CREDENTIALS: Refusal = { status: 401, message: 'HTTP Basic: Access denied\n', challenge: true };
+
+function refuse(reply: FastifyReply, refusal: Refusal): FastifyReply {
+  if (refusal.challenge) reply.header('www-authenticate', 'Basic realm="GitLab"');
+  return plain(reply, refusal.status, refusal.message);
+}
+
+/** The route's path segments, in order. */
+function segmentsOf(req: FastifyRequest): string[] {
+  const params = req.params as Record<string, string>;
+  const segments: string[] = [];
+  for (let i = 0; params[`s${i}`] !== undefined; i++) segments.push(params[`s${i}`]);
+  return segments;
+}
+
+/** The project's full path of a `<full path>.git` repository path; null without the suffix. */
+function fullPathOf(segments: readonly string[]): string | null {
+  const path = segments.join('/');
+  return path.endsWith(GIT_SUFFIX) ? path.slice(0, -GIT_SUFFIX.length) : null;
+}
+
+interface Target {
+  service: GitService;
+  project: LoadedProject;
+  gitDir: string;
+  actor: Actor | null;
+}
+
+/**
+ * Authenticates and checks access as the platform does (GitHttpClientController, GitAccess):
+ * credentials that name nobody, or none where the code is not public, get 401 with a challenge;
+ * a project the caller may not see is 404 to a signed-in caller; what they may not do is 403.
+ */
+async function authorize(req: FastifyRequest, fullPath: string, command: string | undefined): Promise<Target | Refusal> {
+  const { deps } = req.server;
+  const found = await findProject(req, fullPath);
+  const credentials = basicCredentials(req.headers.authorization);
+  let actor: Actor | null = null;
+  if (credentials) {
+    try {
+      actor = await resolveGitClient(deps, credentials, (login, password) => authenticatePassword(deps.db, deps.config.passwordHashCost, login, password));
+    } catch (error) {
+      if (error instanceof DomainError) return { status: error.status, message: error.message };
+      throw error;
+    }
+    if (actor === null) return ASK_FOR_CREDENTIALS;
+  } else if (command !== 'git-upload-pack' || !found || !projectAbilities(null, found.row, 0).has('download_code')) {
+    return ASK_FOR_CREDENTIALS;
+  }
+  req.actor = actor;
+  const project = found ? { ...found, ...(await accessToProject(req, found.row)) } : null;
+  // A project's token works for its own project only.
+  if (actor?.user.user_type === 'project_bot' && (project?.access ?? 0) === 0) return ASK_FOR_CREDENTIALS;
+  const gitDir = project ? projectRepositoryPath(deps.config.repositoryStorages, project.row) : null;
+  const access = checkGitAccess({ actor, command, project, repositoryExists: gitDir !== null && repositoryExists(gitDir) });
+  if (!access.ok) return access;
+  return { service: access.service, project: project as LoadedProject, gitDir: gitDir as string, actor };
+}
+
+export const gitHttpRoutes: FastifyPluginAsync = async (app) => {
+  const { deps } = app;
+  // Request bodies stream into git as they come.
+  app.addContentTypeParser(GIT_SERVICES.map(requestType), (_req, _payload, done) => done(null));
+  const config = { auth: 'none' as const };
+
+  async function infoRefs(req: FastifyRequest, reply: FastifyReply) {
+    if (req.method === 'HEAD') return reply.code(403).send();
+    const segments = segmentsOf(req);
+    const fullPath = fullPathOf(segments);
+    if (fullPath === null) {
+      // Cloning without `.git` works: git follows the redirect of its first request.
+      const query = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
+      if (!segments.every((s) => PATH_SEGMENT.test(s)) || !/^(service=git-(upload|receive)-pack)?$/.test(query)) return reply.callNotFound();
+      return reply.redirect(`/${segments.join('/')}${GIT_SUFFIX}/info/refs${query ? `?${query}` : ''}`, 301);
+    }
+    const service = (req.query as Record<string, unknown>).service;
+    const target = await authorize(req, fullPath, typeof service === 'string' ? service : undefined);
+    if ('status' in target) return refuse(reply, target);
+    const config = target.service === 'git-receive-pack' ? HIDDEN_FROM_PUSHES : [];
+    const session = advertiseRefs(target.gitDir, target.service, { protocol: gitProtocol(req.headers['git-protocol']), config });
+    const output = await session.output;
+    if (!output) {
+      req.log.error({ stderr: (await session.done).stderr }, 'git could not advertise refs');
+      return plain(reply, 500, 'The repository could not be read.');
+    }
+    return reply.code(200).headers(NO_CACHE_HEADERS).type(advertisementType(target.service)).send(output);
+  }
+
+  function rpc(service: GitService) {
+    return async (req: FastifyRequest, reply: FastifyReply) => {
+      const fullPath = fullPathOf(segmentsOf(req));
+      if (fullPath === null) return reply.callNotFound();
+      const target = await authorize(req, fullPath, service);
+      if ('status' in target) return refuse(reply, target);
+      if (req.headers['content-type'] !== requestType(service)) return plain(reply, 415, 'Unsupported Media Type');
+      const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+      if (!['identity', 'gzip', 'x-gzip'].includes(encoding)) return plain(reply, 415, 'Unsupported Media Type');
+      const maxBytes = service === 'git-receive-pack' ? deps.config.gitMaxPushBytes : deps.config.bodyLimit;
+      if (Number(req.headers['content-length'] ?? 0) > maxBytes) return plain(reply, 413, 'Request Entity Too Large');
+
+      const { project, gitDir, actor } = target;
+      const push = service === 'git-receive-pack' && actor ? await openPushSession(deps.config, await pushRulesFor(deps, project, actor)) : null;
+      const session = serviceRpc(
+        gitDir,
+        service,
+        { body: req.raw, gzip: encoding !== 'identity', maxBytes },
+        {
+          protocol: gitProtocol(req.headers['git-protocol']),
+          config: push?.config,
+          env: push?.env,
+          // What the push changed is recorded before the client hears that it is done.
+          beforeEnd: async () => {
+            if (!push || !actor) return;
+            try {
+              await recordRefUpdates(deps, project.row, actor.user.id, await push.refUpdates());
+            } catch (error) {
+              req.log.error({ err: error }, 'recording a push failed');
+            } finally {
+              await push.close();
+            }
+          },
+        },
+      );
+      const output = await session.output;
+      if (output) return reply.code(200).headers(NO_CACHE_HEADERS).type(resultType(service)).send(output);
+      const exit = await session.done;
+      if (exit.inputCut === 'too_large') return plain(reply, 413, 'Request Entity Too Large');
+      if (exit.exitCode === 0) return reply.code(200).headers(NO_CACHE_HEADERS).type(resultType(service)).send('');
+      if (exit.timedOut) return plain(reply, 503, 'The git operation timed out.');
+      req.log.warn({ exitCode: exit.exitCode, inputCut: exit.inputCut, stderr: exit.stderr }, `git ${service} refused the request`);
+      return plain(reply, 400, 'Bad Request');
+    };
+  }
+
+  for (let depth = 2; depth <= MAX_SEGMENTS; depth++) {
+    const base = Array.from({ length: depth }, (_, i) => `/:s${i}`).join('');
+    app.get(`${base}/info/refs`, { config }, infoRefs);
+    for (const service of GIT_SERVICES) app.post(`${base}/${service}`, { config }, rpc(service));
+  }
+};

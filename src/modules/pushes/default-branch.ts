@@ -1,0 +1,59 @@
+// The default branch on the first push to an empty repository: HEAD names the branch the project
+// asked for (main unless told otherwise), which the push may not bring; HEAD then names the first
+// branch pushed, the project names HEAD's branch, and that branch gets the protection its
+// namespace's default_branch_protection asks for (Projects::ProtectDefaultBranchService).
+import type { Kysely } from 'kysely';
+import { groupSettings } from '../../core/access/loaders.ts';
+import { DomainError } from '../../core/errors.ts';
+import type { DB, ProjectRow } from '../../db/schema.ts';
+import { ZERO_OID, validBranchName } from '../../git/args.ts';
+import { resolveRef } from '../../git/refs.ts';
+import { readDefaultBranch, setDefaultBranch } from '../../git/repository.ts';
+import { ADMIN_ACCESS_LEVEL, DEFAULT_BRANCH_PROTECTION, type Pusher, defaultBranchRule, isProtectedBranch, loadRefProtections } from '../protected-refs/protected-refs.rules.ts';
+import { protectBranch } from '../protected-refs/protected-refs.service.ts';
+import type { ServiceDeps } from '../users/users.service.ts';
+import type { RefUpdate } from './push.service.ts';
+
+/** The instance's default_branch_protection, which namespaces without a setting of their own follow. */
+const INSTANCE_DEFAULT_BRANCH_PROTECTION = DEFAULT_BRANCH_PROTECTION.full;
+
+const BRANCH_PREFIX = 'refs/heads/';
+
+/** The default_branch_protection of a project's namespace: a group's own setting, else the instance's. */
+export async function defaultBranchProtection(db: Kysely<DB>, namespaceId: number): Promise<number> {
+  const namespace = await db.selectFrom('namespaces').select(['type', 'settings']).where('id', '=', namespaceId).executeTakeFirst();
+  const setting = namespace?.type === 'Group' ? groupSettings(namespace).default_branch_protection : undefined;
+  return typeof setting === 'number' ? setting : INSTANCE_DEFAULT_BRANCH_PROTECTION;
+}
+
+/**
+ * Makes HEAD name an existing branch after a push created branches: when the branch it names does
+ * not exist, the first branch created that does. Returns HEAD's branch (null when none exists).
+ */
+export async function settleHead(gitDir: string, updates: readonly RefUpdate[]): Promise<string | null> {
+  const head = await readDefaultBranch(gitDir);
+  if (head !== null && (await resolveRef(gitDir, `${BRANCH_PREFIX}${head}`)) !== null) return head;
+  for (const { ref, before } of updates) {
+    const branch = ref.slice(BRANCH_PREFIX.length);
+    if (!ref.startsWith(BRANCH_PREFIX) || before !== ZERO_OID || !validBranchName(branch)) continue;
+    if ((await resolveRef(gitDir, ref)) === null) continue;
+    await setDefaultBranch(gitDir, branch);
+    return branch;
+  }
+  return null;
+}
+
+/** The platform creates the rule with the project's creator, skipping every authorization check. */
+const SYSTEM: Pusher = { accessLevel: ADMIN_ACCESS_LEVEL, isAdmin: true, canPushCode: true };
+
+/** Protects the project's new default branch as its namespace asks, unless a rule already covers it. */
+export async function protectDefaultBranch(deps: ServiceDeps, project: Pick<ProjectRow, 'id' | 'namespace_id'>, branch: string): Promise<void> {
+  const rule = defaultBranchRule(await defaultBranchProtection(deps.db, project.namespace_id));
+  if (rule === null || isProtectedBranch(await loadRefProtections(deps.db, project.id), branch)) return;
+  try {
+    await protectBranch(deps, project.id, SYSTEM, { name: branch, push_access_level: rule.pushAccessLevel, merge_access_level: rule.mergeAccessLevel });
+  } catch (error) {
+    // Another push protected it in between.
+    if (!(error instanceof DomainError && error.kind === 'conflict')) throw error;
+  }
+}

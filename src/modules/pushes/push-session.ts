@@ -1,0 +1,74 @@
+// A push over HTTP, server side: a directory of its own under the data directory, holding the
+// hooks receive-pack runs and the rules for this pusher, which the pre-receive hook reads;
+// receive-pack's configuration and environment; and, once git has exited, the refs the push
+// updated, as post-receive wrote them. Fresh hooks for every push: nothing shared can go missing
+// (git would skip a missing hook and let the push through unchecked).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LoadedProject } from '../../core/access/loaders.ts';
+import type { Actor } from '../../core/auth/actor.ts';
+import type { Deps } from '../../core/deps.ts';
+import type { Config } from '../../config.ts';
+import { PUSH_DIR_ENV, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
+import { loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
+import { defaultBranchProtection } from './default-branch.ts';
+import type { RefUpdate } from './push.service.ts';
+import { type PushRules, RULES_FILE } from './push-rules.ts';
+
+const PRE_RECEIVE_SCRIPT = fileURLToPath(new URL('./pre-receive.ts', import.meta.url));
+
+/** Refs the server keeps for itself (pipelines, merge requests, environments): pushes neither see nor change them. */
+export const HIDDEN_FROM_PUSHES = ['refs/pipelines/', 'refs/merge-requests/', 'refs/environments/', 'refs/keep-around/'].map((ref) => `receive.hideRefs=${ref}`);
+
+/** The rules of a push by this actor to this project, as they stand now. */
+export async function pushRulesFor(deps: Pick<Deps, 'db' | 'config'>, project: LoadedProject, actor: Actor | null): Promise<PushRules> {
+  const { row } = project;
+  const emptyRepository = row.empty_repo
+    ? {
+        defaultBranchProtection: await defaultBranchProtection(deps.db, row.namespace_id),
+        projectFullPath: row.full_path,
+        membersUrl: `${deps.config.externalUrl}/${row.full_path}/-/project_members`,
+      }
+    : null;
+  return {
+    protections: await loadRefProtections(deps.db, row.id),
+    pusher: pusherOf(project, actor),
+    defaultBranch: row.default_branch,
+    emptyRepository,
+    refuseAll: row.repository_read_only ? REPOSITORY_READ_ONLY_MESSAGE : null,
+  };
+}
+
+export interface PushSession {
+  /** receive-pack's configuration (`name=value`). */
+  readonly config: readonly string[];
+  /** receive-pack's environment, which its hooks inherit. */
+  readonly env: Record<string, string>;
+  /** The refs the push updated; none when it was refused or failed. */
+  refUpdates(): Promise<RefUpdate[]>;
+  /** Removes the push's directory. */
+  close(): Promise<void>;
+}
+
+export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: PushRules): Promise<PushSession> {
+  const parent = path.join(config.dataDir, 'pushes');
+  await fs.mkdir(parent, { recursive: true });
+  const dir = await fs.mkdtemp(path.join(parent, 'push-'));
+  await writeHooks(dir, { preReceive: PRE_RECEIVE_SCRIPT, compileCache: path.join(parent, 'compile-cache') });
+  await fs.writeFile(path.join(dir, RULES_FILE), JSON.stringify(rules));
+  return {
+    config: [`core.hooksPath=${dir}`, ...HIDDEN_FROM_PUSHES],
+    env: { [PUSH_DIR_ENV]: dir },
+    async refUpdates() {
+      try {
+        return parseRefLines(await fs.readFile(path.join(dir, REF_UPDATES_FILE), 'utf8'));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw error;
+      }
+    },
+    close: () => fs.rm(dir, { recursive: true, force: true }),
+  };
+}

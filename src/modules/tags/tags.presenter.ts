@@ -1,0 +1,21 @@
+// Pure tag → tag entity, from what the route loaded once for the whole list.
+import type { DetailedRef } from '../../git/ref-details.ts';
+import { presentCommit } from '../commits/commit.entity.ts';
+import { type RefProtections, isProtectedTag } from '../protected-refs/protected-refs.rules.ts';
+import type { Tag } from './tags.schemas.ts';
+
+export interface TagView {
+  protections: RefProtections;
+  projectWebUrl: string;
+}
+
+export function presentTag(tag: DetailedRef, view: TagView): Tag {
+  return {
+    name: tag.name,
+    message: tag.tag?.message ?? null,
+    target: tag.target,
+    commit: tag.details && presentCommit(tag.details, view.projectWebUrl, tag.details.trailers),
+    release: null,
+    protected: isProtectedTag(view.protections, tag.name),
+  };
+}

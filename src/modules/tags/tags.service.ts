@@ -1,0 +1,69 @@
+// Creating and deleting tags through the API (Tags::CreateService, DestroyService and the tag push
+// checks, 14.x). A failed creation answers 405 with its reason, as spec part 1 §4.4 says (the
+// platform answers 400); a refused deletion is a 400. The ref is written only if it does not
+// exist, or deleted only from where it was found, and the change is then recorded as a push.
+import type { LoadedProject } from '../../core/access/loaders.ts';
+import type { Actor } from '../../core/auth/actor.ts';
+import type { Deps } from '../../core/deps.ts';
+import { DomainError } from '../../core/errors.ts';
+import { ZERO_OID, validRevision, validTagName } from '../../git/args.ts';
+import { deleteRef, resolveCommit } from '../../git/refs.ts';
+import type { DetailedRef } from '../../git/ref-details.ts';
+import { GitError } from '../../git/run.ts';
+import { createTag as writeTag } from '../../git/tags.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../projects/projects.service.ts';
+import { recordRefUpdates } from '../pushes/push.service.ts';
+import { loadRefProtections, pusherOf, tagChangeRefusal } from '../protected-refs/protected-refs.rules.ts';
+import type { CreateTagBody } from './tags.schemas.ts';
+
+// Spec part 1 §4.4: "On creation failure status 405 with an explanatory message".
+const creationFailed = (message: string) => new DomainError('method_not_allowed', message);
+const isConflict = (error: unknown) => error instanceof GitError && error.kind === 'conflict';
+/** Ruby's String#strip: ASCII whitespace only. */
+const strip = (text: string) => text.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
+
+/** POST /projects/:id/repository/tags: lightweight, or annotated when the stripped message is not blank. */
+export async function createTag(deps: Deps, project: LoadedProject, actor: Actor, dir: string, body: CreateTagBody): Promise<void> {
+  const name = body.tag_name;
+  if (!validTagName(name)) throw creationFailed('Tag name invalid');
+  if (body.ref.trim() === '') throw creationFailed('Target is empty');
+  const commit = validRevision(body.ref) ? await resolveCommit(dir, body.ref) : null;
+  if (commit === null) throw creationFailed(`Target ${body.ref} is invalid`);
+
+  const protections = await loadRefProtections(deps.db, project.row.id);
+  const refusal = tagChangeRefusal(protections, { tag: name, kind: 'create' }, pusherOf(project, actor), { viaWeb: true });
+  if (refusal !== null) throw creationFailed(refusal);
+  if (project.row.repository_read_only) throw creationFailed(REPOSITORY_READ_ONLY_MESSAGE);
+
+  const message = body.message === undefined ? '' : strip(body.message);
+  const user = actor.user;
+  let target: string;
+  try {
+    target = await writeTag(dir, {
+      name,
+      commit,
+      message: message === '' ? undefined : message,
+      tagger: { name: user.name, email: user.commit_email || user.email },
+      date: deps.now(),
+    });
+  } catch (error) {
+    if (isConflict(error)) throw creationFailed(`Tag ${name} already exists`);
+    throw error;
+  }
+  await recordRefUpdates(deps, project.row, user.id, [{ ref: `refs/tags/${name}`, before: ZERO_OID, after: target }]);
+}
+
+/** DELETE /projects/:id/repository/tags/:tag_name, once the tag is found. */
+export async function deleteTag(deps: Deps, project: LoadedProject, actor: Actor, dir: string, tag: DetailedRef): Promise<void> {
+  const protections = await loadRefProtections(deps.db, project.row.id);
+  const refusal = tagChangeRefusal(protections, { tag: tag.name, kind: 'delete' }, pusherOf(project, actor), { viaWeb: true });
+  if (refusal !== null) throw new DomainError('bad_request', refusal);
+  assertWritable(project.row);
+  try {
+    await deleteRef(dir, tag.ref, tag.target);
+  } catch (error) {
+    if (isConflict(error)) throw new DomainError('bad_request', 'Failed to remove tag');
+    throw error;
+  }
+  await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: tag.ref, before: tag.target, after: ZERO_OID }]);
+}
