@@ -9,6 +9,7 @@ import { collectRouteMethods, registerOptionsRoutes } from './core/options-route
 import { validatorCompiler } from './core/params.ts';
 import { parseQueryString } from './core/query-string.ts';
 import { frameworkErrors, genReqId, installRequestPipeline } from './core/request-pipeline.ts';
+import { lazySerializerCompiler } from './core/serializers.ts';
 import { apiV4 } from './api-v4.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
@@ -34,6 +35,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('rawParams', null as unknown as Record<string, unknown>);
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(lazySerializerCompiler);
   installErrorHandling(app);
   await installContentParsers(app);
   await app.register(cookie);

@@ -122,3 +122,11 @@ export async function addMember(t: TestApp, source: NamespaceRow | ProjectRow, u
     .execute();
   await refreshAuthorizations(db, [userId], now());
 }
+
+/**
+ * Lifts the protection a project's default branch gets with its README commit (the platform's
+ * default_branch_protection: only maintainers push), for tests where developers write to it.
+ */
+export async function unprotectDefaultBranch(t: TestApp, project: { id: number }, branch = 'main'): Promise<void> {
+  await t.deps.db.deleteFrom('protected_branches').where('project_id', '=', project.id).where('name', '=', branch).execute();
+}

@@ -83,9 +83,11 @@ tag = project.tags.create({"tag_name": "v1.0.0", "ref": "main", "message": "Firs
 assert tag.message == "First release" and tag.commit["id"] == project.commits.get("main").id
 assert [t.name for t in project.tags.list(all=True)] == ["v1.0.0"]
 
-# Protected branches: a developer may no longer push to main.
-project.protectedbranches.create({"name": "main", "push_access_level": 40, "merge_access_level": 40})
-assert [p.name for p in project.protectedbranches.list()] == ["main"]
+# Protected branches: the README commit protected main (maintainers only), as the platform does.
+main_rule = project.protectedbranches.get("main")
+assert [level["access_level"] for level in main_rule.push_access_levels] == [40]
+project.protectedbranches.create({"name": "release/*", "push_access_level": 40, "merge_access_level": 30})
+assert sorted(p.name for p in project.protectedbranches.list()) == ["main", "release/*"]
 assert project.branches.get("main").protected is True
 
 developer = gl.users.create({"username": "dev", "email": "dev@example.com", "name": "Dev", "password": "dev-password-1", "skip_confirmation": True})

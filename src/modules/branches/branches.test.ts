@@ -3,7 +3,7 @@
 // read-only flag, odd names, and two requests racing for one branch.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { addMember, createProject } from '../../../test/factories.ts';
+import { addMember, createProject, unprotectDefaultBranch } from '../../../test/factories.ts';
 import { BASE_URL, ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
@@ -31,6 +31,7 @@ before(async () => {
   reporter = await t.user({ username: 'rep' });
   const res = await t.post('/api/v4/projects', { token: owner.token, body: { name: 'Repo', initialize_with_readme: true, visibility: 'public' } });
   expectStatus(res, 201);
+  await unprotectDefaultBranch(t, res.json());
   project = await t.deps.db.selectFrom('projects').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
   await addMember(t, project, developer.user.id, ACCESS.DEVELOPER);
   await addMember(t, project, reporter.user.id, ACCESS.REPORTER);

@@ -11,7 +11,7 @@ import type { Deps } from '../../core/deps.ts';
 import type { NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import { type GitCli, gitCli, gitUrl } from '../../../test/git-cli.ts';
 import { PASSWORD, ROOT_TOKEN, type TestApp, type TestUser } from '../../../test/harness.ts';
-import { addMember, createGroup } from '../../../test/factories.ts';
+import { addMember, createGroup, unprotectDefaultBranch } from '../../../test/factories.ts';
 import { listeningTestApp } from '../../../test/listening.ts';
 
 let t: TestApp;
@@ -32,6 +32,7 @@ const ACCESS_DENIED = 'HTTP Basic: Access denied\n';
 async function apiProject(name: string, visibility: string, namespaceId: number): Promise<ProjectRow> {
   const res = await t.post('/api/v4/projects', { token: ROOT_TOKEN, body: { name, path: name, visibility, namespace_id: namespaceId, initialize_with_readme: true } });
   assert.equal(res.statusCode, 201, res.body);
+  await unprotectDefaultBranch(t, res.json());
   return t.deps.db.selectFrom('projects').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
 }
 

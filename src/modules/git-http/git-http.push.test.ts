@@ -13,7 +13,7 @@ import { projectRepositoryPath } from '../../git/repository.ts';
 import { runGit } from '../../git/run.ts';
 import { type GitCli, gitCli, gitUrl } from '../../../test/git-cli.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser } from '../../../test/harness.ts';
-import { createGroup } from '../../../test/factories.ts';
+import { createGroup, unprotectDefaultBranch } from '../../../test/factories.ts';
 import { listeningTestApp } from '../../../test/listening.ts';
 import { type RefsUpdated, onRefsUpdated } from '../pushes/ref-listeners.ts';
 
@@ -31,6 +31,7 @@ let reporter: TestUser;
 async function apiProject(namespace: NamespaceRow, name: string, readme: boolean): Promise<ProjectRow> {
   const res = await t.post('/api/v4/projects', { token: ROOT_TOKEN, body: { name, path: name, namespace_id: namespace.id, initialize_with_readme: readme } });
   assert.equal(res.statusCode, 201, res.body);
+  await unprotectDefaultBranch(t, res.json());
   return t.deps.db.selectFrom('projects').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
 }
 

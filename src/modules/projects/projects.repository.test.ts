@@ -63,6 +63,33 @@ describe('creation', () => {
     assert.equal((await t.get(`/api/v4/projects/${body.id}`, { token: alice.token })).json().empty_repo, false);
   });
 
+  test('the README commit counts as the first push: its event, and the default branch protected', async () => {
+    const res = await create({ name: 'First Push', initialize_with_readme: true });
+    expectStatus(res, 201);
+    const id = res.json().id;
+    const commit = await getCommit(await repoOf(id), 'main');
+    const events = (await t.get(`/api/v4/projects/${id}/events`, { token: alice.token })).json();
+    assert.deepEqual(
+      events.map((e: { action_name: string }) => e.action_name),
+      ['pushed new', 'created'],
+    );
+    assert.deepEqual(events[0].push_data, {
+      commit_count: 1,
+      action: 'created',
+      ref_type: 'branch',
+      commit_from: null,
+      commit_to: commit?.id,
+      ref: 'main',
+      commit_title: 'Initial commit',
+      ref_count: null,
+    });
+    const protections = (await t.get(`/api/v4/projects/${id}/protected_branches`, { token: alice.token })).json();
+    assert.deepEqual(
+      protections.map((p: { name: string; push_access_levels: { access_level: number }[] }) => [p.name, p.push_access_levels.map((l) => l.access_level)]),
+      [['main', [40]]],
+    );
+  });
+
   test('the README goes on the requested default branch', async () => {
     const res = await create({ name: 'trunk-readme', initialize_with_readme: true, default_branch: 'trunk' });
     assert.equal(res.json().default_branch, 'trunk');

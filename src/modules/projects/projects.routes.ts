@@ -8,6 +8,7 @@ import { KEYSET_UNAVAILABLE, paginate, paginateByKeysetFilter, wantsKeyset } fro
 import type { ProjectRow } from '../../db/schema.ts';
 import { loadCustomAttributes } from '../custom-attributes/custom-attributes.finder.ts';
 import { customAttributeRoutes } from '../custom-attributes/custom-attributes.routes.ts';
+import { recordInitialCommit } from '../pushes/push.service.ts';
 import { presentUserBasic } from '../users/users.presenter.ts';
 import {
   type ProjectsQuery,
@@ -132,9 +133,14 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
 
   // ---- Create -----------------------------------------------------------------------------
 
+  /** The README commit of a new project counts as its creator's first push. */
+  const withInitialCommit = (row: ProjectRow, body: CreateProjectBody, creatorId: number) =>
+    body.initialize_with_readme ? recordInitialCommit(deps, row, creatorId) : Promise.resolve(row);
+
   api.post('/projects', { schema: { body: CreateProjectBody }, config: SIGNED_IN }, async (req, reply) => {
     const actor = requireUser(req);
-    const row = await createProject(deps, actor, req.body as CreateProjectBody);
+    const body = req.body as CreateProjectBody;
+    const row = await withInitialCommit(await createProject(deps, actor, body), body, actor.user.id);
     reply.code(201);
     return present(req, row, 'full', { adminFields: true });
   });
@@ -143,7 +149,8 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
     const actor = requireAdmin(req);
     const user = await findUserByIdOrUsername(db, String((req.params as { user_id: number }).user_id));
     if (!user) throw notFound('User');
-    const row = await createProject(deps, actor, req.body as CreateProjectBody, { asUser: user });
+    const body = req.body as CreateProjectBody;
+    const row = await withInitialCommit(await createProject(deps, actor, body, { asUser: user }), body, user.id);
     reply.code(201);
     return present(req, row, 'full', { adminFields: true });
   });

@@ -192,14 +192,13 @@ function applySettings(settings: ProjectSettings, input: SettingsInput): { setti
 const DEFAULT_BRANCH = 'main';
 
 /**
- * The repository wish of a new project: with initialize_with_readme, a README.md commit on the
- * default branch, which the project then names; without, an empty repository whose HEAD already
- * names the requested branch for the first push, while the project names none yet.
+ * The repository wish of a new project: HEAD names the requested branch (main by default), which
+ * a README.md commit starts with initialize_with_readme; without, the first push brings it.
  */
-export function recordRepositoryInitialization(settings: ProjectSettings, input: { initialize_with_readme?: boolean; default_branch?: string }): { settings: ProjectSettings; defaultBranch: string | null; headBranch: string } {
+export function recordRepositoryInitialization(settings: ProjectSettings, input: { initialize_with_readme?: boolean; default_branch?: string }): { settings: ProjectSettings; headBranch: string } {
   const headBranch = input.default_branch || DEFAULT_BRANCH;
-  if (!input.initialize_with_readme) return { settings, defaultBranch: null, headBranch };
-  return { settings: { ...settings, initialize_with_readme: true }, defaultBranch: headBranch, headBranch };
+  if (!input.initialize_with_readme) return { settings, headBranch };
+  return { settings: { ...settings, initialize_with_readme: true }, headBranch };
 }
 
 /** The platform's refusal of writes while a storage move copies the repository. */
@@ -371,7 +370,9 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
           description: input.description ?? '',
           visibility_level: visibilityLevel,
           creator_id: creator.id,
-          default_branch: repository.defaultBranch,
+          // As before any push: the README commit, when there is one, is recorded as the first push
+          // once the project exists (pushes/push.service.ts recordInitialCommit).
+          default_branch: null,
           archived: false,
           issues_enabled: applied.columns.issues_enabled ?? true,
           merge_requests_enabled: applied.columns.merge_requests_enabled ?? true,
@@ -380,7 +381,7 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
           snippets_enabled: applied.columns.snippets_enabled ?? true,
           settings: JSON.stringify(repository.settings),
           repository_storage: storage,
-          empty_repo: readme === undefined,
+          empty_repo: true,
           runners_token: randomBytes(10).toString('hex'),
           import_status: 'none',
           star_count: 0,

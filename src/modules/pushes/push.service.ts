@@ -3,7 +3,8 @@
 import type { Deps } from '../../core/deps.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
-import { projectRepositoryPath, repositoryExists } from '../../git/repository.ts';
+import { resolveRef } from '../../git/refs.ts';
+import { projectRepositoryPath, readDefaultBranch, repositoryExists } from '../../git/repository.ts';
 import { recordEvent } from '../events/event-recorder.ts';
 import { refreshEmptyRepo } from '../projects/projects.service.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
@@ -50,4 +51,18 @@ export async function recordRefUpdates(deps: Deps, project: ProjectRow, userId: 
 
   const updated = (await db.selectFrom('projects').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
   await notifyRefsUpdated(deps, { project: updated, userId, updates });
+}
+
+/**
+ * A project created with a first commit (initialize_with_readme) gets what pushing that commit
+ * would have brought: the push event, its default branch settled and protected, the listeners
+ * told. Returns the project's row as it then is.
+ */
+export async function recordInitialCommit(deps: Deps, project: ProjectRow, userId: number): Promise<ProjectRow> {
+  const dir = projectRepositoryPath(deps.config.repositoryStorages, project);
+  const branch = dir !== null && repositoryExists(dir) ? await readDefaultBranch(dir) : null;
+  const after = branch === null ? null : await resolveRef(dir as string, `refs/heads/${branch}`);
+  if (after === null) return project;
+  await recordRefUpdates(deps, project, userId, [{ ref: `refs/heads/${branch}`, before: ZERO_OID, after }]);
+  return (await deps.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()) ?? project;
 }

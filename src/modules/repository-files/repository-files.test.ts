@@ -4,7 +4,7 @@
 // branches, the read-only flag, huge bodies, and two updates racing on one branch.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { addMember } from '../../../test/factories.ts';
+import { addMember, unprotectDefaultBranch } from '../../../test/factories.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
@@ -26,6 +26,7 @@ let dir: string;
 async function createProject(token: string, body: Record<string, unknown>): Promise<ProjectRow> {
   const res = await t.post('/api/v4/projects', { token, body });
   expectStatus(res, 201);
+  await unprotectDefaultBranch(t, res.json());
   return t.deps.db.selectFrom('projects').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
 }
 

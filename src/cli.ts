@@ -1,0 +1,118 @@
+// The `quarry` command line (serve, migrate, create-token, create-user, reset).
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.ts';
+import { createDeps, openConfiguredDatabase, prepare } from './bootstrap.ts';
+import { ConfigError, type Config, loadConfig } from './config.ts';
+import { resetData } from './cli/reset.ts';
+import { createTokenCommand, createUserCommand } from './cli/accounts.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { startScheduler } from './jobs/scheduler.ts';
+import { periodicTasks } from './jobs/tasks.ts';
+
+const USAGE = `usage: quarry <command> [options]
+
+commands:
+  serve                      start the API server (the default)
+  migrate                    bring the database schema up to date
+  create-token --user U --scopes api,read_user [--name N] [--expires-at YYYY-MM-DD]
+                             issue a personal access token and print it
+  create-user --username U --email E --name N [--password P] [--admin]
+                             create a user
+  reset [--yes]              delete every row of every table (keeps the schema)
+`;
+
+async function serve(config: Config): Promise<void> {
+  const database = openConfiguredDatabase(config);
+  const deps = createDeps(config, database);
+  const setup = await prepare(deps);
+  const app = await buildApp(deps, { logger: { level: config.logLevel } });
+  if (setup.created) app.log.info({ username: 'root' }, 'created the administrator root');
+  if (setup.tokenFile) app.log.info({ file: setup.tokenFile }, 'wrote the administrator token');
+  if (setup.passwordFile) app.log.info({ file: setup.passwordFile }, 'wrote the administrator password');
+
+  let stopping = false;
+  let stopScheduler: () => Promise<void> = async () => {};
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'stopping: finishing requests and periodic tasks in flight');
+    try {
+      await Promise.all([app.close(), stopScheduler()]);
+      await database.close();
+      process.exit(0);
+    } catch (error) {
+      app.log.error({ err: error }, 'error while stopping');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+  await app.listen({ port: config.port, host: config.host });
+  if (!stopping) stopScheduler = startScheduler(deps, { tasks: periodicTasks, log: app.log });
+}
+
+async function withDatabase<T>(config: Config, run: (deps: ReturnType<typeof createDeps>) => Promise<T>): Promise<T> {
+  const database = openConfiguredDatabase(config);
+  try {
+    return await run(createDeps(config, database));
+  } finally {
+    await database.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      await serve(config);
+      return -1; // keeps running
+    case 'migrate': {
+      const applied = await withDatabase(config, (deps) => migrateToLatest(deps.db));
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
+      return 0;
+    }
+    case 'create-token':
+      return withDatabase(config, async (deps) => {
+        await prepare(deps);
+        return createTokenCommand(deps, rest);
+      });
+    case 'create-user':
+      return withDatabase(config, async (deps) => {
+        await prepare(deps);
+        return createUserCommand(deps, rest);
+      });
+    case 'reset': {
+      const { values } = parseArgs({ args: rest, options: { yes: { type: 'boolean' } } });
+      if (!values.yes && process.stdin.isTTY) {
+        process.stderr.write('reset deletes every user, token and record; run it again with --yes\n');
+        return 1;
+      }
+      await withDatabase(config, async (deps) => {
+        await migrateToLatest(deps.db);
+        await resetData(deps);
+        await prepare(deps);
+      });
+      process.stdout.write('data reset; root recreated\n');
+      return 0;
+    }
+    default:
+      process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) process.stderr.write(`quarry: ${error.message}\n`);
+    else process.stderr.write(`quarry: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
