@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { LightMyRequestResponse } from 'fastify';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../harness.ts';
 import { expectEntities, expectError } from '../matchers.ts';
+import { statementsDuring } from '../sql-spy.ts';
 import { COUNT_LIMIT, type Countable, countStatement } from '../../src/core/pagination.ts';
 import type { DB, NewUser } from '../../src/db/schema.ts';
 import { UserAdminEntity, UserBasicEntity } from '../../src/modules/users/users.schemas.ts';
@@ -209,19 +210,10 @@ describe('offset pagination', () => {
   });
 
   test('pages are cut in SQL, not in memory', async () => {
-    const executor = t.deps.db.getExecutor() as unknown as { executeQuery: (q: { sql: string }) => Promise<unknown> };
-    const original = executor.executeQuery;
-    const seen: string[] = [];
-    executor.executeQuery = function (q) {
-      seen.push(q.sql);
-      return original.call(this, q);
-    };
-    try {
+    const seen = await statementsDuring(t, async () => {
       const res = await t.get('/api/v4/users?page=2&per_page=7', { token: ROOT_TOKEN });
       assert.equal(res.json().length, 7);
-    } finally {
-      executor.executeQuery = original;
-    }
+    });
     const page = seen.find((s) => /from "users"/.test(s) && /limit/i.test(s) && /offset/i.test(s) && !/count\(/i.test(s));
     assert.ok(page, `no paged query among:\n${seen.join('\n')}`);
     const count = seen.find((s) => /count\(/i.test(s));

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { addMember, createGroup, createProject } from '../../../test/factories.ts';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../../../test/harness.ts';
 import { expectEntity, expectStatus } from '../../../test/matchers.ts';
+import { statementsDuring } from '../../../test/sql-spy.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
 import { NamespaceEntity } from './namespaces.schemas.ts';
@@ -31,21 +32,7 @@ async function counts(of: NamespaceRow = group): Promise<[number, number]> {
 }
 
 /** How many counting queries `call` runs. */
-async function countingQueries(call: () => Promise<unknown>): Promise<number> {
-  const executor = t.deps.db.getExecutor() as unknown as { executeQuery: (q: { sql: string }) => Promise<unknown> };
-  const original = executor.executeQuery;
-  let seen = 0;
-  executor.executeQuery = function (q) {
-    if (q.sql.includes('count(distinct')) seen++;
-    return original.call(this, q);
-  };
-  try {
-    await call();
-  } finally {
-    executor.executeQuery = original;
-  }
-  return seen;
-}
+const countingQueries = async (call: () => Promise<unknown>) => (await statementsDuring(t, call)).filter((q) => q.includes('count(distinct')).length;
 
 test('counted once, then read from what was kept', async () => {
   assert.equal(await countingQueries(() => counts()), 2);

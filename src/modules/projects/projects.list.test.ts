@@ -6,6 +6,7 @@ import { type MatrixWorld, buildMatrixWorld, canSee, expectation, refusals, runM
 import { addMember, createGroup, createProject } from '../../../test/factories.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectError, expectStatus } from '../../../test/matchers.ts';
+import { statementsDuring } from '../../../test/sql-spy.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import { ProjectEntity, ProjectSimpleEntity, ProjectWithAccessEntity } from './projects.schemas.ts';
@@ -238,21 +239,7 @@ describe('GET /projects: orders', () => {
 
 describe('GET /projects: X-Total', () => {
   /** The count statements run while `call` runs. */
-  async function countsDuring(call: () => Promise<unknown>): Promise<string[]> {
-    const executor = t.deps.db.getExecutor() as unknown as { executeQuery: (q: { sql: string }) => Promise<unknown> };
-    const original = executor.executeQuery;
-    const seen: string[] = [];
-    executor.executeQuery = function (q) {
-      if (/count\(|as "count"/i.test(q.sql)) seen.push(q.sql);
-      return original.call(this, q);
-    };
-    try {
-      await call();
-    } finally {
-      executor.executeQuery = original;
-    }
-    return seen;
-  }
+  const countsDuring = async (call: () => Promise<unknown>) => (await statementsDuring(t, call)).filter((q) => /count\(|as "count"/i.test(q));
 
   test('is the number of projects listed, for every caller, with and without filters', async () => {
     const external = await t.user({ external: true });
