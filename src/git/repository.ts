@@ -41,6 +41,12 @@ export function repositoryExists(gitDir: string): boolean {
   return fs.existsSync(path.join(gitDir, 'HEAD'));
 }
 
+/** A project's repository directory when its storage is configured and the repository exists; null otherwise. */
+export function existingProjectRepository(storages: RepositoryStorages, project: { id: number; repository_storage: string }): string | null {
+  const dir = projectRepositoryPath(storages, project);
+  return dir !== null && repositoryExists(dir) ? dir : null;
+}
+
 export interface RepositoryInit {
   /** The branch HEAD names. */
   defaultBranch: string;

@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireUser } from '../../core/access/guards.ts';
 import { DomainError, notFound } from '../../core/errors.ts';
+import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { validBranchName } from '../../git/args.ts';
 import { projectWebUrl } from '../projects/projects.presenter.ts';
 import { type RefProtections, loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
@@ -14,7 +15,7 @@ import { type BranchRef, type Branches, mergedBranches, readBranches } from './b
 import { type BranchView, presentBranch } from './branches.presenter.ts';
 import { type Branch, BranchEntity, BranchParams, CreateBranchBody, ListBranchesQuery, ProjectParams } from './branches.schemas.ts';
 import { createBranch, deleteBranch, deleteMergedBranches } from './branches.service.ts';
-import { checkUnmodifiedSince, paginateList, searchRefs } from './ref-list.ts';
+import { paginateList, searchRefs } from './ref-list.ts';
 
 /** find_branch!'s answer to a name git would refuse. */
 const invalidRefname = () => new DomainError('bad_request', 'The branch refname is invalid');
@@ -85,7 +86,7 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
     const name = branchName(req);
     const dir = requireRepositoryDir(config, req.project.row);
     const branch = branchIn(await readBranches(dir), name);
-    checkUnmodifiedSince(req, branch.details.author.timestamp);
+    checkUnmodifiedSince(req.headers['if-unmodified-since'], branch.details.author.timestamp * 1000);
     await deleteBranch(deps, req.project, requireUser(req), dir, branch);
     return reply.code(204).send();
   });

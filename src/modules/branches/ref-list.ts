@@ -1,8 +1,6 @@
 // What the branch and tag lists share: the platform's ref search (GitRefsFinder, 14.x) and offset
-// pages cut from a list held in memory (a repository's refs are no table), and the
-// If-Unmodified-Since check of their deletions.
+// pages cut from a list held in memory (a repository's refs are no table).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from '../../core/errors.ts';
 import { pageOf, setOffsetHeaders } from '../../core/pagination.ts';
 
 /**
@@ -38,12 +36,3 @@ export function paginateList<T>(req: FastifyRequest, reply: FastifyReply, items:
   return rows;
 }
 
-/**
- * destroy_conditionally! on a branch or tag: an If-Unmodified-Since before its commit's authored
- * date (whole seconds, as HTTP dates are) refuses with 412.
- */
-export function checkUnmodifiedSince(req: FastifyRequest, authoredTimestamp: number): void {
-  const header = req.headers['if-unmodified-since'];
-  const since = typeof header === 'string' ? Date.parse(header) : Number.NaN;
-  if (!Number.isNaN(since) && authoredTimestamp * 1000 > since) throw new DomainError('bad_request', '412 Precondition Failed', { status: 412 });
-}

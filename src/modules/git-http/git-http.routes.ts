@@ -7,7 +7,7 @@ import { type LoadedProject, accessToProject, findProject } from '../../core/acc
 import type { Actor } from '../../core/auth/actor.ts';
 import { basicCredentials, resolveGitClient } from '../../core/auth/resolve.ts';
 import { DomainError } from '../../core/errors.ts';
-import { projectRepositoryPath, repositoryExists } from '../../git/repository.ts';
+import { existingProjectRepository } from '../../git/repository.ts';
 import {
   GIT_SERVICES,
   type GitService,
@@ -96,8 +96,8 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   const project = found ? { ...found, ...(await accessToProject(req, found.row)) } : null;
   // A project's token works for its own project only.
   if (actor?.user.user_type === 'project_bot' && (project?.access ?? 0) === 0) return ASK_FOR_CREDENTIALS;
-  const gitDir = project ? projectRepositoryPath(deps.config.repositoryStorages, project.row) : null;
-  const access = checkGitAccess({ actor, command, project, repositoryExists: gitDir !== null && repositoryExists(gitDir) });
+  const gitDir = project ? existingProjectRepository(deps.config.repositoryStorages, project.row) : null;
+  const access = checkGitAccess({ actor, command, project, repositoryExists: gitDir !== null });
   if (!access.ok) return access;
   return { service: access.service, project: project as LoadedProject, gitDir: gitDir as string, actor };
 }

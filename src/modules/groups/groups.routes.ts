@@ -4,7 +4,8 @@ import { globalAbilities } from '../../core/access/abilities.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { accessToGroup, findGroup, loadGroup } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { DomainError, forbidden, notFound } from '../../core/errors.ts';
+import { forbidden, notFound } from '../../core/errors.ts';
+import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { type OffsetOptions, paginate, paginateWithKeyset } from '../../core/pagination.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
 import { groupProjectsOf, loadProjectView, visibleProjects } from '../projects/projects.finder.ts';
@@ -118,7 +119,7 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
 
   api.delete('/groups/:id', { schema: byId, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req, reply) => {
     const { row } = req.group;
-    checkUnmodifiedSince(req, row.updated_at);
+    checkUnmodifiedSince(req.headers['if-unmodified-since'], Date.parse(row.updated_at));
     await deleteGroup(deps, row);
     return reply.code(202).send({ message: '202 Accepted' });
   });
@@ -143,13 +144,3 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
   });
 };
 
-/**
- * If-Unmodified-Since older than the group's last change refuses the deletion with 412 (HTTP
- * dates carry whole seconds, so the change is compared to the second).
- */
-function checkUnmodifiedSince(req: FastifyRequest, updatedAt: string): void {
-  const header = req.headers['if-unmodified-since'];
-  const since = typeof header === 'string' ? Date.parse(header) : Number.NaN;
-  if (Number.isNaN(since)) return;
-  if (Math.floor(Date.parse(updatedAt) / 1000) * 1000 > since) throw new DomainError('conflict', '412 Precondition Failed', { status: 412 });
-}

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { requireAdmin, requireUser } from '../../core/access/guards.ts';
 import { findProject, loadGroup, loadProject } from '../../core/access/loaders.ts';
 import { DomainError, notFound } from '../../core/errors.ts';
+import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { KEYSET_UNAVAILABLE, paginate, paginateByKeysetFilter, wantsKeyset } from '../../core/pagination.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { loadCustomAttributes } from '../custom-attributes/custom-attributes.finder.ts';
@@ -170,11 +171,7 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
 
   api.delete('/projects/:id', { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('remove_project') }, async (req, reply) => {
     const row = req.project.row;
-    // If-Unmodified-Since older than the project's last change refuses the deletion.
-    const since = req.headers['if-unmodified-since'];
-    if (typeof since === 'string' && !Number.isNaN(Date.parse(since)) && Date.parse(row.updated_at) > Date.parse(since) + 999) {
-      throw new DomainError('bad_request', '412 Precondition Failed', { status: 412 });
-    }
+    checkUnmodifiedSince(req.headers['if-unmodified-since'], Date.parse(row.updated_at));
     await deleteProject(deps, row);
     return reply.code(202).send({ message: '202 Accepted' });
   });

@@ -17,9 +17,9 @@ import {
   copyRepository,
   createRepository,
   deleteRepository,
+  existingProjectRepository,
   placeRepository,
   projectRepositoryPath,
-  repositoryExists,
   repositoryPath,
   setDefaultBranch,
   stagingRepositoryPath,
@@ -216,15 +216,9 @@ export function assertWritable(project: Pick<ProjectRow, 'repository_read_only'>
   if (project.repository_read_only) throw repositoryReadOnly();
 }
 
-/** The project's repository directory, when its storage is configured and the repository exists. */
-function existingRepository(config: Config, project: ProjectRow): string | null {
-  const dir = projectRepositoryPath(config.repositoryStorages, project);
-  return dir !== null && repositoryExists(dir) ? dir : null;
-}
-
 /** Whether the project's repository has this branch. */
 export async function branchExists(config: Config, project: ProjectRow, branch: string): Promise<boolean> {
-  const dir = existingRepository(config, project);
+  const dir = existingProjectRepository(config.repositoryStorages, project);
   return dir !== null && validBranchName(branch) && (await resolveRef(dir, `refs/heads/${branch}`)) !== null;
 }
 
@@ -233,7 +227,7 @@ export async function branchExists(config: Config, project: ProjectRow, branch: 
  * (pushes, the branch and commit APIs) calls this afterwards, so that lists never ask git.
  */
 export async function refreshEmptyRepo(deps: ServiceDeps, project: ProjectRow): Promise<boolean> {
-  const dir = existingRepository(deps.config, project);
+  const dir = existingProjectRepository(deps.config.repositoryStorages, project);
   const empty = dir === null || !(await hasBranches(dir));
   if (empty !== Boolean(project.empty_repo)) await deps.db.updateTable('projects').set({ empty_repo: empty }).where('id', '=', project.id).execute();
   return empty;
@@ -483,7 +477,7 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
       const topics = input.topics ?? input.tag_list;
       if (topics !== undefined) await replaceTopics(trx, row.id, topics);
       // Last, so that a refusal from git undoes the row's change.
-      const dir = newDefaultBranch !== null ? existingRepository(deps.config, current) : null;
+      const dir = newDefaultBranch !== null ? existingProjectRepository(deps.config.repositoryStorages, current) : null;
       if (dir !== null) await setDefaultBranch(dir, newDefaultBranch as string);
       return updated;
     });

@@ -3,6 +3,7 @@
 // unprotect a 403 (whether it is being created or removed, as the paid tiers rule).
 import { ACCESS } from '../../core/access/levels.ts';
 import { DomainError, type FieldErrors, conflict, forbidden } from '../../core/errors.ts';
+import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ServiceDeps } from '../users/users.service.ts';
 import {
@@ -28,12 +29,6 @@ function unprocessable(messages: string[]): DomainError {
 const BLANK_NAME = "Name can't be blank";
 const isBlank = (name: string) => name.trim() === '';
 
-/** destroy_conditionally!: an If-Unmodified-Since before the rule's last change refuses with 412. */
-function checkUnmodifiedSince(header: string | string[] | undefined, updatedAt: string): void {
-  const since = typeof header === 'string' ? Date.parse(header) : Number.NaN;
-  if (Number.isNaN(since)) return;
-  if (Math.floor(Date.parse(updatedAt) / 1000) * 1000 > since) throw new DomainError('bad_request', '412 Precondition Failed', { status: 412 });
-}
 
 // ---- Branches -------------------------------------------------------------------------------------
 
@@ -86,7 +81,7 @@ export async function unprotectBranch(deps: ServiceDeps, projectId: number, push
   const { db } = deps;
   const row = await findProtectedBranch(db, projectId, name);
   if (!row) throw ruleNotFound();
-  checkUnmodifiedSince(ifUnmodifiedSince, row.updated_at);
+  checkUnmodifiedSince(ifUnmodifiedSince, Date.parse(row.updated_at));
   const unprotect = ((await branchAccessLevels(db, projectId, [row.id])).get(row.id) ?? []).filter((l) => l.action === 'unprotect');
   if (!canUnprotect(unprotect.map((l) => l.access_level), pusher)) throw forbidden();
   await db.deleteFrom('protected_branches').where('id', '=', row.id).execute();
@@ -122,6 +117,6 @@ export async function unprotectTag(deps: ServiceDeps, projectId: number, name: s
   const { db } = deps;
   const row = await findProtectedTag(db, projectId, name);
   if (!row) throw ruleNotFound();
-  checkUnmodifiedSince(ifUnmodifiedSince, row.updated_at);
+  checkUnmodifiedSince(ifUnmodifiedSince, Date.parse(row.updated_at));
   await db.deleteFrom('protected_tags').where('id', '=', row.id).execute();
 }

@@ -4,7 +4,7 @@ import type { Deps } from '../../core/deps.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
 import { resolveRef } from '../../git/refs.ts';
-import { projectRepositoryPath, readDefaultBranch, repositoryExists } from '../../git/repository.ts';
+import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
 import { recordEvent } from '../events/event-recorder.ts';
 import { refreshEmptyRepo } from '../projects/projects.service.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
@@ -31,8 +31,7 @@ export async function recordRefUpdates(deps: Deps, project: ProjectRow, userId: 
   const { db } = deps;
   // The caller's row may predate the change, or another push that raced it.
   const row = (await db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()) ?? project;
-  const dir = projectRepositoryPath(deps.config.repositoryStorages, row);
-  const gitDir = dir !== null && repositoryExists(dir) ? dir : null;
+  const gitDir = existingProjectRepository(deps.config.repositoryStorages, row);
 
   let defaultBranch = row.default_branch;
   const firstPush = (Boolean(row.empty_repo) || defaultBranch === null) && updates.some((u) => isBranch(u) && u.before === ZERO_OID);
@@ -59,9 +58,9 @@ export async function recordRefUpdates(deps: Deps, project: ProjectRow, userId: 
  * told. Returns the project's row as it then is.
  */
 export async function recordInitialCommit(deps: Deps, project: ProjectRow, userId: number): Promise<ProjectRow> {
-  const dir = projectRepositoryPath(deps.config.repositoryStorages, project);
-  const branch = dir !== null && repositoryExists(dir) ? await readDefaultBranch(dir) : null;
-  const after = branch === null ? null : await resolveRef(dir as string, `refs/heads/${branch}`);
+  const dir = existingProjectRepository(deps.config.repositoryStorages, project);
+  const branch = dir === null ? null : await readDefaultBranch(dir);
+  const after = dir === null || branch === null ? null : await resolveRef(dir, `refs/heads/${branch}`);
   if (after === null) return project;
   await recordRefUpdates(deps, project, userId, [{ ref: `refs/heads/${branch}`, before: ZERO_OID, after }]);
   return (await deps.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()) ?? project;

@@ -8,7 +8,7 @@ import { loadProject } from '../../core/access/loaders.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
 import type { ProjectRow } from '../../db/schema.ts';
-import { projectRepositoryPath, repositoryExists } from '../../git/repository.ts';
+import { existingProjectRepository } from '../../git/repository.ts';
 import { featureLevel, parseSettings } from '../projects/projects.settings.ts';
 
 /** Loads `req.project` and requires the repository feature and an ability (download_code, push_code). */
@@ -25,8 +25,7 @@ export function loadRepository(ability: ProjectAbility) {
 
 /** The project's repository directory; null when it has none, which reads as an empty repository. */
 export function repositoryDir(config: Config, project: Pick<ProjectRow, 'id' | 'repository_storage'>): string | null {
-  const dir = projectRepositoryPath(config.repositoryStorages, project);
-  return dir !== null && repositoryExists(dir) ? dir : null;
+  return existingProjectRepository(config.repositoryStorages, project);
 }
 
 /** The repository a write goes to; a project without one has nothing to write into. */
