@@ -35,13 +35,13 @@ export type FieldErrors = Record<string, string[]>;
 
 export class DomainError extends Error {
   readonly kind: ErrorKind;
-  /** Model validation failures: {"message": {field: [...]}}. */
-  readonly fields: FieldErrors | undefined;
+  /** Model validation failures: {"message": {field: [...]}}, or their full messages: {"message": [...]}. */
+  readonly fields: FieldErrors | readonly string[] | undefined;
   /** Overrides the status the kind implies, where the spec asks for another. */
   readonly status: number;
   readonly extra: Record<string, unknown> | undefined;
 
-  constructor(kind: ErrorKind, message: string, options: { fields?: FieldErrors; status?: number; extra?: Record<string, unknown> } = {}) {
+  constructor(kind: ErrorKind, message: string, options: { fields?: FieldErrors | readonly string[]; status?: number; extra?: Record<string, unknown> } = {}) {
     super(message);
     this.kind = kind;
     this.fields = options.fields;
@@ -53,6 +53,8 @@ export class DomainError extends Error {
 export const paramError = (message: string) => new DomainError('param', message);
 /** Grape's error! with an array of messages: {"error": ["…", …]}. */
 export const errorList = (messages: string[], status: number) => new DomainError('param', messages.join(', '), { status, extra: { messages } });
+/** render_api_error! with a model's full messages: {"message": ["Name can't be blank"]}. */
+export const messageList = (messages: string[], status = 422) => new DomainError('unprocessable', messages.join(', '), { fields: messages, status });
 export const badRequest = (reason?: string) => new DomainError('bad_request', reason ? `400 Bad request - ${reason}` : '400 Bad request');
 export const unauthorized = (reason?: string) => new DomainError('unauthorized', reason ? `401 Unauthorized - ${reason}` : '401 Unauthorized');
 export const forbidden = (reason?: string) => new DomainError('forbidden', reason ? `403 Forbidden - ${reason}` : '403 Forbidden');

@@ -2,7 +2,7 @@
 // exists is a 409, a model refusal a 422 listing full messages, a rule the caller could not
 // unprotect a 403 (whether it is being created or removed, as the paid tiers rule).
 import { ACCESS } from '../../core/access/levels.ts';
-import { DomainError, type FieldErrors, conflict, forbidden } from '../../core/errors.ts';
+import { DomainError, conflict, forbidden, messageList } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ServiceDeps } from '../users/users.service.ts';
@@ -20,11 +20,6 @@ import type { ProtectBranchBody, ProtectTagBody } from './protected-refs.schemas
 /** The platform's find_by! miss. */
 export const ruleNotFound = () => new DomainError('not_found', '404 Not found');
 
-/** render_api_error!(model.errors.full_messages, 422): {"message": ["Name can't be blank"]}. */
-function unprocessable(messages: string[]): DomainError {
-  // The error handler writes `fields` as the message as it is, a list here.
-  return new DomainError('unprocessable', messages.join(', '), { fields: messages as unknown as FieldErrors });
-}
 
 const BLANK_NAME = "Name can't be blank";
 const isBlank = (name: string) => name.trim() === '';
@@ -45,7 +40,7 @@ export async function protectBranch(
   if (await findProtectedBranch(db, projectId, body.name)) throw branchExists(body.name);
   const unprotect = body.unprotect_access_level ?? ACCESS.MAINTAINER;
   if (!canUnprotect([unprotect], pusher)) throw forbidden();
-  if (isBlank(body.name)) throw unprocessable([BLANK_NAME]);
+  if (isBlank(body.name)) throw messageList([BLANK_NAME]);
   const at = deps.now().toISOString();
   try {
     return await db.transaction().execute(async (trx) => {
@@ -93,8 +88,8 @@ export async function unprotectBranch(deps: ServiceDeps, projectId: number, push
 export async function protectTag(deps: ServiceDeps, projectId: number, body: ProtectTagBody): Promise<{ row: ProtectedTagRow; levels: number[] }> {
   const { db } = deps;
   const taken = ['Name has already been taken'];
-  if (isBlank(body.name)) throw unprocessable([BLANK_NAME]);
-  if (await findProtectedTag(db, projectId, body.name)) throw unprocessable(taken);
+  if (isBlank(body.name)) throw messageList([BLANK_NAME]);
+  if (await findProtectedTag(db, projectId, body.name)) throw messageList(taken);
   const at = deps.now().toISOString();
   const level = body.create_access_level ?? ACCESS.MAINTAINER;
   try {
@@ -108,7 +103,7 @@ export async function protectTag(deps: ServiceDeps, projectId: number, body: Pro
       return { row, levels: [level] };
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw unprocessable(taken);
+    if (isUniqueViolation(error)) throw messageList(taken);
     throw error;
   }
 }
