@@ -1,13 +1,11 @@
 // The `quarry` command line (serve, migrate, create-token, create-user, reset).
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.ts';
 import { createDeps, openConfiguredDatabase, prepare } from './bootstrap.ts';
 import { ConfigError, type Config, loadConfig } from './config.ts';
 import { resetData } from './cli/reset.ts';
 import { createTokenCommand, createUserCommand } from './cli/accounts.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { startScheduler } from './jobs/scheduler.ts';
-import { periodicTasks } from './jobs/tasks.ts';
+import { serve } from './serve.ts';
 
 const USAGE = `usage: quarry <command> [options]
 
@@ -20,36 +18,6 @@ commands:
                              create a user
   reset [--yes]              delete every row of every table (keeps the schema)
 `;
-
-async function serve(config: Config): Promise<void> {
-  const database = openConfiguredDatabase(config);
-  const deps = createDeps(config, database);
-  const setup = await prepare(deps);
-  const app = await buildApp(deps, { logger: { level: config.logLevel } });
-  if (setup.created) app.log.info({ username: 'root' }, 'created the administrator root');
-  if (setup.tokenFile) app.log.info({ file: setup.tokenFile }, 'wrote the administrator token');
-  if (setup.passwordFile) app.log.info({ file: setup.passwordFile }, 'wrote the administrator password');
-
-  let stopping = false;
-  let stopScheduler: () => Promise<void> = async () => {};
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'stopping: finishing requests and periodic tasks in flight');
-    try {
-      await Promise.all([app.close(), stopScheduler()]);
-      await database.close();
-      process.exit(0);
-    } catch (error) {
-      app.log.error({ err: error }, 'error while stopping');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
-  if (!stopping) stopScheduler = startScheduler(deps, { tasks: periodicTasks, log: app.log });
-}
 
 async function withDatabase<T>(config: Config, run: (deps: ReturnType<typeof createDeps>) => Promise<T>): Promise<T> {
   const database = openConfiguredDatabase(config);

@@ -1,4 +1,5 @@
 // Environment → a frozen, validated Config. A bad value stops the process with a one-line reason.
+import os from 'node:os';
 import path from 'node:path';
 import { type RepositoryStorages, parseRepositoryStorages } from './git/storages.ts';
 
@@ -28,6 +29,8 @@ export interface Config {
   readonly adminMode: boolean;
   /** Work factor of the password hash (scrypt N). */
   readonly passwordHashCost: number;
+  /** Server processes sharing the port and the database; 1 serves from the starting process. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -41,6 +44,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+/** A count of server processes: a whole number, or `auto` for one per available core. */
+function workerCount(env: Env): number {
+  const raw = env.QUARRY_WORKERS;
+  if (raw === 'auto') return os.availableParallelism();
+  return integer(env, 'QUARRY_WORKERS', 1, 1, 64);
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -109,5 +119,6 @@ export function loadConfig(env: Env = process.env): Config {
     impersonationEnabled: flag(env, 'QUARRY_IMPERSONATION_ENABLED', true),
     adminMode: flag(env, 'QUARRY_ADMIN_MODE', false),
     passwordHashCost: cost,
+    workers: workerCount(env),
   });
 }

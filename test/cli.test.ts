@@ -121,6 +121,81 @@ test('serve: root token file, authenticated requests, graceful stop on SIGTERM',
   assert.ok(lines.some((l) => typeof l.reqId === 'string' && l.req?.url === '/api/v4/user'));
 });
 
+/** A JSON POST on a connection of its own, so that the server's processes share the requests. */
+function post(port: number, target: string, token: string, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: target, method: 'POST', agent: false, headers: { 'private-token': token, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+function childPids(pid: number): number[] {
+  const ps = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+  return ps.stdout.split('\n').map((l) => Number(l.trim())).filter((n) => n > 0);
+}
+
+test('serve with QUARRY_WORKERS=2: processes share the port and the database, a dead one is replaced, SIGTERM stops all', async (t) => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(port), QUARRY_WORKERS: '2' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // On a failure: workers whose supervisor is gone end by themselves.
+  t.after(() => child.kill('SIGKILL'));
+  let log = '';
+  child.stdout?.on('data', (c) => (log += c));
+  await waitReady(port, child);
+  const token = fs.readFileSync(path.join(dataDir, 'initial_root_token'), 'utf8').trim();
+  // Both workers listen before the load: the readiness probe may have reached the first alone.
+  for (let i = 0; i < 200 && childPids(child.pid!).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+  const workers = childPids(child.pid!);
+  assert.equal(workers.length, 2);
+
+  // Writes racing over separate connections, handed to both processes in turn: none is lost.
+  const names = Array.from({ length: 24 }, (_, i) => `workers-${i}`);
+  const created = await Promise.all(names.map((name) => post(port, '/api/v4/groups', token, { name, path: name })));
+  assert.deepEqual(created.map((r) => r.status), names.map(() => 201), created.map((r) => r.body).join('\n'));
+  const listed = JSON.parse((await get(port, '/api/v4/groups?search=workers-&per_page=100', token)).body) as Array<{ path: string }>;
+  assert.deepEqual(listed.map((g) => g.path).sort(), [...names].sort());
+
+  // A worker that dies while serving is replaced.
+  process.kill(workers[0], 'SIGKILL');
+  let replaced = childPids(child.pid!);
+  for (let i = 0; i < 200 && !(replaced.length === 2 && !replaced.includes(workers[0])); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    replaced = childPids(child.pid!);
+  }
+  assert.equal(replaced.length, 2);
+  assert.ok(!replaced.includes(workers[0]));
+  await waitReady(port, child);
+  assert.equal((await get(port, '/api/v4/user', token)).status, 200);
+
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  assert.deepEqual(childPids(child.pid!), []);
+  const lines = log.trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(lines.some((l) => l.msg === 'a server process exited; starting another'));
+});
+
+test('serve with QUARRY_WORKERS=2 stops with an error when the workers cannot listen', async () => {
+  const port = await freePort();
+  const blocker = http.createServer();
+  await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+  try {
+    const res = spawnSync(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(port), QUARRY_WORKERS: '2' }, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(res.status, 1);
+    assert.match(res.stdout, /a server process failed to start/);
+  } finally {
+    blocker.close();
+  }
+});
+
 test('reset empties the data and the repositories, and recreates root', async () => {
   const repository = path.join(dataDir, 'repositories', '@hashed', 'ab', 'cd', 'abcd.git');
   fs.mkdirSync(repository, { recursive: true });

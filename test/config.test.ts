@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
@@ -11,6 +12,7 @@ test('defaults: port 8080 on 127.0.0.1, ./data, external URL from the port', () 
   assert.equal(c.databaseUrl, null);
   assert.equal(c.externalUrl, 'http://localhost:8080');
   assert.equal(c.rateLimitRequests, 0);
+  assert.equal(c.workers, 1);
   assert.ok(Object.isFrozen(c));
 });
 
@@ -32,8 +34,15 @@ test('bad values stop with a one-line reason', () => {
     { QUARRY_IMPERSONATION_ENABLED: 'maybe' },
     { QUARRY_LOG_LEVEL: 'loud' },
     { QUARRY_PASSWORD_HASH_COST: '3000' },
+    { QUARRY_WORKERS: '0' },
+    { QUARRY_WORKERS: 'all' },
   ];
   for (const env of cases) {
     assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && !e.message.includes('\n'), JSON.stringify(env));
   }
+});
+
+test('QUARRY_WORKERS: a count, or auto for one per available core', () => {
+  assert.equal(loadConfig({ QUARRY_WORKERS: '3' }).workers, 3);
+  assert.equal(loadConfig({ QUARRY_WORKERS: 'auto' }).workers, os.availableParallelism());
 });

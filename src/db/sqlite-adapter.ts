@@ -28,11 +28,20 @@ function wrap(stmt: StatementSync): SqliteStatement {
   };
 }
 
+/**
+ * Kysely opens every transaction with a plain `begin`, which takes the write lock only at the first
+ * write: when another connection (another server process) commits in between, that write fails at
+ * once with SQLITE_BUSY, whatever the busy timeout. `begin immediate` takes the lock up front and
+ * so waits its turn instead.
+ */
+const BEGIN = 'begin immediate';
+
 /** Prepared statements are cached by SQL text: Kysely emits the same text for the same query shape. */
 export function sqliteAdapter(raw: DatabaseSync): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
-    prepare(sql) {
+    prepare(text) {
+      const sql = text === 'begin' ? BEGIN : text;
       let stmt = cache.get(sql);
       if (stmt) return stmt;
       stmt = wrap(raw.prepare(sql));
