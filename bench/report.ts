@@ -45,6 +45,16 @@ export interface DialectResult {
   scaling?: Scaling;
   /** Clone and push of the fixture repository against git http-backend, or why not measured. */
   git?: GitTimings | string;
+  /** The scenarios again, served by several worker processes. */
+  workers?: WorkersResult;
+}
+
+export interface WorkersResult {
+  count: number;
+  startupMs: number;
+  /** The supervisor and its workers together. */
+  idleRssMb: number;
+  scenarios: ScenarioOutcome[];
 }
 
 export const TARGETS = { startupMs: 1000, idleRssMb: 150, gitRatio: 1.2 };
@@ -204,8 +214,9 @@ function section(r: DialectResult): string {
     '',
     `${r.connections} connections · ${r.warmupSeconds} s warm-up, then ${r.durationSeconds} s measured per scenario · server log level silent`,
     '',
-    '| Scenario | req/s | p50 ms | p99 ms | non-2xx | errors | server RSS after (MB) | target | |',
-    '|---|--:|--:|--:|--:|--:|--:|---|---|',
+    `One server process (QUARRY_WORKERS=1, the default):`,
+    '',
+    ...SCENARIO_HEADER,
     ...r.scenarios.map((o) => scenarioRow(o, targeted)),
   ];
   const start = median(r.startupMs);
@@ -215,12 +226,28 @@ function section(r: DialectResult): string {
     '|---|--:|---|---|',
     `| start to first answered /-/readiness (median of ${r.startupMs.length}: ${r.startupMs.map(int).join(', ')} ms) | ${int(start)} ms | ${targeted ? `≤ ${int(TARGETS.startupMs)} ms` : '—'} | ${targeted ? verdict(start <= TARGETS.startupMs) : ''} |`,
     `| idle RSS after start | ${int(r.idleRssMb)} MB | ${targeted ? `≤ ${TARGETS.idleRssMb} MB` : '—'} | ${targeted ? verdict(r.idleRssMb <= TARGETS.idleRssMb) : ''} |`,
+    ...(r.workers ? workersSection(r.workers, targeted) : []),
     ...plansSection(r),
     ...(r.git ? gitSection(r.git, targeted) : []),
     ...(r.scaling ? scalingSection(r.scaling) : []),
     `<!-- /bench:${r.dialect} -->`,
   );
   return lines.join('\n');
+}
+
+const SCENARIO_HEADER = ['| Scenario | req/s | p50 ms | p99 ms | non-2xx | errors | server RSS after (MB) | target | |', '|---|--:|--:|--:|--:|--:|--:|---|---|'];
+
+function workersSection(w: WorkersResult, targeted: boolean): string[] {
+  return [
+    '',
+    `### The same scenarios with QUARRY_WORKERS=${w.count}`,
+    '',
+    `A supervising process and ${w.count} server processes sharing the port and the database; RSS is theirs together. ` +
+      `Started in ${int(w.startupMs)} ms (to the first answered /-/readiness); ${int(w.idleRssMb)} MB RSS idle.`,
+    '',
+    ...SCENARIO_HEADER,
+    ...w.scenarios.map((o) => scenarioRow(o, targeted)),
+  ];
 }
 
 const INTRO = `# Benchmarks
@@ -239,10 +266,13 @@ of the member's GET /projects is captured from the SQL the projects finder build
 the member's list is measured again after doubling the projects. A repository of 5,000 commits,
 1,000 branches and 1,000 tags (bench/repository.ts) is pushed to new projects and cloned back with
 the git CLI, alternately against Quarry and against plain \`git http-backend\` (bench/git-backend.ts),
-and the last project pushed to serves the branch and tag scenarios.
+and the last project pushed to serves the branch and tag scenarios. Then the server is started again
+with \`QUARRY_WORKERS\` set to the number of cores, and every scenario but POST /users is measured
+again against the same data.
 
 Options: \`BENCH_DURATION\` (seconds per scenario, default 10), \`BENCH_SCALE_DURATION\` (seconds per
 size for the doubling, default 5), \`BENCH_ONLY=sqlite|postgres\`, \`BENCH_CONNECTIONS\` (default 10),
+\`BENCH_WORKERS\` (the worker count of the second pass, default the number of cores; 1 skips it),
 \`BENCH_PG_URL\` (an existing database used to create and drop the benchmark's own, default
 postgres://postgres@127.0.0.1:5432/test). \`node bench/seed-check.ts sqlite|postgres\` seeds alone
 and checks the rows, and the authorizations against an independent computation.

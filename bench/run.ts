@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { LoadOutput } from './load.ts';
 import { type ExplainedQuery, explainMemberList } from './plans.ts';
-import { type DialectName, type DialectResult, type ScenarioOutcome, type Scaling, machineDescription, writeResults } from './report.ts';
+import { type DialectName, type DialectResult, type ScenarioOutcome, type Scaling, type WorkersResult, machineDescription, writeResults } from './report.ts';
 import { type GitTimings, buildFixture, measureGit } from './repository.ts';
 import { type LoadJob, SCENARIOS, type Scenario } from './scenarios.ts';
 import { NAMESPACE_SEARCH_TERMS, SIZES, type Seeded, addPersonalProjects, seed } from './seed.ts';
@@ -35,6 +35,7 @@ const durationSeconds = positiveInt('BENCH_DURATION', 10);
 const warmupSeconds = Math.min(3, Math.max(1, Math.round(durationSeconds / 5)));
 const scaleSeconds = positiveInt('BENCH_SCALE_DURATION', 5);
 const connections = positiveInt('BENCH_CONNECTIONS', 10);
+const workers = positiveInt('BENCH_WORKERS', os.availableParallelism());
 const pgAdminUrl = process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const only = process.env.BENCH_ONLY || '';
 if (only && only !== 'sqlite' && only !== 'postgres') throw new Error(`BENCH_ONLY must be sqlite or postgres, got "${only}"`);
@@ -80,11 +81,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Resident memory of the server: its process and, with several workers, theirs too. */
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
   if (!kb) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(kb) / 1024;
+  const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  return Number(kb) / 1024 + children.reduce((sum, child) => sum + rssMb(child), 0);
 }
 
 /** The status of one GET, or null when nothing answers yet. */
@@ -328,6 +331,19 @@ async function benchDialect(dialect: DialectName): Promise<DialectResult> {
       const scenarios: ScenarioOutcome[] = [];
       for (const s of SCENARIOS) scenarios.push(await measure(s, live, job, dialect));
 
+      // The same scenarios served by several worker processes (QUARRY_WORKERS).
+      let multi: WorkersResult | undefined;
+      if (workers > 1) {
+        await live.stop();
+        log(`${dialect}: again with QUARRY_WORKERS=${workers}`);
+        live = await startServer({ ...env, QUARRY_WORKERS: String(workers) }, port);
+        await sleep(1000);
+        multi = { count: workers, startupMs: live.startupMs, idleRssMb: rssMb(live.child.pid!), scenarios: [] };
+        for (const s of SCENARIOS.filter((x) => x.key !== 'create-user')) multi.scenarios.push(await measure(s, live, job, dialect));
+        await live.stop();
+        live = await startServer(env, port);
+      }
+
       // The member's list at twice the projects, against the same list measured just before.
       let scaling: Scaling | undefined;
       if (dialect === 'sqlite') {
@@ -361,6 +377,7 @@ async function benchDialect(dialect: DialectName): Promise<DialectResult> {
         plans,
         scaling,
         git: repository.git,
+        workers: multi,
       };
     } finally {
       await live.stop();
