@@ -281,8 +281,9 @@ Targets apply to SQLite. POST /users is slow by design: every request derives a 
 hash (N = 16384), which the libuv thread pool runs at a few dozen per second per core.
 
 The figures depend on the host far more than on the run: the same code measured GET /users/:id at
-13,228 req/s on an AMD EPYC host and about 3,400 on the Intel Xeon host of later runs. The first
-line of each run, GET /-/liveness (no database), is the yardstick: compare figures within one run.
+13,228 req/s on one AMD EPYC host, about 3,400 on an Intel Xeon host and about 3,600 on another
+AMD EPYC host. The first line of each run, GET /-/liveness (no database), is the yardstick:
+compare figures within one run.
 
 Each run replaces the section of the dialect it measured.
 `;
