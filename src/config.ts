@@ -49,8 +49,11 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 /** A count of server processes: a whole number, or `auto` for one per available core. */
 function workerCount(env: Env): number {
   const raw = env.QUARRY_WORKERS;
+  if (raw === undefined || raw === '') return 1;
   if (raw === 'auto') return os.availableParallelism();
-  return integer(env, 'QUARRY_WORKERS', 1, 1, 64);
+  const count = /^\d+$/.test(raw) ? Number(raw) : 0;
+  if (count < 1 || count > 64) throw new ConfigError(`QUARRY_WORKERS must be auto or a whole number from 1 to 64, got "${raw}"`);
+  return count;
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {

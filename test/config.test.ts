@@ -45,4 +45,5 @@ test('bad values stop with a one-line reason', () => {
 test('QUARRY_WORKERS: a count, or auto for one per available core', () => {
   assert.equal(loadConfig({ QUARRY_WORKERS: '3' }).workers, 3);
   assert.equal(loadConfig({ QUARRY_WORKERS: 'auto' }).workers, os.availableParallelism());
+  assert.throws(() => loadConfig({ QUARRY_WORKERS: 'all' }), { message: 'QUARRY_WORKERS must be auto or a whole number from 1 to 64, got "all"' });
 });
