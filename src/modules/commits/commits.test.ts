@@ -15,6 +15,7 @@ import { runGit } from '../../git/run.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
 import { CommitEntity } from './commit.entity.ts';
 import { CommitDetailEntity, CommitWithStatsEntity } from './commits.schemas.ts';
+import { AUTHOR } from '../branches/repository.fixtures.ts';
 
 let t: TestApp;
 let owner: TestUser;
@@ -22,7 +23,6 @@ let developer: TestUser;
 let reporter: TestUser;
 let project: ProjectRow;
 let dir: string;
-const AUTHOR = { name: 'Ada Lovelace', email: 'ada@example.com' };
 
 /** History on `main`, oldest first: README, a.txt (2020), b.txt + a.txt change (2021), then a merge of `side` (2022). */
 const history: Record<string, string> = {};

@@ -11,12 +11,12 @@ import { createCommit } from '../../git/commits.ts';
 import { createRepository, projectRepositoryPath } from '../../git/repository.ts';
 import { CommitEntity } from '../commits/commit.entity.ts';
 import { CommitDetailEntity } from '../commits/commits.schemas.ts';
+import { AUTHOR } from '../branches/repository.fixtures.ts';
 import { FileCommitEntity, FileEntity } from '../repository-files/repository-files.schemas.ts';
 import { TreeObjectEntity } from './repository.schemas.ts';
 
 let t: TestApp;
 let world: MatrixWorld;
-const AUTHOR = { name: 'Ada Lovelace', email: 'ada@example.com' };
 
 before(async () => {
   t = await createTestApp();
