@@ -1,5 +1,6 @@
 // The SQL visibility rules say what the ability table says: projectVisibleTo is read_project and
-// projectCodeVisibleTo is download_code, for every role on every visibility.
+// projectCodeVisibleTo is download_code, for every role on every visibility; projectVisibleTo tests
+// authorizations per project or as a set with the same result.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type MatrixWorld, ROLES, VISIBILITIES, buildMatrixWorld } from '../../../test/access-matrix.ts';
@@ -33,6 +34,8 @@ for (const role of ROLES) {
       const matches = async (rule: typeof projectVisibleTo) =>
         (await db.selectFrom('projects').select('id').where('id', '=', project.id).where((eb) => rule(eb, actor)).executeTakeFirst()) !== undefined;
       assert.equal(await matches(projectVisibleTo), can.has('read_project'), `${visibility} project: read_project`);
+      const asSet: typeof projectVisibleTo = (eb, who) => projectVisibleTo(eb, who, 'projects', 'set');
+      assert.equal(await matches(asSet), can.has('read_project'), `${visibility} project: read_project, authorizations as a set`);
       assert.equal(await matches(projectCodeVisibleTo), can.has('download_code'), `${visibility} project: download_code`);
     }
   });

@@ -5,8 +5,8 @@ import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sq
 import { ancestorIds } from '../../core/access/authorizations.ts';
 import { privateFeatureMinimum } from '../../core/access/abilities.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
-import { projectVisibleTo, projectsVisibleToParts } from '../../core/access/visibility.ts';
-import type { Countable } from '../../core/pagination.ts';
+import { SET_TEST_OFFSET, projectVisibleTo, projectsVisibleToParts } from '../../core/access/visibility.ts';
+import { type Countable, pageOf } from '../../core/pagination.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { escapeLike, fuzzyMatch, searchTerm } from '../../core/search.ts';
 import type { Config } from '../../config.ts';
@@ -151,12 +151,16 @@ function personalLevel(q: PersonalQuery): number | null {
 /**
  * The collection GET /projects starts from: what the actor may see, or, with owned / membership /
  * min_access_level, the projects the actor is authorized on (admins too). Anonymous callers asking
- * for those get nothing.
+ * for those get nothing. A deep page tests the visibility rule's authorizations as a set.
  */
-export function visibleProjects(db: Kysely<DB>, actor: Actor | null, q: PersonalQuery): ProjectsQuery {
+export function visibleProjects(db: Kysely<DB>, actor: Actor | null, q: PersonalQuery & Partial<Pick<ListProjectsQuery, 'page' | 'per_page'>>): ProjectsQuery {
   const base = allProjects(db);
   const level = personalLevel(q);
-  if (level === null) return base.where((eb) => projectVisibleTo(eb, actor));
+  if (level === null) {
+    const { page, perPage } = pageOf(q);
+    const test = (page - 1) * perPage >= SET_TEST_OFFSET ? 'set' : 'lookup';
+    return base.where((eb) => projectVisibleTo(eb, actor, 'projects', test));
+  }
   if (!actor) return base.where(sql<SqlBool>`1 = 0`);
   return base.where(() => authorizedAtLeast(actor, level));
 }

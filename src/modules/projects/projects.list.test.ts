@@ -441,3 +441,47 @@ describe('GET /groups/:id/projects', () => {
     });
   });
 });
+
+describe('GET /projects: deep pages', () => {
+  /** Every page of `query` in turn, following Link rel="next". */
+  async function walk(url: string | null, token: string | null): Promise<{ ids: number[]; totals: string[] }> {
+    const out = { ids: [] as number[], totals: [] as string[] };
+    while (url) {
+      const res = await t.get(url, { token: token ?? undefined });
+      expectStatus(res, 200);
+      out.ids.push(...ids(res));
+      out.totals.push(String(res.headers['x-total']));
+      const next = /<([^>]+)>; rel="next"/.exec(String(res.headers.link ?? ''));
+      url = next ? new URL(next[1]).pathname + new URL(next[1]).search : null;
+    }
+    return out;
+  }
+
+  test('from offset 200 on, authorizations are tested as a set, with the same rows and totals', async () => {
+    const carol = await t.user({ username: 'carol-deep' });
+    const open = await createGroup(t, { path: 'deep-open', visibility: 'private', members: [[carol.user.id, ACCESS.REPORTER]] });
+    const closed = await createGroup(t, { path: 'deep-closed', visibility: 'private' });
+    for (let i = 0; i < 240; i++) {
+      const visibility = (['private', 'internal', 'public'] as const)[i % 3];
+      await createProject(t, { path: `deep-${i}`, visibility, namespace: i % 2 === 0 ? open : closed });
+    }
+    const callers: [string, string | null][] = [
+      ['member', carol.token],
+      ['non-member', alice.token],
+      ['external', world.callers.external.token!],
+      ['admin', ROOT_TOKEN],
+      ['anonymous', null],
+    ];
+    for (const [who, token] of callers) {
+      const byOffset = await walk('/api/v4/projects?order_by=id&sort=desc&per_page=100', token);
+      const byKeyset = await walk('/api/v4/projects?pagination=keyset&order_by=id&sort=desc&per_page=100', token);
+      if (who === 'member' || who === 'admin') assert.ok(byOffset.ids.length > 200, who);
+      assert.deepEqual(byOffset.ids, byKeyset.ids, who);
+      assert.deepEqual(new Set(byOffset.totals), new Set([String(byOffset.ids.length)]), who);
+    }
+    const shallow = await statementsDuring(t, () => list({ page: '2' }, carol.token));
+    assert.ok(shallow.some((s) => s.includes('exists (select 1 from project_authorizations pa')));
+    const deep = await statementsDuring(t, () => list({ page: '3' }, carol.token));
+    assert.ok(deep.some((s) => s.includes('in (select pa.project_id from project_authorizations pa')));
+  });
+});
