@@ -184,7 +184,8 @@ function validateObject(schema: Schema, data: Record<string, unknown>, prefix: s
     if (value === '' && propSchema.type !== 'string' && !propSchema.anyOf?.some((m: Schema) => m.type === 'string')) value = undefined;
     if (!present(value)) {
       if (required.has(key)) errors.push(`${name} is missing`);
-      else if (propSchema.default !== undefined) out[key] = structuredClone(propSchema.default);
+      // Only a structured default needs a copy of its own, so that no request can alter it.
+      else if (propSchema.default !== undefined) out[key] = typeof propSchema.default === 'object' ? structuredClone(propSchema.default) : propSchema.default;
       continue;
     }
     if (value === null && !acceptsNull(propSchema)) {
