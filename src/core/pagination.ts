@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Compilable, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { DomainError, paramError } from './errors.ts';
-import { toQuery } from './query-string.ts';
+import { toQuery, toQueryParts } from './query-string.ts';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -49,6 +49,14 @@ function linkParams(req: FastifyRequest): Record<string, unknown> {
 
 function link(req: FastifyRequest, overrides: Record<string, unknown>, rel: string): string {
   return `<${linkBase(req)}?${toQuery({ ...linkParams(req), ...overrides })}>; rel="${rel}"`;
+}
+
+/** link() for numbered pages: the parameters other than page and per_page are written once for all the links. */
+function pageLinks(req: FastifyRequest): (page: number, perPage: number, rel: string) => string {
+  const { page: _page, per_page: _perPage, ...others } = linkParams(req);
+  const parts = toQueryParts(others);
+  const base = linkBase(req);
+  return (page, perPage, rel) => `<${base}?${[...parts, `page=${page}`, `per_page=${perPage}`].sort().join('&')}>; rel="${rel}"`;
 }
 
 /** Whether the request asks for keyset pagination (`pagination=keyset`). */
@@ -99,7 +107,8 @@ export function setOffsetHeaders(
   const next = inRange && hasNext ? page + 1 : null;
   const prev = inRange && page > 1 ? page - 1 : null;
   const links: string[] = [];
-  const at = (p: number, rel: string) => link(req, { page: p, per_page: perPage }, rel);
+  const pageLink = pageLinks(req);
+  const at = (p: number, rel: string) => pageLink(p, perPage, rel);
   if (prev !== null) links.push(at(prev, 'prev'));
   if (next !== null) links.push(at(next, 'next'));
   links.push(at(1, 'first'));

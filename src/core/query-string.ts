@@ -29,14 +29,27 @@ function valueToQuery(value: unknown, key: string): string {
 
 /** Hash#to_query: empty arrays and hashes are left out; pairs are sorted except inside arrays. */
 function hashToQuery(hash: Record<string, unknown>, namespace?: string): string {
+  return hashParts(hash, namespace).join('&');
+}
+
+/** hashToQuery's parts, one per key (an array's or a hash's pairs make one part). */
+function hashParts(hash: Record<string, unknown>, namespace?: string): string[] {
   const parts = Object.entries(hash)
     .filter(([, v]) => v !== undefined && !isEmptyCollection(v))
     .map(([k, v]) => valueToQuery(v, namespace === undefined ? k : `${namespace}[${k}]`));
   if (!namespace?.includes('[]')) parts.sort();
-  return parts.join('&');
+  return parts;
 }
 
 /** Rails' Hash#to_query, as the platform writes the query of Link URLs. */
 export function toQuery(params: Record<string, unknown>): string {
   return hashToQuery(params);
+}
+
+/**
+ * toQuery's sorted parts, one per parameter, for callers that add scalar `key=value` parts of
+ * their own: sorting the parts again with them gives what toQuery gives for all the parameters.
+ */
+export function toQueryParts(params: Record<string, unknown>): string[] {
+  return hashParts(params);
 }
