@@ -51,12 +51,12 @@ function link(req: FastifyRequest, overrides: Record<string, unknown>, rel: stri
   return `<${linkBase(req)}?${toQuery({ ...linkParams(req), ...overrides })}>; rel="${rel}"`;
 }
 
-/** link() for numbered pages: the parameters other than page and per_page are written once for all the links. */
-function pageLinks(req: FastifyRequest): (page: number, perPage: number, rel: string) => string {
+/** link() to pages of `perPage` rows: the other parameters are written once for all the links. */
+function pageLinks(req: FastifyRequest, perPage: number): (page: number, rel: string) => string {
   const { page: _page, per_page: _perPage, ...others } = linkParams(req);
   const parts = toQueryParts(others);
   const base = linkBase(req);
-  return (page, perPage, rel) => `<${base}?${[...parts, `page=${page}`, `per_page=${perPage}`].sort().join('&')}>; rel="${rel}"`;
+  return (page, rel) => `<${base}?${[...parts, `page=${page}`, `per_page=${perPage}`].sort().join('&')}>; rel="${rel}"`;
 }
 
 /** Whether the request asks for keyset pagination (`pagination=keyset`). */
@@ -107,8 +107,7 @@ export function setOffsetHeaders(
   const next = inRange && hasNext ? page + 1 : null;
   const prev = inRange && page > 1 ? page - 1 : null;
   const links: string[] = [];
-  const pageLink = pageLinks(req);
-  const at = (p: number, rel: string) => pageLink(p, perPage, rel);
+  const at = pageLinks(req, perPage);
   if (prev !== null) links.push(at(prev, 'prev'));
   if (next !== null) links.push(at(next, 'next'));
   links.push(at(1, 'first'));
