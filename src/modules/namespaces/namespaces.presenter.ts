@@ -19,7 +19,11 @@ export function namespaceWebUrl(baseUrl: string, namespace: Pick<NamespaceRow, '
   return namespace.type === 'Group' ? groupWebUrl(baseUrl, namespace.full_path) : userWebUrl(baseUrl, namespace.full_path);
 }
 
-export function presentNamespaceBasic(namespace: NamespaceRow, baseUrl: string): NamespaceBasic {
+/** The columns a namespace's basic entity is made of. */
+export const NAMESPACE_BASIC_COLUMNS = ['id', 'name', 'path', 'type', 'full_path', 'parent_id'] as const;
+export type NamespaceBasicRow = Pick<NamespaceRow, (typeof NAMESPACE_BASIC_COLUMNS)[number]>;
+
+export function presentNamespaceBasic(namespace: NamespaceBasicRow, baseUrl: string): NamespaceBasic {
   return {
     id: namespace.id,
     name: namespace.name,

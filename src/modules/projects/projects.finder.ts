@@ -12,6 +12,7 @@ import { escapeLike, fuzzyMatch, searchTerm } from '../../core/search.ts';
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
+import { NAMESPACE_BASIC_COLUMNS } from '../namespaces/namespaces.presenter.ts';
 import type { ProjectForm, ProjectView } from './projects.presenter.ts';
 import { type ListProjectsQuery, type ProjectStatistics, STATISTICS_ORDERS } from './projects.schemas.ts';
 
@@ -35,6 +36,8 @@ export interface ViewOptions {
 
 const today = (now: Date) => now.toISOString().slice(0, 10);
 
+const PROJECT_NAMESPACE_COLUMNS = [...NAMESPACE_BASIC_COLUMNS, 'owner_id', 'traversal_path'] as const;
+
 /**
  * Everything the presenter needs for these projects as seen by `actor`, in a fixed number of
  * queries whatever the number of rows. The groups module calls it for a group's `projects`.
@@ -49,7 +52,7 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
   const withMemberships = options.form === undefined || options.form === 'with_access';
 
   const [namespaces, topics, access, statistics] = await Promise.all([
-    none ? [] : db.selectFrom('namespaces').selectAll().where('id', 'in', namespaceIds).execute(),
+    none ? [] : db.selectFrom('namespaces').select(PROJECT_NAMESPACE_COLUMNS).where('id', 'in', namespaceIds).execute(),
     none ? [] : db.selectFrom('project_topics').select(['project_id', 'name']).where('project_id', 'in', ids).execute(),
     none || userId === undefined
       ? []

@@ -6,7 +6,7 @@ import { visibilityName } from '../../core/access/levels.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { apiUrl } from '../../core/urls.ts';
 import type { NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
-import { presentNamespaceBasic } from '../namespaces/namespaces.presenter.ts';
+import { type NamespaceBasicRow, presentNamespaceBasic } from '../namespaces/namespaces.presenter.ts';
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 import type { Project, ProjectSimple, ProjectStatistics, ProjectWithAccess } from './projects.schemas.ts';
@@ -15,10 +15,13 @@ import { type Feature, type FeatureLevel, type ProjectSettings, featureLevel, pa
 /** The notification level a membership reports until notification settings exist: 'global'. */
 const GLOBAL_NOTIFICATION_LEVEL = 3;
 
+/** What a project's entities read of its namespace. */
+export type ProjectNamespace = NamespaceBasicRow & Pick<NamespaceRow, 'owner_id' | 'traversal_path'>;
+
 export interface ProjectView {
   baseUrl: string;
   viewer: Actor | null;
-  namespaces: ReadonlyMap<number, NamespaceRow>;
+  namespaces: ReadonlyMap<number, ProjectNamespace>;
   /** Owners of the personal namespaces among the projects, by user id. */
   owners: ReadonlyMap<number, UserRow>;
   /** Topic names by project id, sorted. */
@@ -83,7 +86,7 @@ function hostsOf(baseUrl: string): { host: string; hostname: string } {
 // spreads made building a page of full projects cost three times as much as serializing it.)
 
 function simpleFields(row: ProjectRow, view: ProjectView, can: Set<ProjectAbility>): ProjectSimple {
-  const namespace = view.namespaces.get(row.namespace_id) as NamespaceRow;
+  const namespace = view.namespaces.get(row.namespace_id) as ProjectNamespace;
   const topics = view.topics.get(row.id) ?? [];
   const webUrl = projectWebUrl(view.baseUrl, row);
   return {
@@ -116,7 +119,7 @@ function simpleFields(row: ProjectRow, view: ProjectView, can: Set<ProjectAbilit
 
 function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set<ProjectAbility>, adminFields: boolean, withPermissions: boolean): Project | ProjectWithAccess {
   const settings: ProjectSettings = parseSettings(row.settings);
-  const namespace = view.namespaces.get(row.namespace_id) as NamespaceRow;
+  const namespace = view.namespaces.get(row.namespace_id) as ProjectNamespace;
   const readable = can.has('read_project');
   const level = (feature: Feature) => featureLevel(row, settings, feature);
   const available = (feature: Feature, at: FeatureLevel = level(feature)) => readable && projectFeatureAvailable(view.viewer, row, access, feature, at);
@@ -211,7 +214,7 @@ function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set
 }
 
 function permissionsOf(row: ProjectRow, view: ProjectView): ProjectWithAccess['permissions'] {
-  const namespace = view.namespaces.get(row.namespace_id) as NamespaceRow;
+  const namespace = view.namespaces.get(row.namespace_id) as ProjectNamespace;
   const projectLevel = view.projectMembers.get(row.id);
   const groupLevel = namespace.type === 'Group' ? view.groupMembers.get(namespace.id) : undefined;
   return {
