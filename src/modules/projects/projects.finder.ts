@@ -12,8 +12,7 @@ import { escapeLike, fuzzyMatch, searchTerm } from '../../core/search.ts';
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
-import { NAMESPACE_BASIC_COLUMNS } from '../namespaces/namespaces.presenter.ts';
-import type { ProjectForm, ProjectView } from './projects.presenter.ts';
+import { PROJECT_NAMESPACE_COLUMNS, type ProjectForm, type ProjectView } from './projects.presenter.ts';
 import { type ListProjectsQuery, type ProjectStatistics, STATISTICS_ORDERS } from './projects.schemas.ts';
 
 export type ProjectsQuery = SelectQueryBuilder<DB, 'projects', ProjectRow>;
@@ -35,8 +34,6 @@ export interface ViewOptions {
 }
 
 const today = (now: Date) => now.toISOString().slice(0, 10);
-
-const PROJECT_NAMESPACE_COLUMNS = [...NAMESPACE_BASIC_COLUMNS, 'owner_id', 'traversal_path'] as const;
 
 /**
  * Everything the presenter needs for these projects as seen by `actor`, in a fixed number of

@@ -6,7 +6,7 @@ import { visibilityName } from '../../core/access/levels.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { apiUrl } from '../../core/urls.ts';
 import type { NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
-import { type NamespaceBasicRow, presentNamespaceBasic } from '../namespaces/namespaces.presenter.ts';
+import { NAMESPACE_BASIC_COLUMNS, presentNamespaceBasic } from '../namespaces/namespaces.presenter.ts';
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 import type { Project, ProjectSimple, ProjectStatistics, ProjectWithAccess } from './projects.schemas.ts';
@@ -15,8 +15,9 @@ import { type Feature, type FeatureLevel, type ProjectSettings, featureLevel, pa
 /** The notification level a membership reports until notification settings exist: 'global'. */
 const GLOBAL_NOTIFICATION_LEVEL = 3;
 
-/** What a project's entities read of its namespace. */
-export type ProjectNamespace = NamespaceBasicRow & Pick<NamespaceRow, 'owner_id' | 'traversal_path'>;
+/** The columns of a project's namespace that its entities and their view read. */
+export const PROJECT_NAMESPACE_COLUMNS = [...NAMESPACE_BASIC_COLUMNS, 'owner_id', 'traversal_path'] as const;
+export type ProjectNamespace = Pick<NamespaceRow, (typeof PROJECT_NAMESPACE_COLUMNS)[number]>;
 
 export interface ProjectView {
   baseUrl: string;
