@@ -7,10 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
+import { type SecretBox, secretBox } from '../src/core/secret-box.ts';
 import { createDeps, openConfiguredDatabase, prepare } from '../src/bootstrap.ts';
 import { refreshAuthorizations } from '../src/core/access/authorizations.ts';
 import { ACCESS, VISIBILITY } from '../src/core/access/levels.ts';
-import { hashPassword } from '../src/core/auth/secrets.ts';
+import { digest, hashPassword } from '../src/core/auth/secrets.ts';
 import type { Database } from '../src/db/database.ts';
 import type { DB, NewUser } from '../src/db/schema.ts';
 import { issueToken } from '../src/modules/access-tokens/access-tokens.service.ts';
@@ -147,7 +148,6 @@ async function insertGroups(db: Kysely<DB>, specs: Array<{ parent: Group | null;
           description: '',
           visibility_level: VISIBILITY.public,
           request_access_enabled: true,
-          settings: '{}',
           created_at: s.at,
           updated_at: s.at,
         })),
@@ -188,7 +188,7 @@ interface ProjectNamespace {
 }
 
 /** `count` projects spread round-robin over the namespaces, created over the last few years. */
-async function insertProjects(db: Kysely<DB>, namespaces: readonly ProjectNamespace[], count: number, prefix: string, rand: () => number): Promise<void> {
+async function insertProjects(db: Kysely<DB>, box: SecretBox, namespaces: readonly ProjectNamespace[], count: number, prefix: string, rand: () => number): Promise<void> {
   const span = 4 * 365 * DAY;
   const rows = [];
   for (let i = 0; i < count; i++) {
@@ -197,6 +197,8 @@ async function insertProjects(db: Kysely<DB>, namespaces: readonly ProjectNamesp
     const name = `${prefix === 'app' ? 'App' : 'Tool'} ${i}`;
     const created = BASE + Math.floor(rand() * span);
     const updated = created + Math.floor(rand() * 30 * DAY);
+    const token = randomBytes(10).toString('hex');
+    const visibility = pickVisibility(rand);
     rows.push({
       namespace_id: ns.id,
       name,
@@ -204,18 +206,13 @@ async function insertProjects(db: Kysely<DB>, namespaces: readonly ProjectNamesp
       full_path: `${ns.fullPath}/${path}`,
       name_with_namespace: `${ns.fullName} / ${name}`,
       description: `Benchmark project ${i}`,
-      visibility_level: pickVisibility(rand),
+      visibility_level: visibility,
       creator_id: ns.creatorId,
       default_branch: 'main',
       archived: false,
-      issues_enabled: true,
-      merge_requests_enabled: true,
-      jobs_enabled: true,
-      wiki_enabled: true,
-      snippets_enabled: true,
-      settings: '{}',
       repository_storage: 'default',
-      runners_token: randomBytes(16).toString('hex'),
+      runners_token_encrypted: box.seal(token),
+      runners_token_digest: digest(token),
       import_status: 'none',
       star_count: 0,
       created_at: iso(created),
@@ -224,6 +221,13 @@ async function insertProjects(db: Kysely<DB>, namespaces: readonly ProjectNamesp
     });
   }
   await insertInBatches(db, 'projects', rows);
+  // Their settings rows, with the defaults (pages open on public projects, as for a new project).
+  const missing = (table: string) => sql`not exists (select 1 from ${sql.table(table)} s where s.project_id = projects.id)`;
+  await sql`insert into project_features (project_id, pages_access_level)
+            select id, case when visibility_level >= 20 then 20 else 10 end from projects where ${missing('project_features')}`.execute(db);
+  for (const table of ['project_ci_cd_settings', 'project_settings']) {
+    await sql`insert into ${sql.table(table)} (project_id) select id from projects where ${missing(table)}`.execute(db);
+  }
 }
 
 /** Distinct picks from 0..n-1. */
@@ -341,6 +345,7 @@ export async function seed(env: Record<string, string | undefined>, sizes: SeedS
 
     await insertProjects(
       db,
+      secretBox(config.dataDir),
       groups.map((g) => ({ id: g.id, fullPath: g.fullPath, fullName: g.fullName, creatorId: someUser() })),
       sizes.projects,
       'app',
@@ -424,6 +429,7 @@ export async function addPersonalProjects(env: Record<string, string | undefined
       .execute();
     await insertProjects(
       db,
+      secretBox(config.dataDir),
       owners.map((n) => ({ id: n.id, fullPath: n.full_path, fullName: n.full_name, creatorId: n.owner_id as number })),
       count,
       'tool',

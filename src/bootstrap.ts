@@ -10,6 +10,7 @@ import { SCOPES } from './core/auth/scopes.ts';
 import { digest } from './core/auth/secrets.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { secretBox } from './core/secret-box.ts';
 import { issueToken } from './modules/access-tokens/access-tokens.service.ts';
 import { createUser } from './modules/users/users.service.ts';
 
@@ -75,6 +76,6 @@ export async function ensureRoot(deps: Deps): Promise<RootSetup> {
 
 /** Migrates and seeds; the one start-up path of the server, the CLI and the tests. */
 export async function prepare(deps: Deps): Promise<RootSetup> {
-  await migrateToLatest(deps.db);
+  await migrateToLatest(deps.db, secretBox(deps.config.dataDir));
   return ensureRoot(deps);
 }

@@ -5,6 +5,7 @@ import { ConfigError, type Config, loadConfig } from './config.ts';
 import { resetData } from './cli/reset.ts';
 import { createTokenCommand, createUserCommand } from './cli/accounts.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { secretBox } from './core/secret-box.ts';
 import { serve } from './serve.ts';
 
 const USAGE = `usage: quarry <command> [options]
@@ -40,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
       await serve(config);
       return -1; // keeps running
     case 'migrate': {
-      const applied = await withDatabase(config, (deps) => migrateToLatest(deps.db));
+      const applied = await withDatabase(config, (deps) => migrateToLatest(deps.db, secretBox(config.dataDir)));
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
       return 0;
     }
@@ -61,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       await withDatabase(config, async (deps) => {
-        await migrateToLatest(deps.db);
+        await migrateToLatest(deps.db, secretBox(config.dataDir));
         await resetData(deps);
         await prepare(deps);
       });

@@ -4,7 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { refreshAuthorizations, usersAroundNamespace } from '../src/core/access/authorizations.ts';
 import { VISIBILITY, type VisibilityName } from '../src/core/access/levels.ts';
+import { digest } from '../src/core/auth/secrets.ts';
+import { secretBox } from '../src/core/secret-box.ts';
 import type { NamespaceRow, ProjectRow } from '../src/db/schema.ts';
+import { GROUP_CREATION_LEVELS, type GroupCreationLevels, type NamespaceSettings, updateNamespaceSettings } from '../src/domain/settings/namespace-settings.ts';
+import { PROJECT_CI_CD_SETTINGS, PROJECT_SETTINGS, insertProjectSettings, newProjectFeatures } from '../src/domain/settings/project-settings.ts';
 import type { TestApp } from './harness.ts';
 
 let counter = 0;
@@ -17,7 +21,7 @@ export interface GroupOptions {
   parent?: NamespaceRow;
   /** Users made direct members: [userId, accessLevel]. */
   members?: [number, number][];
-  settings?: Record<string, unknown>;
+  settings?: Partial<GroupCreationLevels & NamespaceSettings>;
 }
 
 export async function createGroup(t: TestApp, options: GroupOptions = {}): Promise<NamespaceRow> {
@@ -40,7 +44,7 @@ export async function createGroup(t: TestApp, options: GroupOptions = {}): Promi
       description: '',
       visibility_level: VISIBILITY[options.visibility ?? 'private'],
       request_access_enabled: true,
-      settings: JSON.stringify(options.settings ?? {}),
+      ...GROUP_CREATION_LEVELS.columns(options.settings ?? {}),
       created_at: at,
       updated_at: at,
     })
@@ -48,6 +52,7 @@ export async function createGroup(t: TestApp, options: GroupOptions = {}): Promi
     .executeTakeFirstOrThrow();
   const traversal = `${parent?.traversal_path ?? '/'}${inserted.id}/`;
   const row = await db.updateTable('namespaces').set({ traversal_path: traversal }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();
+  if (options.settings) await updateNamespaceSettings(db, row.id, options.settings);
   for (const [userId, level] of options.members ?? []) await addMember(t, row, userId, level);
   return row;
 }
@@ -74,6 +79,8 @@ export async function createProject(t: TestApp, options: ProjectOptions = {}): P
   const namespace = options.namespace ?? (await personalNamespace(t, options.creatorId ?? 1));
   const path = options.path ?? unique('project');
   const name = options.name ?? path;
+  const token = randomBytes(10).toString('hex');
+  const visibility = VISIBILITY[options.visibility ?? 'private'];
   const row = await db
     .insertInto('projects')
     .values({
@@ -83,18 +90,13 @@ export async function createProject(t: TestApp, options: ProjectOptions = {}): P
       full_path: `${namespace.full_path}/${path}`,
       name_with_namespace: `${namespace.full_name} / ${name}`,
       description: '',
-      visibility_level: VISIBILITY[options.visibility ?? 'private'],
+      visibility_level: visibility,
       creator_id: options.creatorId ?? namespace.owner_id ?? 1,
       default_branch: null,
       archived: options.archived ?? false,
-      issues_enabled: true,
-      merge_requests_enabled: true,
-      jobs_enabled: true,
-      wiki_enabled: true,
-      snippets_enabled: true,
-      settings: '{}',
       repository_storage: 'default',
-      runners_token: randomBytes(16).toString('hex'),
+      runners_token_encrypted: secretBox(t.deps.config.dataDir).seal(token),
+      runners_token_digest: digest(token),
       import_status: 'none',
       star_count: 0,
       created_at: at,
@@ -103,6 +105,7 @@ export async function createProject(t: TestApp, options: ProjectOptions = {}): P
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await insertProjectSettings(db, row.id, { features: newProjectFeatures(visibility), ciCd: PROJECT_CI_CD_SETTINGS.defaults, settings: PROJECT_SETTINGS.defaults });
   for (const [position, topic] of (options.topics ?? []).entries()) {
     await db.insertInto('project_topics').values({ project_id: row.id, name: topic, position }).execute();
   }

@@ -15,7 +15,11 @@ const TABLES = [
   'project_authorizations',
   'members',
   'project_topics',
+  'project_features',
+  'project_ci_cd_settings',
+  'project_settings',
   'projects',
+  'namespace_settings',
   'namespaces',
   'web_sessions',
   'oauth_access_tokens',
@@ -23,6 +27,8 @@ const TABLES = [
   'user_custom_attributes',
   'identities',
   'users',
+  // The instance's settings return to their defaults (the row is recreated when next read).
+  'application_settings',
 ] as const;
 
 export async function resetData(deps: Deps): Promise<void> {

@@ -8,9 +8,13 @@ import * as m0003 from './migrations/0003_list_counts_and_search.ts';
 import * as m0004 from './migrations/0004_repositories.ts';
 import * as m0005 from './migrations/0005_protected_refs.ts';
 import * as m0006 from './migrations/0006_authorized_projects_by_level.ts';
+import * as m0008 from './migrations/0008_typed_settings.ts';
+import type { MigrationContext } from './migrations/helpers.ts';
+
+export type { MigrationContext };
 
 interface Migration {
-  up(db: Kysely<any>): Promise<void>;
+  up(db: Kysely<any>, context: MigrationContext): Promise<void>;
 }
 
 const migrations: [string, Migration][] = [
@@ -20,12 +24,20 @@ const migrations: [string, Migration][] = [
   ['0004_repositories', m0004],
   ['0005_protected_refs', m0005],
   ['0006_authorized_projects_by_level', m0006],
+  ['0008_typed_settings', m0008],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */
 const MIGRATION_LOCK = 7_270_001;
 
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+/** For callers that know no data directory: a migration that needs its key fails with this. */
+const WITHOUT_KEY: MigrationContext = {
+  seal() {
+    throw new Error('this migration encrypts secrets with the data directory\'s key: run it through `quarry migrate` or the server');
+  },
+};
+
+export async function migrateToLatest(db: Kysely<any>, context: MigrationContext = WITHOUT_KEY): Promise<string[]> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return db.transaction().execute(async (trx) => {
     if (postgres) await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
@@ -34,7 +46,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     const applied: string[] = [];
     for (const [name, migration] of migrations) {
       if (done.has(name)) continue;
-      await migration.up(trx);
+      await migration.up(trx, context);
       await trx.insertInto('schema_migrations').values({ name, applied_at: new Date().toISOString() }).execute();
       applied.push(name);
     }

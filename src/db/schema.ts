@@ -113,8 +113,10 @@ export interface NamespacesTable {
   description: string;
   visibility_level: number;
   request_access_enabled: Bool;
-  /** JSON object of less-queried group settings. */
-  settings: string;
+  /** Who may create projects in a group: 'noone', 'maintainer' or 'developer' (the ability table reads it). */
+  project_creation_level: Generated<string>;
+  /** Who may create subgroups: 'owner' or 'maintainer'. */
+  subgroup_creation_level: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -131,19 +133,15 @@ export interface ProjectsTable {
   creator_id: number | null;
   default_branch: string | null;
   archived: Bool;
-  issues_enabled: Bool;
-  merge_requests_enabled: Bool;
-  jobs_enabled: Bool;
-  wiki_enabled: Bool;
-  snippets_enabled: Bool;
-  /** JSON object of less-queried project settings. */
-  settings: string;
   repository_storage: string;
   /** Pushes and API writes are refused while set (a storage move is copying the repository). */
   repository_read_only: Generated<Bool>;
   /** The repository has no branch; kept by every path that writes refs. */
   empty_repo: Generated<Bool>;
-  runners_token: string;
+  /** The runners registration token, encrypted (core/secret-box); shown to those who administer the project. */
+  runners_token_encrypted: string;
+  /** SHA-256 of the token, to find the project a runner registers with. */
+  runners_token_digest: string;
   import_status: string;
   star_count: number;
   created_at: string;
@@ -291,7 +289,38 @@ export interface ProtectedTagCreateAccessLevelsTable {
   access_level: number;
 }
 
+/**
+ * Tables of settings, one column per setting: their columns are declared in domain/settings (one
+ * line per setting, which also gives each its default, parameter and entity field).
+ */
+export interface ProjectSettingsTable {
+  project_id: number;
+  [column: string]: unknown;
+}
+
+export interface NamespaceSettingsTable {
+  namespace_id: number;
+  /** The group's runners registration token, encrypted; null until first shown. */
+  runners_token_encrypted: string | null;
+  runners_token_digest: string | null;
+  [column: string]: unknown;
+}
+
+/** One row (id 1): every instance-wide setting; `generation` moves on every change. */
+export interface ApplicationSettingsTable {
+  id: number;
+  generation: number;
+  created_at: string;
+  updated_at: string;
+  [column: string]: unknown;
+}
+
 export interface DB {
+  project_features: ProjectSettingsTable;
+  project_ci_cd_settings: ProjectSettingsTable;
+  project_settings: ProjectSettingsTable;
+  namespace_settings: NamespaceSettingsTable;
+  application_settings: ApplicationSettingsTable;
   protected_branches: ProtectedBranchesTable;
   protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
   protected_tags: ProtectedTagsTable;

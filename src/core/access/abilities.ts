@@ -39,10 +39,18 @@ export interface ProjectSubject {
 
 export interface GroupSubject {
   visibility_level: number;
-  /** JSON settings: project_creation_level ('noone' | 'maintainer' | 'developer'), subgroup_creation_level ('owner' | 'maintainer'). */
+  /** 'noone' | 'maintainer' | 'developer'. */
   project_creation_level: string;
+  /** 'owner' | 'maintainer'. */
   subgroup_creation_level: string;
 }
+
+/** What the ability table reads of a group: columns of its namespace row. */
+export const groupSubject = (row: GroupSubject): GroupSubject => ({
+  visibility_level: row.visibility_level,
+  project_creation_level: row.project_creation_level,
+  subgroup_creation_level: row.subgroup_creation_level,
+});
 
 type Viewer = Pick<Actor, 'isAdmin'> & { user: { external: boolean | number; user_type?: string } };
 

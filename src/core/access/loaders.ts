@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { parseIdOrPath } from '../params.ts';
-import { type GroupAbility, type ProjectAbility, groupAbilities, projectAbilities } from './abilities.ts';
+import { type GroupAbility, type ProjectAbility, groupAbilities, groupSubject, projectAbilities } from './abilities.ts';
 import { groupAccessLevel, projectAccessLevel, reachesProjectUnder } from './authorizations.ts';
 import { ACCESS } from './levels.ts';
 
@@ -28,23 +28,6 @@ declare module 'fastify' {
     project: LoadedProject;
     group: LoadedGroup;
   }
-}
-
-/**
- * The platform's defaults for the group settings the ability table reads, which POST /groups
- * stores: developers create projects (the instance's default_project_creation), maintainers create
- * subgroups (namespaces.subgroup_creation_level DEFAULT 1).
- */
-export const GROUP_SETTING_DEFAULTS = { project_creation_level: 'developer', subgroup_creation_level: 'maintainer' } as const;
-
-/** Group settings the ability table reads, with the platform's defaults. */
-export function groupSettings(row: Pick<NamespaceRow, 'settings'>): { project_creation_level: string; subgroup_creation_level: string } & Record<string, unknown> {
-  const settings = JSON.parse(row.settings) as Record<string, unknown>;
-  return {
-    ...settings,
-    project_creation_level: typeof settings.project_creation_level === 'string' ? settings.project_creation_level : GROUP_SETTING_DEFAULTS.project_creation_level,
-    subgroup_creation_level: typeof settings.subgroup_creation_level === 'string' ? settings.subgroup_creation_level : GROUP_SETTING_DEFAULTS.subgroup_creation_level,
-  };
 }
 
 /** Finds a project by id or full path (case-insensitive), with its namespace. */
@@ -94,7 +77,7 @@ export async function accessToGroup(req: FastifyRequest, row: NamespaceRow): Pro
   const { db, now } = req.server.deps;
   const actor = req.actor;
   const access = actor ? await groupAccessLevel(db, actor.user.id, row.traversal_path, now()) : ACCESS.NO_ACCESS;
-  const subject = { visibility_level: row.visibility_level, ...groupSettings(row) };
+  const subject = groupSubject(row);
   let can = groupAbilities(actor, subject, access, false);
   // A private group is visible to whoever reaches a project inside it.
   if (!can.has('read_group') && actor && (await reachesProjectUnder(db, actor.user.id, row.traversal_path))) {

@@ -18,3 +18,9 @@ export function withId<T extends string>(db: Kysely<any>, table: CreateTableBuil
 export const notNull = (c: ColumnDefinitionBuilder) => c.notNull();
 export const falseByDefault = (c: ColumnDefinitionBuilder) => c.notNull().defaultTo(sql`false`);
 export const emptyByDefault = (c: ColumnDefinitionBuilder) => c.notNull().defaultTo('');
+
+/** What a migration may need beyond the database. */
+export interface MigrationContext {
+  /** Encrypts a secret with the instance's key (the data directory's), for migrations that move secrets. */
+  seal(clear: string): string;
+}

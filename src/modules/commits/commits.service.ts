@@ -7,7 +7,6 @@ import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import { DomainError, forbidden, paramError } from '../../core/errors.ts';
-import type { NamespaceRow } from '../../db/schema.ts';
 import { ZERO_OID, safeRepoPath, validBranchName } from '../../git/args.ts';
 import { type FileAction, createCommit } from '../../git/commits.ts';
 import { lastCommitForPath } from '../../git/history.ts';
@@ -15,7 +14,8 @@ import { hasBranches, resolveCommit, resolveRef } from '../../git/refs.ts';
 import { GitError } from '../../git/run.ts';
 import type { Identity } from '../../git/signature.ts';
 import { assertWritable } from '../projects/projects.service.ts';
-import { DEFAULT_BRANCH_PROTECTION, canPushToBranch, loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
+import { defaultBranchProtection } from '../../domain/settings/namespace-settings.ts';
+import { canPushToBranch, loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
 import { requireRepositoryDir } from '../repository/repository.access.ts';
 import { isCommitId } from './commits.finder.ts';
@@ -61,13 +61,6 @@ export interface Writer {
 const refuse = (message: string) => new DomainError('bad_request', message);
 
 const commitsStale = (path: string) => `The file has changed since you started editing it: ${path}`;
-
-/** The default_branch_protection that applies while the repository is empty: its group's, or the instance's (full). */
-function defaultBranchProtection(namespace: NamespaceRow): number {
-  if (namespace.type !== 'Group') return DEFAULT_BRANCH_PROTECTION.full;
-  const value = (JSON.parse(namespace.settings) as { default_branch_protection?: unknown }).default_branch_protection;
-  return typeof value === 'number' ? value : DEFAULT_BRANCH_PROTECTION.full;
-}
 
 /** A branch's head; null when it does not exist or could not be a branch. */
 function branchHead(dir: string, name: string): Promise<string | null> {
@@ -124,7 +117,8 @@ export async function commitChange(deps: Deps, writer: Writer, change: CommitCha
   const empty = !(await hasBranches(dir));
 
   const protections = await loadRefProtections(deps.db, project.row.id);
-  const emptyRepository = empty ? { defaultBranchProtection: defaultBranchProtection(project.namespace) } : undefined;
+  // While the repository is empty, the protection its default branch will get applies: its group's, or the instance's.
+  const emptyRepository = empty ? { defaultBranchProtection: await defaultBranchProtection(deps.db, project.namespace) } : undefined;
   const user = actor?.user;
   if (!user || !canPushToBranch(protections, branch, pusherOf(project, actor), emptyRepository)) {
     throw change.pushForbidden ? forbidden(PUSH_REFUSED) : refuse(PUSH_REFUSED);

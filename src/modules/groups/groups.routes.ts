@@ -8,6 +8,8 @@ import { forbidden, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { type OffsetOptions, paginate, paginateWithKeyset } from '../../core/pagination.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
+import { loadNamespaceSettings } from '../../domain/settings/namespace-settings.ts';
 import { groupProjectsOf, loadProjectView, visibleProjects } from '../projects/projects.finder.ts';
 import { presentProjects } from '../projects/projects.presenter.ts';
 import type { Project } from '../projects/projects.schemas.ts';
@@ -54,11 +56,13 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
   async function listView(rows: NamespaceRow[], actor: Actor | null, q: { with_custom_attributes?: boolean; statistics?: boolean }): Promise<GroupView> {
     const admin = actor?.isAdmin ?? false;
     const ids = rows.map((r) => r.id);
-    const [customAttributes, statistics] = await Promise.all([
+    const [settings, instance, customAttributes, statistics] = await Promise.all([
+      loadNamespaceSettings(db, ids),
+      applicationSettings(db),
       admin && q.with_custom_attributes ? loadCustomAttributes(db, 'group', ids) : undefined,
       admin && q.statistics ? loadGroupStatistics(db, ids) : undefined,
     ]);
-    return { baseUrl: config.externalUrl, customAttributes, statistics };
+    return { baseUrl: config.externalUrl, settings, instance, customAttributes, statistics };
   }
 
   async function listGroups(req: FastifyRequest, reply: FastifyReply, scope: GroupScope) {

@@ -5,34 +5,23 @@ import { PageParams } from '../../core/pagination.ts';
 import { Bool, CommaList, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
 import { CustomAttributeEntity } from '../custom-attributes/custom-attributes.schemas.ts';
-import { ProjectEntity, SharedGroupEntity, storageStatisticsFields } from '../projects/projects.schemas.ts';
+import type { EntityOf } from '../../domain/settings/declare.ts';
+import { GROUP_CREATION_LEVELS, NAMESPACE_SETTINGS } from '../../domain/settings/namespace-settings.ts';
+import { type Project, ProjectEntity, SharedGroupEntity, storageStatisticsFields } from '../projects/projects.schemas.ts';
 
 // ---- Entities -------------------------------------------------------------------------------------
-
-export const PROJECT_CREATION_LEVELS = ['noone', 'maintainer', 'developer'] as const;
-export const SUBGROUP_CREATION_LEVELS = ['owner', 'maintainer'] as const;
-export const SHARED_RUNNERS_SETTINGS = ['disabled_and_unoverridable', 'disabled_with_override', 'enabled'] as const;
-/** 0 unprotected, 1 developers may push, 2 fully protected, 3 developers may merge. */
-export const BRANCH_PROTECTIONS = [0, 1, 2, 3] as const;
 
 /** The storage of the group's own projects, summed. */
 export const GroupStatisticsEntity = Entity(storageStatisticsFields);
 
-const group = {
+const groupBase = {
   id: Type.Integer(),
   web_url: Type.String(),
   name: Type.String(),
   path: Type.String(),
   description: Type.String(),
   visibility: Literals(VISIBILITY_NAMES),
-  share_with_group_lock: Type.Boolean(),
-  require_two_factor_authentication: Type.Boolean(),
-  two_factor_grace_period: Type.Integer(),
-  project_creation_level: Literals(PROJECT_CREATION_LEVELS),
-  auto_devops_enabled: Nullable(Type.Boolean()),
-  subgroup_creation_level: Literals(SUBGROUP_CREATION_LEVELS),
-  emails_disabled: Nullable(Type.Boolean()),
-  mentions_disabled: Nullable(Type.Boolean()),
+  // What applies: the group's own setting, else the instance's.
   lfs_enabled: Type.Boolean(),
   default_branch_protection: Type.Integer(),
   avatar_url: Nullable(Type.String()),
@@ -46,23 +35,36 @@ const group = {
   statistics: Type.Optional(GroupStatisticsEntity),
 };
 
+/** The settings, as domain/settings/namespace-settings declares them. */
+const group = { ...groupBase, ...GROUP_CREATION_LEVELS.entity, ...NAMESPACE_SETTINGS.entity };
+type SettingFields = EntityOf<typeof GROUP_CREATION_LEVELS.specs> & EntityOf<typeof NAMESPACE_SETTINGS.specs>;
+
 /** The list form, and GET /groups/:id?with_projects=false. */
 export const GroupEntity = Entity(group);
 
-/** GET /groups/:id, and the answer to creation and update. */
-export const GroupDetailEntity = Entity({
-  ...group,
+const detailBase = {
+  ...groupBase,
   shared_with_groups: Type.Array(SharedGroupEntity),
   // Owners and administrators, on GET /groups/:id only.
   runners_token: Type.Optional(Type.String()),
   // Top-level groups only.
   prevent_sharing_groups_outside_hierarchy: Type.Optional(Type.Boolean()),
+};
+
+/** GET /groups/:id, and the answer to creation and update. */
+export const GroupDetailEntity = Entity({
+  ...detailBase,
+  ...GROUP_CREATION_LEVELS.entity,
+  ...NAMESPACE_SETTINGS.entity,
   projects: Type.Array(ProjectEntity),
   shared_projects: Type.Array(ProjectEntity),
 });
 
-export type Group = Static<typeof GroupEntity>;
-export type GroupDetail = Static<typeof GroupDetailEntity>;
+// Computed in parts: TypeBox's Static of the whole objects is too deep for the compiler.
+const GroupBase = Entity(groupBase);
+const GroupDetailBase = Entity(detailBase);
+export type Group = Static<typeof GroupBase> & SettingFields;
+export type GroupDetail = Static<typeof GroupDetailBase> & SettingFields & { projects: Project[]; shared_projects: Project[] };
 export type GroupStatistics = Static<typeof GroupStatisticsEntity>;
 
 // ---- Parameters ---------------------------------------------------------------------------------
@@ -94,41 +96,29 @@ export const ShowGroupQuery = Params({
 });
 export type ShowGroupQuery = Static<typeof ShowGroupQuery>;
 
-/** Settings that creation and update share. */
-const settings = {
+/** Parameters of creation and update that are no setting of their own. */
+const groupParams = {
   description: Type.Optional(Type.String()),
   visibility: Type.Optional(OneOf(VISIBILITY_NAMES)),
   avatar: Type.Optional(Type.Unknown()),
-  share_with_group_lock: Type.Optional(Bool()),
-  require_two_factor_authentication: Type.Optional(Bool()),
-  two_factor_grace_period: Type.Optional(Type.Integer()),
-  project_creation_level: Type.Optional(OneOf(PROJECT_CREATION_LEVELS)),
-  auto_devops_enabled: Type.Optional(Bool()),
-  subgroup_creation_level: Type.Optional(OneOf(SUBGROUP_CREATION_LEVELS)),
-  emails_disabled: Type.Optional(Bool()),
-  mentions_disabled: Type.Optional(Bool()),
-  lfs_enabled: Type.Optional(Bool()),
   request_access_enabled: Type.Optional(Bool()),
-  default_branch_protection: Type.Optional(Type.Integer({ enum: [...BRANCH_PROTECTIONS] })),
-  shared_runners_setting: Type.Optional(OneOf(SHARED_RUNNERS_SETTINGS)),
 };
 
 export const CreateGroupBody = Params({
   name: Type.String(),
   path: Type.String(),
   parent_id: Type.Optional(Type.Integer()),
-  ...settings,
+  ...groupParams,
+  ...GROUP_CREATION_LEVELS.params('create'),
+  ...NAMESPACE_SETTINGS.params('create'),
 });
 export type CreateGroupBody = Static<typeof CreateGroupBody>;
 
 export const UpdateGroupBody = Params({
   name: Type.Optional(Type.String()),
   path: Type.Optional(Type.String()),
-  ...settings,
-  prevent_sharing_groups_outside_hierarchy: Type.Optional(Bool()),
+  ...groupParams,
+  ...GROUP_CREATION_LEVELS.params('update'),
+  ...NAMESPACE_SETTINGS.params('update'),
 });
 export type UpdateGroupBody = Static<typeof UpdateGroupBody>;
-
-export type GroupSettingsInput = Pick<CreateGroupBody, Exclude<keyof typeof settings, 'description' | 'visibility' | 'avatar' | 'request_access_enabled'>> & {
-  prevent_sharing_groups_outside_hierarchy?: boolean;
-};

@@ -5,43 +5,22 @@ import { type Kysely, sql } from 'kysely';
 import { ancestorIds, refreshAuthorizations, usersAroundNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
 import { inSubtree } from '../../core/access/subtree.ts';
-import { GROUP_SETTING_DEFAULTS } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { DomainError, type FieldErrors, invalidFields } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
+import type { Config } from '../../config.ts';
+import { secretBox } from '../../core/secret-box.ts';
+import { applicationSettings, defaultProjectCreationLevel } from '../../domain/settings/application-settings.ts';
+import { GROUP_CREATION_LEVELS, NAMESPACE_SETTINGS, groupRunnersToken, readNamespaceSettings, updateNamespaceSettings } from '../../domain/settings/namespace-settings.ts';
 import { fullPathTaken } from '../namespaces/namespace-paths.ts';
-import { readGroupSettings } from './groups.presenter.ts';
-import type { CreateGroupBody, GroupSettingsInput, UpdateGroupBody } from './groups.schemas.ts';
+import type { CreateGroupBody, UpdateGroupBody } from './groups.schemas.ts';
 import { type GroupChanges, type GroupContext, rubyInspect, validateGroup } from './groups.validation.ts';
 
 export interface ServiceDeps {
   db: Kysely<DB>;
+  config: Pick<Config, 'dataDir'>;
   now: () => Date;
-}
-
-/** The instance default for new groups (an administrator setting on the platform). */
-const DEFAULT_GROUP_VISIBILITY = VISIBILITY.private;
-
-const SETTING_KEYS = [
-  'share_with_group_lock',
-  'require_two_factor_authentication',
-  'two_factor_grace_period',
-  'project_creation_level',
-  'auto_devops_enabled',
-  'subgroup_creation_level',
-  'emails_disabled',
-  'mentions_disabled',
-  'lfs_enabled',
-  'default_branch_protection',
-  'shared_runners_setting',
-  'prevent_sharing_groups_outside_hierarchy',
-] as const satisfies readonly (keyof GroupSettingsInput)[];
-
-function settingsFrom(body: GroupSettingsInput): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of SETTING_KEYS) if (body[key] !== undefined) out[key] = body[key];
-  return out;
 }
 
 /** A group runners token: 20 URL-safe characters. */
@@ -72,8 +51,9 @@ const TAKEN: FieldErrors = { path: ['has already been taken'] };
 export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateGroupBody, parent: NamespaceRow | null): Promise<NamespaceRow> {
   const { db } = deps;
   const fullPath = parent ? `${parent.full_path}/${body.path}` : body.path;
-  const visibility = body.visibility !== undefined ? VISIBILITY[body.visibility] : DEFAULT_GROUP_VISIBILITY;
-  const parentSettings = parent ? readGroupSettings(parent) : null;
+  const instance = await applicationSettings(db);
+  const visibility = VISIBILITY[body.visibility ?? instance.default_group_visibility];
+  const parentSettings = parent ? await readNamespaceSettings(db, parent.id) : null;
   const ctx: GroupContext = {
     topLevel: parent === null,
     ancestors: parent ? ancestorIds(parent.traversal_path).length : 0,
@@ -90,13 +70,11 @@ export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateG
 
   const now = deps.now();
   const at = now.toISOString();
+  const levels = { ...GROUP_CREATION_LEVELS.defaults, project_creation_level: defaultProjectCreationLevel(instance), ...GROUP_CREATION_LEVELS.fromParams(body, 'create') };
   const settings = {
-    ...GROUP_SETTING_DEFAULTS,
-    two_factor_grace_period: 48,
-    ...settingsFrom(body),
+    ...NAMESPACE_SETTINGS.fromParams(body, 'create'),
     // A parent that keeps its projects from being shared keeps its subgroups' too.
     ...(parentSettings?.share_with_group_lock ? { share_with_group_lock: true } : {}),
-    runners_token: newRunnersToken(),
   };
   try {
     return await db.transaction().execute(async (trx) => {
@@ -114,7 +92,7 @@ export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateG
           description: body.description ?? '',
           visibility_level: visibility,
           request_access_enabled: body.request_access_enabled ?? true,
-          settings: JSON.stringify(settings),
+          ...GROUP_CREATION_LEVELS.columns(levels),
           created_at: at,
           updated_at: at,
         })
@@ -126,6 +104,7 @@ export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateG
         .where('id', '=', inserted.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      await updateNamespaceSettings(trx, group.id, settings);
       await trx
         .insertInto('members')
         .values({
@@ -163,7 +142,7 @@ export interface UpdateContext {
 export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: UpdateGroupBody, ctx: UpdateContext): Promise<NamespaceRow> {
   const { db } = deps;
   const { parent } = ctx;
-  const current = readGroupSettings(group);
+  const current = await readNamespaceSettings(db, group.id);
   const path = body.path !== undefined && body.path !== group.path ? body.path : undefined;
   const name = body.name !== undefined && body.name !== group.name ? body.name : undefined;
   const visibility = body.visibility !== undefined ? VISIBILITY[body.visibility] : undefined;
@@ -172,7 +151,7 @@ export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: 
   if (visibility !== undefined && visibility !== group.visibility_level) changes.visibility_level = visibility;
 
   // Lifting a lock the parent imposes is for those who administer the parent.
-  const parentLocked = parent !== null && readGroupSettings(parent).share_with_group_lock;
+  const parentLocked = parent !== null && (await readNamespaceSettings(db, parent.id)).share_with_group_lock;
   if (body.share_with_group_lock === false && current.share_with_group_lock && parentLocked && !ctx.administersParent) {
     throw invalidFields({
       share_with_group_lock: ['cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group'],
@@ -189,7 +168,8 @@ export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: 
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 
   const now = deps.now().toISOString();
-  const settings = { ...JSON.parse(group.settings), ...settingsFrom(body) };
+  const levels = GROUP_CREATION_LEVELS.fromParams(body, 'update');
+  const settings = NAMESPACE_SETTINGS.fromParams(body, 'update');
   const fullName = name === undefined ? group.full_name : parent ? `${parent.full_name} / ${name}` : name;
   try {
     return await db.transaction().execute(async (trx) => {
@@ -201,12 +181,13 @@ export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: 
           ...(body.description !== undefined ? { description: body.description } : {}),
           ...(visibility !== undefined ? { visibility_level: visibility } : {}),
           ...(body.request_access_enabled !== undefined ? { request_access_enabled: body.request_access_enabled } : {}),
-          settings: JSON.stringify(settings),
+          ...GROUP_CREATION_LEVELS.columns(levels),
           updated_at: now,
         })
         .where('id', '=', group.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      await updateNamespaceSettings(trx, group.id, settings);
       if (path !== undefined || name !== undefined) await renameBelow(trx, group, fullPath, fullName);
       if (body.share_with_group_lock === true) await lockBelow(trx, group);
       return updated;
@@ -245,29 +226,13 @@ async function renameBelow(db: Kysely<DB>, group: NamespaceRow, fullPath: string
 
 /** A lock on sharing holds for every group below. */
 async function lockBelow(db: Kysely<DB>, group: NamespaceRow): Promise<void> {
-  const rows = await db
-    .selectFrom('namespaces')
-    .select(['id', 'settings'])
-    .where(inSubtree('traversal_path', group.traversal_path))
-    .where('id', '!=', group.id)
-    .execute();
-  for (const row of rows) {
-    const settings = { ...JSON.parse(row.settings), share_with_group_lock: true };
-    await db.updateTable('namespaces').set({ settings: JSON.stringify(settings) }).where('id', '=', row.id).execute();
-  }
+  const rows = await db.selectFrom('namespaces').select('id').where(inSubtree('traversal_path', group.traversal_path)).where('id', '!=', group.id).execute();
+  for (const row of rows) await updateNamespaceSettings(db, row.id, { share_with_group_lock: true });
 }
 
-/** Gives a group created without one (before tokens were generated) its runners token. */
-export async function ensureRunnersToken(deps: ServiceDeps, group: NamespaceRow): Promise<string> {
-  const existing = readGroupSettings(group).runners_token;
-  if (existing !== null) return existing;
-  const token = newRunnersToken();
-  await deps.db
-    .updateTable('namespaces')
-    .set({ settings: JSON.stringify({ ...JSON.parse(group.settings), runners_token: token }) })
-    .where('id', '=', group.id)
-    .execute();
-  return token;
+/** The group's runners token, made the first time it is shown. */
+export function ensureRunnersToken(deps: ServiceDeps, group: NamespaceRow): Promise<string> {
+  return groupRunnersToken(deps.db, secretBox(deps.config.dataDir), group.id, newRunnersToken);
 }
 
 /**

@@ -1,8 +1,8 @@
 // Namespaces: spec Part 2 §4.3 (list, show, existence of a path). Every route needs a signed-in caller.
 import type { FastifyPluginAsync } from 'fastify';
-import { groupAbilities, personalNamespaceAbilities } from '../../core/access/abilities.ts';
+import { groupAbilities, groupSubject, personalNamespaceAbilities } from '../../core/access/abilities.ts';
 import { requireUser } from '../../core/access/guards.ts';
-import { accessToGroup, groupSettings } from '../../core/access/loaders.ts';
+import { accessToGroup } from '../../core/access/loaders.ts';
 import { notFound } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
@@ -32,7 +32,7 @@ export const namespaceRoutes: FastifyPluginAsync = async (api) => {
     const levels = actor.isAdmin ? new Map<number, number>() : await loadCallerLevels(db, actor.user.id, rows, deps.now());
     const view = await viewFor(rows, (row) =>
       row.type === 'Group'
-        ? groupAbilities(actor, { visibility_level: row.visibility_level, ...groupSettings(row) }, levels.get(row.id) ?? 0, false).has('admin_namespace')
+        ? groupAbilities(actor, groupSubject(row), levels.get(row.id) ?? 0, false).has('admin_namespace')
         : personalNamespaceAbilities(actor, row).has('admin_namespace'),
     );
     return rows.map((row) => presentNamespace(row, view));

@@ -20,7 +20,6 @@ export async function createPersonalNamespace(db: Kysely<DB>, user: { id: number
       description: '',
       visibility_level: PUBLIC,
       request_access_enabled: true,
-      settings: '{}',
       created_at: now,
       updated_at: now,
     })

@@ -138,8 +138,8 @@ describe('POST /projects', () => {
     assert.equal(named.json().default_branch, 'trunk');
     const plain = await create({ name: 'no-readme', default_branch: 'trunk' });
     assert.equal(plain.json().default_branch, null);
-    const row = await t.deps.db.selectFrom('projects').select('settings').where('id', '=', readme.json().id).executeTakeFirstOrThrow();
-    assert.equal(JSON.parse(row.settings).initialize_with_readme, true);
+    const row = await t.deps.db.selectFrom('project_settings').select('initialize_with_readme').where('project_id', '=', readme.json().id).executeTakeFirstOrThrow();
+    assert.equal(Boolean(row.initialize_with_readme), true);
   });
 
   test('name and path: at least one is required', async () => {

@@ -11,6 +11,8 @@ import type { Actor } from '../../core/auth/actor.ts';
 import { escapeLike, fuzzyMatch, searchTerm } from '../../core/search.ts';
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
+import { secretBox } from '../../core/secret-box.ts';
+import { FEATURE_LEVEL_CODES, featureSetting, loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
 import { PROJECT_NAMESPACE_COLUMNS, type ProjectForm, type ProjectView } from './projects.presenter.ts';
 import { type ListProjectsQuery, type ProjectStatistics, STATISTICS_ORDERS } from './projects.schemas.ts';
@@ -19,7 +21,7 @@ export type ProjectsQuery = SelectQueryBuilder<DB, 'projects', ProjectRow>;
 
 export interface ViewDeps {
   db: Kysely<DB>;
-  config: Pick<Config, 'externalUrl'>;
+  config: Pick<Config, 'externalUrl' | 'dataDir'>;
   now: () => Date;
 }
 
@@ -46,15 +48,17 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
   const userId = actor?.user.id;
   const none = ids.length === 0;
   const withOwners = options.form !== 'simple';
+  const withSettings = options.form !== 'simple';
   const withMemberships = options.form === undefined || options.form === 'with_access';
 
-  const [namespaces, topics, access, statistics] = await Promise.all([
+  const [namespaces, topics, access, statistics, settings] = await Promise.all([
     none ? [] : db.selectFrom('namespaces').select(PROJECT_NAMESPACE_COLUMNS).where('id', 'in', namespaceIds).execute(),
     none ? [] : db.selectFrom('project_topics').select(['project_id', 'name']).where('project_id', 'in', ids).execute(),
     none || userId === undefined
       ? []
       : db.selectFrom('project_authorizations').select(['project_id', 'access_level']).where('user_id', '=', userId).where('project_id', 'in', ids).execute(),
     none || !options.statistics ? [] : db.selectFrom('project_statistics').selectAll().where('project_id', 'in', ids).execute(),
+    withSettings ? loadProjectSettings(db, ids) : undefined,
   ]);
 
   const namespaceMap = new Map(namespaces.map((n) => [n.id, n]));
@@ -103,6 +107,8 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
     projectMembers: new Map(projectMembers.map((m) => [m.source_id, m.access_level])),
     groupMembers,
     license: options.license,
+    settings,
+    openSecret: secretBox(deps.config.dataDir).open,
   };
   if (options.statistics) {
     view.statistics = new Map(
@@ -182,16 +188,21 @@ export function countPartsOf(db: Kysely<DB>, actor: Actor | null, q: PersonalQue
   return [db.selectFrom('project_authorizations as pa').where('pa.user_id', '=', actor.user.id).where('pa.access_level', '>=', level)];
 }
 
-/** A feature open to the actor: switched on, and when 'private', reached by the actor's role. */
-function featureOpenTo(actor: Actor | null, feature: 'issues' | 'merge_requests', column: 'issues_enabled' | 'merge_requests_enabled'): Expression<SqlBool> {
-  const on = sql<SqlBool>`${sql.ref(`projects.${column}`)} = ${true}`;
-  if (actor?.isAdmin) return on;
-  // Settings are written by JSON.stringify, so a private level always reads exactly like this.
-  const privateLevel = `%"${feature}":"private"%`;
-  // The minimum role for issues and merge requests does not depend on the project's visibility.
-  const minimum = privateFeatureMinimum({ visibility_level: VISIBILITY.public }, feature);
-  const member = actor ? authorizedAtLeast(actor, minimum) : sql<SqlBool>`1 = 0`;
-  return sql<SqlBool>`(${on} and (projects.settings not like ${privateLevel} or ${member}))`;
+/**
+ * A feature open to the actor: not disabled, and when 'private', reached by the actor's role. A
+ * project without a features row has every feature enabled.
+ */
+function featureOpenTo(actor: Actor | null, feature: 'issues' | 'merge_requests'): Expression<SqlBool> {
+  const level = sql.ref(`pf.${featureSetting(feature)}`);
+  const { disabled, private: membersOnly } = FEATURE_LEVEL_CODES;
+  let closed = sql<SqlBool>`${level} = ${disabled}`;
+  if (!actor?.isAdmin) {
+    // The minimum role for issues and merge requests does not depend on the project's visibility.
+    const minimum = privateFeatureMinimum({ visibility_level: VISIBILITY.public }, feature);
+    const member = actor ? authorizedAtLeast(actor, minimum) : sql<SqlBool>`1 = 0`;
+    closed = sql<SqlBool>`(${closed} or (${level} = ${membersOnly} and not ${member}))`;
+  }
+  return sql<SqlBool>`not exists (select 1 from project_features pf where pf.project_id = projects.id and ${closed})`;
 }
 
 export interface FilterOptions {
@@ -228,8 +239,8 @@ export function filterProjects(qb: ProjectsQuery, actor: Actor | null, q: Partia
     const match = fuzzyMatch(q.search, columns);
     if (match) qb = qb.where(() => match);
   }
-  if (q.with_issues_enabled) qb = qb.where(() => featureOpenTo(actor, 'issues', 'issues_enabled'));
-  if (q.with_merge_requests_enabled) qb = qb.where(() => featureOpenTo(actor, 'merge_requests', 'merge_requests_enabled'));
+  if (q.with_issues_enabled) qb = qb.where(() => featureOpenTo(actor, 'issues'));
+  if (q.with_merge_requests_enabled) qb = qb.where(() => featureOpenTo(actor, 'merge_requests'));
   // Languages are detected from repository contents, which are not analysed yet: nothing matches.
   if (q.with_programming_language) qb = qb.where(sql<SqlBool>`1 = 0`);
   if (!options.admin) return qb;

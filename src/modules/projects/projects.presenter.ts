@@ -10,7 +10,15 @@ import { NAMESPACE_BASIC_COLUMNS, presentNamespaceBasic } from '../namespaces/na
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 import type { Project, ProjectSimple, ProjectStatistics, ProjectWithAccess } from './projects.schemas.ts';
-import { type Feature, type FeatureLevel, type ProjectSettings, featureLevel, parseSettings } from './projects.settings.ts';
+import {
+  type Feature,
+  type FeatureLevel,
+  PROJECT_CI_CD_SETTINGS,
+  PROJECT_FEATURES,
+  PROJECT_SETTINGS,
+  type ProjectSettingValues,
+  featureSetting,
+} from '../../domain/settings/project-settings.ts';
 
 /** The notification level a membership reports until notification settings exist: 'global'. */
 const GLOBAL_NOTIFICATION_LEVEL = 3;
@@ -39,7 +47,14 @@ export interface ProjectView {
   customAttributes?: ReadonlyMap<number, CustomAttribute[]>;
   /** GET /projects/:id?license=true adds license and license_url. */
   license?: boolean;
+  /** The projects' settings, for the full forms. */
+  settings?: ReadonlyMap<number, ProjectSettingValues>;
+  /** Decrypts a stored secret (the runners token), for those who administer the project. */
+  openSecret: (sealed: string) => string;
 }
+
+/** A project whose settings were not loaded reads as the defaults. */
+const DEFAULT_SETTINGS: ProjectSettingValues = { features: PROJECT_FEATURES.defaults, ciCd: PROJECT_CI_CD_SETTINGS.defaults, settings: PROJECT_SETTINGS.defaults };
 
 /** simple: BasicProjectDetails; full: Entities::Project; with_access: ProjectWithAccess. */
 export type ProjectForm = 'simple' | 'full' | 'with_access';
@@ -119,19 +134,17 @@ function simpleFields(row: ProjectRow, view: ProjectView, can: Set<ProjectAbilit
 }
 
 function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set<ProjectAbility>, adminFields: boolean, withPermissions: boolean): Project | ProjectWithAccess {
-  const settings: ProjectSettings = parseSettings(row.settings);
+  const { features, ciCd, settings } = view.settings?.get(row.id) ?? DEFAULT_SETTINGS;
   const namespace = view.namespaces.get(row.namespace_id) as ProjectNamespace;
   const readable = can.has('read_project');
-  const level = (feature: Feature) => featureLevel(row, settings, feature);
-  const available = (feature: Feature, at: FeatureLevel = level(feature)) => readable && projectFeatureAvailable(view.viewer, row, access, feature, at);
-  const issuesLevel = level('issues');
-  const mergeRequestsLevel = level('merge_requests');
-  const issues = available('issues', issuesLevel);
-  const mergeRequests = available('merge_requests', mergeRequestsLevel);
+  const available = (feature: Feature, at: FeatureLevel = features[featureSetting(feature)]) => readable && projectFeatureAvailable(view.viewer, row, access, feature, at);
+  const issues = available('issues');
+  const mergeRequests = available('merge_requests');
   const self = apiUrl(view.baseUrl, `/projects/${row.id}`);
   const owner = namespace.type === 'User' && namespace.owner_id !== null ? view.owners.get(namespace.owner_id) : undefined;
   const admin = adminFields && can.has('admin_project');
   const statistics = view.statistics && can.has('read_statistics') ? (view.statistics.get(row.id) ?? EMPTY_STATISTICS) : undefined;
+  const audience = { admin, download_code: can.has('download_code') };
   const simple = simpleFields(row, view, can);
   return {
     ...simple,
@@ -145,71 +158,33 @@ function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set
       events: `${self}/events`,
       members: `${self}/members`,
     },
-    packages_enabled: settings.packages_enabled,
     empty_repo: Boolean(row.empty_repo),
     archived: Boolean(row.archived),
     visibility: visibilityName(row.visibility_level),
     owner: owner ? { ...userBasicFields(owner, view.baseUrl), created_at: owner.created_at } : undefined,
-    resolve_outdated_diff_discussions: settings.resolve_outdated_diff_discussions,
     issues_enabled: issues,
     merge_requests_enabled: mergeRequests,
     wiki_enabled: available('wiki'),
     jobs_enabled: available('builds'),
     snippets_enabled: available('snippets'),
     container_registry_enabled: available('container_registry'),
-    service_desk_enabled: settings.service_desk_enabled,
     service_desk_address: null,
     can_create_merge_request_in: can.has('create_merge_request_in') && mergeRequests && available('repository'),
-    issues_access_level: issuesLevel,
-    repository_access_level: level('repository'),
-    merge_requests_access_level: mergeRequestsLevel,
-    forking_access_level: level('forking'),
-    wiki_access_level: level('wiki'),
-    builds_access_level: level('builds'),
-    snippets_access_level: level('snippets'),
-    pages_access_level: level('pages'),
-    operations_access_level: level('operations'),
-    analytics_access_level: level('analytics'),
-    container_registry_access_level: level('container_registry'),
-    emails_disabled: settings.emails_disabled,
-    shared_runners_enabled: settings.shared_runners_enabled,
-    lfs_enabled: settings.lfs_enabled,
     creator_id: row.creator_id,
     import_status: row.import_status,
-    import_error: admin ? settings.import_error : undefined,
     // Issues do not exist yet, so none is open.
     open_issues_count: issues ? 0 : undefined,
-    runners_token: admin ? row.runners_token : undefined,
-    ci_default_git_depth: settings.ci_default_git_depth,
-    ci_forward_deployment_enabled: settings.ci_forward_deployment_enabled,
-    ci_job_token_scope_enabled: settings.ci_job_token_scope_enabled,
-    public_jobs: settings.public_builds,
-    build_git_strategy: admin ? settings.build_git_strategy : undefined,
-    build_timeout: settings.build_timeout,
-    auto_cancel_pending_pipelines: settings.auto_cancel_pending_pipelines,
-    build_coverage_regex: settings.build_coverage_regex,
-    ci_config_path: can.has('download_code') ? settings.ci_config_path : undefined,
+    runners_token: admin ? view.openSecret(row.runners_token_encrypted) : undefined,
     // Sharing a project with a group is not offered yet.
     shared_with_groups: [],
-    only_allow_merge_if_pipeline_succeeds: settings.only_allow_merge_if_pipeline_succeeds,
-    allow_merge_on_skipped_pipeline: settings.allow_merge_on_skipped_pipeline,
-    restrict_user_defined_variables: settings.restrict_user_defined_variables,
-    request_access_enabled: settings.request_access_enabled,
-    only_allow_merge_if_all_discussions_are_resolved: settings.only_allow_merge_if_all_discussions_are_resolved,
-    remove_source_branch_after_merge: settings.remove_source_branch_after_merge,
-    printing_merge_request_link_enabled: settings.printing_merge_request_link_enabled,
-    merge_method: settings.merge_method,
-    squash_option: settings.squash_option,
-    suggestion_commit_message: settings.suggestion_commit_message,
     statistics,
-    auto_devops_enabled: settings.auto_devops_enabled,
-    auto_devops_deploy_strategy: settings.auto_devops_deploy_strategy,
-    autoclose_referenced_issues: settings.autoclose_referenced_issues,
     repository_storage: view.viewer?.isAdmin ? row.repository_storage : undefined,
-    keep_latest_artifact: settings.keep_latest_artifact,
     // Delayed deletion is not offered: projects are removed at once.
     marked_for_deletion_at: null,
     marked_for_deletion_on: null,
+    ...PROJECT_FEATURES.present(features),
+    ...PROJECT_CI_CD_SETTINGS.present(ciCd, audience),
+    ...PROJECT_SETTINGS.present(settings, audience),
     permissions: withPermissions ? permissionsOf(row, view) : undefined,
   };
 }

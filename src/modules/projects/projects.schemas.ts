@@ -8,6 +8,8 @@ import { ACCESS } from '../../core/access/levels.ts';
 import { CustomAttributeEntity } from '../custom-attributes/custom-attributes.schemas.ts';
 import { NamespaceBasicEntity } from '../namespaces/namespaces.schemas.ts';
 import { userBasicFields } from '../users/users.schemas.ts';
+import type { EntityOf } from '../../domain/settings/declare.ts';
+import { PROJECT_CI_CD_SETTINGS, PROJECT_FEATURES, PROJECT_SETTINGS } from '../../domain/settings/project-settings.ts';
 
 // ---- Entities -------------------------------------------------------------------------------------
 
@@ -69,10 +71,6 @@ const Links = Entity({
   members: Type.String(),
 });
 
-export const FEATURE_LEVELS = ['disabled', 'private', 'enabled'] as const;
-export const PUBLIC_FEATURE_LEVELS = ['disabled', 'private', 'enabled', 'public'] as const;
-const FeatureLevel = Literals(PUBLIC_FEATURE_LEVELS);
-
 export const SharedGroupEntity = Entity({
   group_id: Type.Integer(),
   group_name: Type.String(),
@@ -81,76 +79,42 @@ export const SharedGroupEntity = Entity({
   expires_at: Nullable(Type.String()),
 });
 
-const full = {
+const fullBase = {
   ...simple,
   container_registry_image_prefix: Type.String(),
   _links: Links,
-  packages_enabled: Type.Boolean(),
   empty_repo: Type.Boolean(),
   archived: Type.Boolean(),
   visibility: Literals(['private', 'internal', 'public']),
   // Only for projects in a personal namespace.
   owner: Type.Optional(ProjectOwnerEntity),
-  resolve_outdated_diff_discussions: Type.Boolean(),
+  // Whether each feature is open to the caller.
   issues_enabled: Type.Boolean(),
   merge_requests_enabled: Type.Boolean(),
   wiki_enabled: Type.Boolean(),
   jobs_enabled: Type.Boolean(),
   snippets_enabled: Type.Boolean(),
   container_registry_enabled: Type.Boolean(),
-  service_desk_enabled: Type.Boolean(),
   service_desk_address: Nullable(Type.String()),
   can_create_merge_request_in: Type.Boolean(),
-  issues_access_level: FeatureLevel,
-  repository_access_level: FeatureLevel,
-  merge_requests_access_level: FeatureLevel,
-  forking_access_level: FeatureLevel,
-  wiki_access_level: FeatureLevel,
-  builds_access_level: FeatureLevel,
-  snippets_access_level: FeatureLevel,
-  pages_access_level: FeatureLevel,
-  operations_access_level: FeatureLevel,
-  analytics_access_level: FeatureLevel,
-  container_registry_access_level: FeatureLevel,
-  emails_disabled: Nullable(Type.Boolean()),
-  shared_runners_enabled: Type.Boolean(),
-  lfs_enabled: Type.Boolean(),
   creator_id: Nullable(Type.Integer()),
   import_status: Type.String(),
-  // These three only for callers who may administer the project, on single-project answers.
-  import_error: Type.Optional(Nullable(Type.String())),
+  // These two only for callers who may administer the project, on single-project answers.
   open_issues_count: Type.Optional(Type.Integer()),
   runners_token: Type.Optional(Type.String()),
-  ci_default_git_depth: Nullable(Type.Integer()),
-  ci_forward_deployment_enabled: Type.Boolean(),
-  ci_job_token_scope_enabled: Type.Boolean(),
-  public_jobs: Type.Boolean(),
-  build_git_strategy: Type.Optional(Literals(['fetch', 'clone'])),
-  build_timeout: Type.Integer(),
-  auto_cancel_pending_pipelines: Literals(['enabled', 'disabled']),
-  build_coverage_regex: Nullable(Type.String()),
-  ci_config_path: Type.Optional(Nullable(Type.String())),
   shared_with_groups: Type.Array(SharedGroupEntity),
-  only_allow_merge_if_pipeline_succeeds: Type.Boolean(),
-  allow_merge_on_skipped_pipeline: Nullable(Type.Boolean()),
-  restrict_user_defined_variables: Type.Boolean(),
-  request_access_enabled: Type.Boolean(),
-  only_allow_merge_if_all_discussions_are_resolved: Type.Boolean(),
-  remove_source_branch_after_merge: Nullable(Type.Boolean()),
-  printing_merge_request_link_enabled: Type.Boolean(),
-  merge_method: Literals(['merge', 'rebase_merge', 'ff']),
-  squash_option: Literals(['never', 'always', 'default_on', 'default_off']),
-  suggestion_commit_message: Nullable(Type.String()),
   statistics: Type.Optional(ProjectStatisticsEntity),
-  auto_devops_enabled: Type.Boolean(),
-  auto_devops_deploy_strategy: Literals(['continuous', 'manual', 'timed_incremental']),
-  autoclose_referenced_issues: Type.Boolean(),
   // Only for administrators.
   repository_storage: Type.Optional(Type.String()),
-  keep_latest_artifact: Type.Boolean(),
   marked_for_deletion_at: Nullable(Type.String()),
   marked_for_deletion_on: Nullable(Type.String()),
 };
+
+/** The settings, as domain/settings/project-settings declares them. */
+const settingFields = { ...PROJECT_FEATURES.entity, ...PROJECT_CI_CD_SETTINGS.entity, ...PROJECT_SETTINGS.entity };
+type SettingFields = EntityOf<typeof PROJECT_FEATURES.specs> & EntityOf<typeof PROJECT_CI_CD_SETTINGS.specs> & EntityOf<typeof PROJECT_SETTINGS.specs>;
+
+const full = { ...fullBase, ...settingFields };
 
 /** Entities::Project: answers of writes (create, update, archive, star). */
 export const ProjectEntity = Entity(full);
@@ -164,8 +128,10 @@ export const ProjectWithAccessEntity = Entity({
 });
 
 export type ProjectSimple = Static<typeof ProjectSimpleEntity>;
-export type Project = Static<typeof ProjectEntity>;
-export type ProjectWithAccess = Static<typeof ProjectWithAccessEntity>;
+// Computed in parts: TypeBox's Static of the whole object is too deep for the compiler.
+const ProjectBaseEntity = Entity(fullBase);
+export type Project = Static<typeof ProjectBaseEntity> & SettingFields;
+export type ProjectWithAccess = Project & { permissions: Static<typeof ProjectWithAccessEntity.properties.permissions> };
 export type ProjectStatistics = Static<typeof ProjectStatisticsEntity>;
 
 // ---- Parameters -------------------------------------------------------------------------------
@@ -232,61 +198,28 @@ export const ShowProjectQuery = Params({
 });
 export type ShowProjectQuery = Static<typeof ShowProjectQuery>;
 
-const featureLevel = () => Type.Optional(OneOf(FEATURE_LEVELS));
-const publicFeatureLevel = () => Type.Optional(OneOf(PUBLIC_FEATURE_LEVELS));
-
-/** Settings that create and update share (the platform's optional_project_params). */
-const projectSettings = {
+/** Parameters of both create and update that are no setting of their own. */
+const projectParams = {
   description: Type.Optional(Type.String()),
-  build_git_strategy: Type.Optional(OneOf(['fetch', 'clone'])),
-  build_timeout: Type.Optional(Type.Integer()),
-  auto_cancel_pending_pipelines: Type.Optional(OneOf(['disabled', 'enabled'])),
-  build_coverage_regex: Type.Optional(Type.String()),
-  ci_config_path: Type.Optional(Type.String()),
-  service_desk_enabled: Type.Optional(Bool()),
+  visibility: Type.Optional(OneOf(['private', 'internal', 'public'])),
+  // The features' former switches: on is 'enabled', off 'disabled'; an access level given too wins.
   issues_enabled: Type.Optional(Bool()),
   merge_requests_enabled: Type.Optional(Bool()),
   wiki_enabled: Type.Optional(Bool()),
   jobs_enabled: Type.Optional(Bool()),
   snippets_enabled: Type.Optional(Bool()),
-  issues_access_level: featureLevel(),
-  repository_access_level: featureLevel(),
-  merge_requests_access_level: featureLevel(),
-  forking_access_level: featureLevel(),
-  wiki_access_level: featureLevel(),
-  builds_access_level: featureLevel(),
-  snippets_access_level: featureLevel(),
-  pages_access_level: publicFeatureLevel(),
-  operations_access_level: featureLevel(),
-  analytics_access_level: featureLevel(),
-  container_registry_access_level: featureLevel(),
-  emails_disabled: Type.Optional(Bool()),
-  show_default_award_emojis: Type.Optional(Bool()),
-  shared_runners_enabled: Type.Optional(Bool()),
-  resolve_outdated_diff_discussions: Type.Optional(Bool()),
-  remove_source_branch_after_merge: Type.Optional(Bool()),
   container_registry_enabled: Type.Optional(Bool()),
-  lfs_enabled: Type.Optional(Bool()),
-  visibility: Type.Optional(OneOf(['private', 'internal', 'public'])),
-  public_builds: Type.Optional(Bool()),
-  request_access_enabled: Type.Optional(Bool()),
-  only_allow_merge_if_pipeline_succeeds: Type.Optional(Bool()),
-  allow_merge_on_skipped_pipeline: Type.Optional(Bool()),
-  only_allow_merge_if_all_discussions_are_resolved: Type.Optional(Bool()),
   tag_list: Type.Optional(CommaList(Type.String())),
   topics: Type.Optional(CommaList(Type.String())),
-  printing_merge_request_link_enabled: Type.Optional(Bool()),
-  merge_method: Type.Optional(OneOf(['ff', 'rebase_merge', 'merge'])),
-  squash_option: Type.Optional(OneOf(['never', 'always', 'default_on', 'default_off'])),
-  suggestion_commit_message: Type.Optional(Type.String()),
-  auto_devops_enabled: Type.Optional(Bool()),
-  auto_devops_deploy_strategy: Type.Optional(OneOf(['continuous', 'manual', 'timed_incremental'])),
-  autoclose_referenced_issues: Type.Optional(Bool()),
   repository_storage: Type.Optional(Type.String()),
-  packages_enabled: Type.Optional(Bool()),
-  initialize_with_readme: Type.Optional(Bool()),
-  ci_default_git_depth: Type.Optional(Type.Integer()),
 } satisfies Record<string, TSchema>;
+
+/** The settings a route accepts (the platform's optional_project_params), from their declarations. */
+const settingParams = <R extends 'create' | 'update'>(route: R) => ({
+  ...PROJECT_FEATURES.params(route),
+  ...PROJECT_CI_CD_SETTINGS.params(route),
+  ...PROJECT_SETTINGS.params(route),
+});
 
 export const CreateProjectBody = Params(
   {
@@ -294,7 +227,8 @@ export const CreateProjectBody = Params(
     path: Type.Optional(Type.String()),
     namespace_id: Type.Optional(Type.Integer()),
     default_branch: Type.Optional(Type.String()),
-    ...projectSettings,
+    ...projectParams,
+    ...settingParams('create'),
   },
   { 'x-at-least-one-of': [['name', 'path']] },
 );
@@ -306,16 +240,14 @@ export const CreateUserProjectBody = Params({
   path: Type.Optional(Type.String()),
   namespace_id: Type.Optional(Type.Integer()),
   default_branch: Type.Optional(Type.String()),
-  ...projectSettings,
+  ...projectParams,
+  ...settingParams('create'),
 });
 
 const updateOnly = {
   name: Type.Optional(Type.String()),
   default_branch: Type.Optional(Type.String()),
   path: Type.Optional(Type.String()),
-  ci_forward_deployment_enabled: Type.Optional(Bool()),
-  restrict_user_defined_variables: Type.Optional(Bool()),
-  keep_latest_artifact: Type.Optional(Bool()),
 };
 
 /** The platform's update_params_at_least_one_of, in its order. */
@@ -374,8 +306,7 @@ export const UPDATE_KEYS = [
   'snippets_enabled',
 ];
 
-const { initialize_with_readme: _createOnly, ...updatableSettings } = projectSettings;
-export const UpdateProjectBody = Params({ ...updatableSettings, ...updateOnly }, { 'x-at-least-one-of': [UPDATE_KEYS] });
+export const UpdateProjectBody = Params({ ...projectParams, ...settingParams('update'), ...updateOnly }, { 'x-at-least-one-of': [UPDATE_KEYS] });
 export type UpdateProjectBody = Static<typeof UpdateProjectBody>;
 
 export const ProjectUsersQuery = Params({

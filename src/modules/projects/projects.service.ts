@@ -2,10 +2,10 @@
 // what the caller may do, and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import { groupAbilities } from '../../core/access/abilities.ts';
+import { groupAbilities, groupSubject } from '../../core/access/abilities.ts';
 import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY, visibilityName } from '../../core/access/levels.ts';
-import { type LoadedProject, groupSettings } from '../../core/access/loaders.ts';
+import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { DomainError, type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
@@ -25,11 +25,26 @@ import {
   stagingRepositoryPath,
 } from '../../git/repository.ts';
 import { DEFAULT_STORAGE, storageDirectory } from '../../git/storages.ts';
+import { digest } from '../../core/auth/secrets.ts';
+import { secretBox } from '../../core/secret-box.ts';
+import { type ApplicationSettings, applicationSettings, defaultBranchName } from '../../domain/settings/application-settings.ts';
+import {
+  type Feature,
+  PROJECT_CI_CD_SETTINGS,
+  PROJECT_FEATURES,
+  PROJECT_SETTINGS,
+  type ProjectFeatures,
+  type ProjectSettingChanges,
+  type ProjectSettingValues,
+  featureSetting,
+  insertProjectSettings,
+  newProjectFeatures,
+  updateProjectSettings,
+} from '../../domain/settings/project-settings.ts';
 import { recordEvent } from '../events/event-recorder.ts';
 import { fullPathTaken } from '../namespaces/namespace-paths.ts';
 import { normalizeTopics } from './projects.finder.ts';
 import type { CreateProjectBody, UpdateProjectBody } from './projects.schemas.ts';
-import { FEATURE_COLUMNS, type Feature, type FeatureLevel, type ProjectSettings, parseSettings } from './projects.settings.ts';
 
 export interface ServiceDeps {
   db: Kysely<DB>;
@@ -105,6 +120,7 @@ export function parameterize(name: string): string {
 
 type SettingsInput = Partial<CreateProjectBody & UpdateProjectBody>;
 
+/** The features' former switches. */
 const LEGACY_FEATURE_SWITCHES = {
   issues_enabled: 'issues',
   merge_requests_enabled: 'merge_requests',
@@ -112,94 +128,38 @@ const LEGACY_FEATURE_SWITCHES = {
   jobs_enabled: 'builds',
   snippets_enabled: 'snippets',
   container_registry_enabled: 'container_registry',
-} as const;
-
-const FEATURE_LEVEL_PARAMS = {
-  issues_access_level: 'issues',
-  repository_access_level: 'repository',
-  merge_requests_access_level: 'merge_requests',
-  forking_access_level: 'forking',
-  wiki_access_level: 'wiki',
-  builds_access_level: 'builds',
-  snippets_access_level: 'snippets',
-  pages_access_level: 'pages',
-  operations_access_level: 'operations',
-  analytics_access_level: 'analytics',
-  container_registry_access_level: 'container_registry',
-} as const;
-
-const PLAIN_SETTINGS = [
-  'resolve_outdated_diff_discussions',
-  'service_desk_enabled',
-  'emails_disabled',
-  'show_default_award_emojis',
-  'shared_runners_enabled',
-  'lfs_enabled',
-  'packages_enabled',
-  'ci_default_git_depth',
-  'ci_forward_deployment_enabled',
-  'build_git_strategy',
-  'build_timeout',
-  'auto_cancel_pending_pipelines',
-  'build_coverage_regex',
-  'ci_config_path',
-  'only_allow_merge_if_pipeline_succeeds',
-  'allow_merge_on_skipped_pipeline',
-  'restrict_user_defined_variables',
-  'request_access_enabled',
-  'only_allow_merge_if_all_discussions_are_resolved',
-  'remove_source_branch_after_merge',
-  'printing_merge_request_link_enabled',
-  'merge_method',
-  'squash_option',
-  'suggestion_commit_message',
-  'auto_devops_enabled',
-  'auto_devops_deploy_strategy',
-  'autoclose_referenced_issues',
-  'keep_latest_artifact',
-] as const satisfies readonly (keyof ProjectSettings & keyof SettingsInput)[];
+} as const satisfies Partial<Record<keyof SettingsInput, Feature>>;
 
 /**
- * Applies the parameters to the stored settings and feature columns: legacy switches first
- * (on = 'enabled', off = 'disabled'), then explicit access levels, which win.
+ * The settings the parameters change: a legacy switch first (on = 'enabled', off = 'disabled'),
+ * then the declared settings, so that an explicit access level wins.
  */
-function applySettings(settings: ProjectSettings, input: SettingsInput): { settings: ProjectSettings; columns: Partial<Record<(typeof FEATURE_COLUMNS)[keyof typeof FEATURE_COLUMNS], boolean>> } {
-  const next: ProjectSettings = { ...settings, access_levels: { ...settings.access_levels } };
-  const levels = new Map<Feature, FeatureLevel>();
+function settingChanges(input: SettingsInput, route: 'create' | 'update'): Required<ProjectSettingChanges> {
+  const features: Partial<ProjectFeatures> = {};
   for (const [param, feature] of Object.entries(LEGACY_FEATURE_SWITCHES) as [keyof typeof LEGACY_FEATURE_SWITCHES, Feature][]) {
     const value = input[param];
-    if (value !== undefined) levels.set(feature, value ? 'enabled' : 'disabled');
+    if (value !== undefined) features[featureSetting(feature)] = value ? 'enabled' : 'disabled';
   }
-  for (const [param, feature] of Object.entries(FEATURE_LEVEL_PARAMS) as [keyof typeof FEATURE_LEVEL_PARAMS, Feature][]) {
-    const value = input[param];
-    if (value !== undefined) levels.set(feature, value);
-  }
-  const columns: Partial<Record<(typeof FEATURE_COLUMNS)[keyof typeof FEATURE_COLUMNS], boolean>> = {};
-  for (const [feature, level] of levels) {
-    next.access_levels[feature] = level;
-    const column = (FEATURE_COLUMNS as Partial<Record<Feature, (typeof FEATURE_COLUMNS)[keyof typeof FEATURE_COLUMNS]>>)[feature];
-    if (column) columns[column] = level !== 'disabled';
-  }
-  const writable = next as unknown as Record<string, unknown>;
-  for (const key of PLAIN_SETTINGS) if (input[key] !== undefined) writable[key] = input[key];
-  if (input.public_builds !== undefined) next.public_builds = input.public_builds;
-  return { settings: next, columns };
+  Object.assign(features, PROJECT_FEATURES.fromParams(input, route));
+  return { features, ciCd: PROJECT_CI_CD_SETTINGS.fromParams(input, route), settings: PROJECT_SETTINGS.fromParams(input, route) };
+}
+
+/** A new project's settings: the declared defaults, what the instance sets for new projects, then the parameters. */
+function newProjectSettings(instance: ApplicationSettings, visibilityLevel: number, changes: Required<ProjectSettingChanges>): ProjectSettingValues {
+  return {
+    features: { ...newProjectFeatures(visibilityLevel), ...changes.features },
+    ciCd: { ...PROJECT_CI_CD_SETTINGS.defaults, shared_runners_enabled: instance.shared_runners_enabled, ...changes.ciCd },
+    settings: { ...PROJECT_SETTINGS.defaults, ...changes.settings },
+  };
+}
+
+/** A new runners registration token: 20 hexadecimal characters, kept encrypted beside its digest. */
+function newRunnersToken(config: Pick<Config, 'dataDir'>): { runners_token_encrypted: string; runners_token_digest: string } {
+  const token = randomBytes(10).toString('hex');
+  return { runners_token_encrypted: secretBox(config.dataDir).seal(token), runners_token_digest: digest(token) };
 }
 
 // ---- Repositories ----------------------------------------------------------------------------
-
-/** The instance's name for a new repository's first branch. */
-const DEFAULT_BRANCH = 'main';
-
-/**
- * The repository wish of a new project: HEAD names the requested branch (main by default), which
- * a README.md commit starts with initialize_with_readme; without, the first push brings it.
- */
-export function recordRepositoryInitialization(settings: ProjectSettings, input: { initialize_with_readme?: boolean; default_branch?: string }): { settings: ProjectSettings; headBranch: string } {
-  const headBranch = input.default_branch || DEFAULT_BRANCH;
-  if (!input.initialize_with_readme) return { settings, headBranch };
-  return { settings: { ...settings, initialize_with_readme: true }, headBranch };
-}
 
 /** The platform's refusal of writes while a storage move copies the repository. */
 export const REPOSITORY_READ_ONLY_MESSAGE = 'The repository is temporarily read-only. Please try again later.';
@@ -289,7 +249,7 @@ export interface CreateOptions {
 async function mayCreateIn(deps: ServiceDeps, creator: { user: UserRow; isAdmin: boolean }, namespace: NamespaceRow): Promise<boolean> {
   if (namespace.type === 'User') return namespace.owner_id === creator.user.id || creator.isAdmin;
   const access = await groupAccessLevel(deps.db, creator.user.id, namespace.traversal_path, deps.now());
-  return groupAbilities(creator, { visibility_level: namespace.visibility_level, ...groupSettings(namespace) }, access, false).has('create_projects');
+  return groupAbilities(creator, groupSubject(namespace), access, false).has('create_projects');
 }
 
 /** Personal projects beyond the creator's projects_limit are refused with the platform's messages. */
@@ -329,15 +289,17 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
       if (limit) add(errors, 'limit_reached', limit);
     }
   }
-  const visibilityLevel = VISIBILITY[input.visibility ?? 'private'];
+  const instance = await applicationSettings(db);
+  const visibilityLevel = VISIBILITY[input.visibility ?? instance.default_project_visibility];
   if (namespace) checkVisibility(namespace, visibilityLevel, errors);
   const storage = (actor.isAdmin && input.repository_storage) || DEFAULT_STORAGE;
   checkStorage(deps.config, storage, errors);
   if (input.default_branch && !validBranchName(input.default_branch)) add(errors, 'default_branch', 'is invalid');
   if (Object.keys(errors).length > 0 || !namespace) throw invalidFields(errors);
 
-  const applied = applySettings(parseSettings('{}'), input);
-  const repository = recordRepositoryInitialization(applied.settings, input);
+  const settings = newProjectSettings(instance, visibilityLevel, settingChanges(input, 'create'));
+  // HEAD names the requested branch, else the instance's default; a README commit starts it.
+  const headBranch = input.default_branch || defaultBranchName(instance);
   const now = deps.now();
   const at = now.toISOString();
   // The repository is built aside first and placed once the project's row (and so its id) exists,
@@ -349,7 +311,7 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
   const readme = input.initialize_with_readme
     ? { content: `# ${name}\n\n${input.description ?? ''}`, message: 'Initial commit', author, date: now }
     : undefined;
-  await createRepository(staging, { defaultBranch: repository.headBranch, readme });
+  await createRepository(staging, { defaultBranch: headBranch, readme });
   let placed: string | null = null;
   try {
     return await db.transaction().execute(async (trx) => {
@@ -368,15 +330,9 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
           // once the project exists (pushes/push.service.ts recordInitialCommit).
           default_branch: null,
           archived: false,
-          issues_enabled: applied.columns.issues_enabled ?? true,
-          merge_requests_enabled: applied.columns.merge_requests_enabled ?? true,
-          jobs_enabled: applied.columns.jobs_enabled ?? true,
-          wiki_enabled: applied.columns.wiki_enabled ?? true,
-          snippets_enabled: applied.columns.snippets_enabled ?? true,
-          settings: JSON.stringify(repository.settings),
           repository_storage: storage,
           empty_repo: true,
-          runners_token: randomBytes(10).toString('hex'),
+          ...newRunnersToken(deps.config),
           import_status: 'none',
           star_count: 0,
           created_at: at,
@@ -386,6 +342,7 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
         .returning('id')
         .executeTakeFirstOrThrow();
       await trx.insertInto('project_statistics').values({ project_id: inserted.id }).execute();
+      await insertProjectSettings(trx, inserted.id, settings);
       await replaceTopics(trx, inserted.id, input.topics ?? input.tag_list ?? []);
       // The owner of a personal namespace becomes the project's Maintainer; group projects inherit the group's members.
       if (namespace.type === 'User' && namespace.owner_id !== null) {
@@ -449,7 +406,7 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
   }
   const current = storage !== undefined && storage !== row.repository_storage ? await changeRepositoryStorage(deps, row, storage) : row;
 
-  const applied = applySettings(parseSettings(row.settings), input);
+  const changes = settingChanges(input, 'update');
   const name = input.name ?? row.name;
   const path = input.path ?? row.path;
   const now = deps.now().toISOString();
@@ -464,8 +421,6 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
           name_with_namespace: `${namespace.full_name} / ${name}`,
           ...(input.description !== undefined ? { description: input.description } : {}),
           visibility_level: visibilityLevel,
-          ...applied.columns,
-          settings: JSON.stringify(applied.settings),
           ...(newDefaultBranch !== null ? { default_branch: newDefaultBranch } : {}),
           updated_at: now,
         })
@@ -474,6 +429,7 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
       if (newDefaultBranch !== null) update = update.where('repository_read_only', '=', false);
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw repositoryReadOnly();
+      await updateProjectSettings(trx, row.id, changes);
       const topics = input.topics ?? input.tag_list;
       if (topics !== undefined) await replaceTopics(trx, row.id, topics);
       // Last, so that a refusal from git undoes the row's change.

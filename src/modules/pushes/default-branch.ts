@@ -3,27 +3,23 @@
 // branch pushed, the project names HEAD's branch, and that branch gets the protection its
 // namespace's default_branch_protection asks for (Projects::ProtectDefaultBranchService).
 import type { Kysely } from 'kysely';
-import { groupSettings } from '../../core/access/loaders.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { DB, ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID, validBranchName } from '../../git/args.ts';
 import { resolveRef } from '../../git/refs.ts';
 import { readDefaultBranch, setDefaultBranch } from '../../git/repository.ts';
-import { ADMIN_ACCESS_LEVEL, DEFAULT_BRANCH_PROTECTION, type Pusher, defaultBranchRule, isProtectedBranch, loadRefProtections } from '../protected-refs/protected-refs.rules.ts';
+import { defaultBranchProtection as namespaceBranchProtection } from '../../domain/settings/namespace-settings.ts';
+import { ADMIN_ACCESS_LEVEL, type Pusher, defaultBranchRule, isProtectedBranch, loadRefProtections } from '../protected-refs/protected-refs.rules.ts';
 import { protectBranch } from '../protected-refs/protected-refs.service.ts';
 import type { ServiceDeps } from '../users/users.service.ts';
 import type { RefUpdate } from './push.service.ts';
-
-/** The instance's default_branch_protection, which namespaces without a setting of their own follow. */
-const INSTANCE_DEFAULT_BRANCH_PROTECTION = DEFAULT_BRANCH_PROTECTION.full;
 
 const BRANCH_PREFIX = 'refs/heads/';
 
 /** The default_branch_protection of a project's namespace: a group's own setting, else the instance's. */
 export async function defaultBranchProtection(db: Kysely<DB>, namespaceId: number): Promise<number> {
-  const namespace = await db.selectFrom('namespaces').select(['type', 'settings']).where('id', '=', namespaceId).executeTakeFirst();
-  const setting = namespace?.type === 'Group' ? groupSettings(namespace).default_branch_protection : undefined;
-  return typeof setting === 'number' ? setting : INSTANCE_DEFAULT_BRANCH_PROTECTION;
+  const namespace = await db.selectFrom('namespaces').select(['id', 'type']).where('id', '=', namespaceId).executeTakeFirstOrThrow();
+  return namespaceBranchProtection(db, namespace);
 }
 
 /**

@@ -9,7 +9,7 @@ import { forbidden, notFound } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
-import { featureLevel, parseSettings } from '../projects/projects.settings.ts';
+import { readFeatureLevel } from '../../domain/settings/project-settings.ts';
 
 /** Loads `req.project` and requires the repository feature and an ability (download_code, push_code). */
 export function loadRepository(ability: ProjectAbility) {
@@ -17,7 +17,7 @@ export function loadRepository(ability: ProjectAbility) {
   return async (req: FastifyRequest) => {
     await load(req);
     const { row, access, can } = req.project;
-    const level = featureLevel(row, parseSettings(row.settings), 'repository');
+    const level = await readFeatureLevel(req.server.deps.db, row.id, 'repository');
     if (!projectFeatureAvailable(req.actor, row, access, 'repository', level)) throw notFound('Repository');
     if (!can.has(ability)) throw forbidden();
   };

@@ -1,0 +1,286 @@
+// The instance's settings (spec Part 2 §4.8, with the 14.x defaults): one row of
+// `application_settings`, one column per setting, declared below with its default.
+//
+// Every process keeps the row in memory. The row carries a generation number that each change
+// moves forward; a reader trusts its copy for RECHECK_MS and then asks the database for the
+// generation alone (one primary-key read), re-reading the row only when it moved. So a request
+// costs no query (at most one per second per process does), a change made here is seen here at
+// once, and one made by another process or node within a second. A timed check was chosen over
+// PostgreSQL's LISTEN/NOTIFY because it works the same on SQLite, needs no connection held open,
+// and a second of delay suits settings an administrator changes by hand.
+import { type Kysely, sql } from 'kysely';
+import { VISIBILITY_NAMES } from '../../core/access/levels.ts';
+import type { DB } from '../../db/schema.ts';
+import { type Values, bool, declareSettings, int, intOrNull, list, num, oneOf, str, strOrNull, weights } from './declare.ts';
+
+const visibility = () => oneOf(VISIBILITY_NAMES, 'private');
+/** Import sources the platform offers. */
+export const IMPORT_SOURCES = ['github', 'bitbucket', 'bitbucket_server', 'gitlab', 'fogbugz', 'git', 'gitlab_project', 'gitea', 'manifest', 'phabricator'] as const;
+/** 0 not protected, 1 developers may push, 2 fully protected, 3 developers may merge. */
+export const BRANCH_PROTECTION_LEVELS = [0, 1, 2, 3] as const;
+
+export const APPLICATION_SETTINGS = declareSettings('application_settings', {
+  // Accounts and sign-in.
+  admin_mode: bool(false),
+  signup_enabled: bool(true),
+  require_admin_approval_after_user_signup: bool(true),
+  send_user_confirmation_email: bool(false),
+  password_authentication_enabled_for_web: bool(true),
+  password_authentication_enabled_for_git: bool(true),
+  minimum_password_length: int(8, { minimum: 8, maximum: 128 }),
+  require_two_factor_authentication: bool(false),
+  two_factor_grace_period: int(48),
+  session_expire_delay: int(10080, { minimum: 0 }),
+  user_default_external: bool(false),
+  user_oauth_applications: bool(true),
+  user_show_add_ssh_key_message: bool(true),
+  user_deactivation_emails_enabled: bool(true),
+  deactivate_dormant_users: bool(false),
+  disable_feed_token: bool(false),
+  disabled_oauth_sign_in_sources: list([]),
+  domain_allowlist: list([]),
+  domain_denylist_enabled: bool(false),
+  domain_denylist: list([]),
+  after_sign_out_path: strOrNull(null),
+  after_sign_up_text: strOrNull(null),
+  sign_in_text: strOrNull(null),
+  home_page_url: strOrNull(null),
+  help_page_text: strOrNull(null),
+  help_page_hide_commercial_content: bool(false),
+  help_page_support_url: strOrNull(null),
+  abuse_notification_email: strOrNull(null),
+  gravatar_enabled: bool(true),
+  enforce_terms: bool(false),
+  terms: strOrNull(null),
+  personal_access_token_prefix: strOrNull(null),
+  enabled_git_access_protocol: strOrNull(null),
+  // Key restrictions: the smallest size allowed, 0 for any, -1 forbids the type.
+  rsa_key_restriction: int(0),
+  dsa_key_restriction: int(0),
+  ecdsa_key_restriction: int(0),
+  ed25519_key_restriction: int(0),
+  // Defaults of new projects, groups and users.
+  default_branch_name: strOrNull(null),
+  default_branch_protection: int(2, { values: BRANCH_PROTECTION_LEVELS }),
+  default_ci_config_path: strOrNull(null),
+  default_project_visibility: visibility(),
+  default_group_visibility: visibility(),
+  default_snippet_visibility: visibility(),
+  restricted_visibility_levels: list([], { values: VISIBILITY_NAMES }),
+  // 0 no one, 1 maintainers, 2 developers and maintainers.
+  default_project_creation: int(2, { values: [0, 1, 2] }),
+  default_projects_limit: int(100000, { minimum: 0 }),
+  default_artifacts_expire_in: str('30 days'),
+  archive_builds_in_human_readable: strOrNull(null),
+  keep_latest_artifact: bool(true),
+  shared_runners_enabled: bool(true),
+  shared_runners_text: strOrNull(null),
+  auto_devops_enabled: bool(true),
+  auto_devops_domain: strOrNull(null),
+  delayed_project_deletion: bool(false),
+  deletion_adjourned_period: int(7, { minimum: 0, maximum: 90 }),
+  import_sources: list(IMPORT_SOURCES, { values: IMPORT_SOURCES }),
+  project_export_enabled: bool(true),
+  mirror_available: bool(true),
+  commit_email_hostname: strOrNull(null),
+  // Sizes and limits.
+  max_attachment_size: int(10, { minimum: 1 }),
+  max_artifacts_size: int(100, { minimum: 1 }),
+  max_pages_size: int(100, { minimum: 0 }),
+  max_import_size: int(0, { minimum: 0 }),
+  diff_max_patch_bytes: int(204800, { minimum: 102400, maximum: 104857600 }),
+  diff_max_files: int(1000),
+  diff_max_lines: int(50000),
+  snippet_size_limit: int(52428800, { minimum: 1 }),
+  wiki_page_max_content_bytes: int(52428800, { minimum: 1024 }),
+  issues_create_limit: int(300, { minimum: 0 }),
+  raw_blob_request_limit: int(300, { minimum: 0 }),
+  project_export_limit: int(6),
+  project_import_limit: int(6),
+  project_download_export_limit: int(1),
+  group_export_limit: int(6),
+  group_import_limit: int(6),
+  group_download_export_limit: int(1),
+  push_event_hooks_limit: int(3),
+  push_event_activities_limit: int(3),
+  container_registry_token_expire_delay: int(5, { minimum: 1 }),
+  container_expiration_policies_enable_historic_entries: bool(false),
+  terminal_max_session_time: int(0),
+  polling_interval_multiplier: num(1),
+  first_day_of_week: int(0, { values: [0, 1, 6] }),
+  local_markdown_version: int(0, { minimum: 0, maximum: 65535 }),
+  // Rate limits.
+  throttle_authenticated_api_enabled: bool(false),
+  throttle_authenticated_api_requests_per_period: int(7200),
+  throttle_authenticated_api_period_in_seconds: int(3600),
+  throttle_authenticated_web_enabled: bool(false),
+  throttle_authenticated_web_requests_per_period: int(7200),
+  throttle_authenticated_web_period_in_seconds: int(3600),
+  throttle_unauthenticated_enabled: bool(false),
+  throttle_unauthenticated_requests_per_period: int(3600),
+  throttle_unauthenticated_period_in_seconds: int(3600),
+  throttle_protected_paths_enabled: bool(false),
+  throttle_protected_paths_requests_per_period: int(10),
+  throttle_protected_paths_period_in_seconds: int(60),
+  rate_limiting_response_text: strOrNull(null),
+  unique_ips_limit_enabled: bool(false),
+  unique_ips_limit_per_user: int(10),
+  unique_ips_limit_time_window: int(3600),
+  // Repositories and housekeeping.
+  repository_storages_weighted: weights({ default: 100 }),
+  repository_checks_enabled: bool(true),
+  hashed_storage_enabled: bool(true),
+  authorized_keys_enabled: bool(true),
+  housekeeping_enabled: bool(true),
+  housekeeping_bitmaps_enabled: bool(true),
+  housekeeping_incremental_repack_period: int(10, { minimum: 1 }),
+  housekeeping_full_repack_period: int(50, { minimum: 1 }),
+  housekeeping_gc_period: int(200, { minimum: 1 }),
+  gitaly_timeout_default: int(55, { minimum: 0 }),
+  gitaly_timeout_medium: int(30, { minimum: 0 }),
+  gitaly_timeout_fast: int(10, { minimum: 0 }),
+  // Outbound requests.
+  allow_local_requests_from_web_hooks_and_services: bool(false),
+  allow_local_requests_from_system_hooks: bool(true),
+  outbound_local_requests_whitelist: list([]),
+  dns_rebinding_protection_enabled: bool(true),
+  // Integrations.
+  akismet_enabled: bool(false),
+  akismet_api_key: strOrNull(null),
+  recaptcha_enabled: bool(false),
+  login_recaptcha_protection_enabled: bool(false),
+  recaptcha_site_key: strOrNull(null),
+  recaptcha_private_key: strOrNull(null),
+  spam_check_endpoint_enabled: bool(false),
+  spam_check_endpoint_url: strOrNull(null),
+  asset_proxy_enabled: bool(false),
+  asset_proxy_url: strOrNull(null),
+  asset_proxy_secret_key: strOrNull(null, { secret: true }),
+  asset_proxy_allowlist: list([]),
+  plantuml_enabled: bool(false),
+  plantuml_url: strOrNull(null),
+  kroki_enabled: bool(false),
+  kroki_url: strOrNull(null),
+  sourcegraph_enabled: bool(false),
+  sourcegraph_url: strOrNull(null),
+  sourcegraph_public_only: bool(true),
+  gitpod_enabled: bool(false),
+  gitpod_url: str('https://gitpod.io/'),
+  eks_integration_enabled: bool(false),
+  eks_account_id: strOrNull(null),
+  eks_access_key_id: strOrNull(null),
+  eks_secret_access_key: strOrNull(null, { secret: true }),
+  snowplow_enabled: bool(false),
+  snowplow_collector_hostname: strOrNull(null),
+  npm_package_requests_forwarding: bool(true),
+  pypi_package_requests_forwarding: bool(true),
+  external_authorization_service_enabled: bool(false),
+  external_authorization_service_url: strOrNull(null),
+  external_authorization_service_default_label: strOrNull(null),
+  external_authorization_service_timeout: num(0.5),
+  external_pipeline_validation_service_url: strOrNull(null),
+  external_pipeline_validation_service_token: strOrNull(null),
+  external_pipeline_validation_service_timeout: intOrNull(null),
+  usage_ping_enabled: bool(true),
+  version_check_enabled: bool(true),
+  html_emails_enabled: bool(true),
+  email_author_in_body: bool(false),
+  floc_enabled: bool(false),
+  performance_bar_allowed_group_id: intOrNull(null),
+  // Premium settings, kept so that clients that send them are answered.
+  allow_group_owners_to_manage_ldap: bool(true),
+  automatic_purchased_storage_allocation: bool(false),
+  check_namespace_plan: bool(false),
+  file_template_project_id: intOrNull(null),
+  geo_node_allowed_ips: str('0.0.0.0/0, ::/0'),
+  geo_status_timeout: int(10),
+});
+
+export type ApplicationSettings = Values<typeof APPLICATION_SETTINGS.specs>;
+
+/** The branch a new repository starts with when the instance names none (the platform's, since 14.0). */
+export const FALLBACK_DEFAULT_BRANCH = 'main';
+
+/** The instance's name for a new repository's first branch. */
+export const defaultBranchName = (s: Pick<ApplicationSettings, 'default_branch_name'>): string => s.default_branch_name || FALLBACK_DEFAULT_BRANCH;
+
+/** default_project_creation (0, 1, 2) as a group's project_creation_level. */
+export const PROJECT_CREATION_LEVELS = ['noone', 'maintainer', 'developer'] as const;
+export const defaultProjectCreationLevel = (s: Pick<ApplicationSettings, 'default_project_creation'>) => PROJECT_CREATION_LEVELS[s.default_project_creation] ?? 'developer';
+
+// ---- The cached reader -----------------------------------------------------------------------------
+
+/** How long a process trusts its copy of the row before checking the generation. */
+export const RECHECK_MS = 1000;
+
+interface Cached {
+  values: ApplicationSettings;
+  generation: number;
+  /** performance.now() when the generation was last known to be current. */
+  checkedAt: number;
+}
+
+/** One copy per database (each test's application has its own). Pass the database, not a transaction. */
+const cache = new WeakMap<Kysely<DB>, Cached>();
+const inFlight = new WeakMap<Kysely<DB>, Promise<ApplicationSettings>>();
+
+/** The instance's settings: from memory, checked against the database's generation at most every RECHECK_MS. */
+export function applicationSettings(db: Kysely<DB>): Promise<ApplicationSettings> {
+  const cached = cache.get(db);
+  if (cached && performance.now() - cached.checkedAt < RECHECK_MS) return Promise.resolve(cached.values);
+  let pending = inFlight.get(db);
+  if (!pending) {
+    pending = refresh(db, cached).finally(() => inFlight.delete(db));
+    inFlight.set(db, pending);
+  }
+  return pending;
+}
+
+async function refresh(db: Kysely<DB>, cached: Cached | undefined): Promise<ApplicationSettings> {
+  const startedAt = performance.now();
+  if (cached) {
+    const row = await db.selectFrom('application_settings').select('generation').where('id', '=', 1).executeTakeFirst();
+    if (row && Number(row.generation) === cached.generation) {
+      cached.checkedAt = startedAt;
+      return cached.values;
+    }
+  }
+  const row = await readRow(db);
+  const fresh: Cached = { values: APPLICATION_SETTINGS.read(row), generation: Number(row.generation), checkedAt: startedAt };
+  cache.set(db, fresh);
+  return fresh.values;
+}
+
+/** The row, created from the defaults when it is missing (after `quarry reset`). */
+async function readRow(db: Kysely<DB>): Promise<Record<string, unknown>> {
+  const existing = await db.selectFrom('application_settings').selectAll().where('id', '=', 1).executeTakeFirst();
+  if (existing) return existing;
+  const at = new Date().toISOString();
+  await db
+    .insertInto('application_settings')
+    .values({ id: 1, generation: 1, created_at: at, updated_at: at, ...APPLICATION_SETTINGS.defaultColumns() })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  return db.selectFrom('application_settings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+}
+
+/** The row's id and timestamps, which the settings entity shows beside the settings. */
+export async function applicationSettingsRecord(db: Kysely<DB>): Promise<{ id: number; created_at: string; updated_at: string }> {
+  const row = await readRow(db);
+  return { id: Number(row.id), created_at: String(row.created_at), updated_at: String(row.updated_at) };
+}
+
+/**
+ * Changes some settings and moves the generation forward, so that every process re-reads the row
+ * (this one at once). Tests set instance settings through this too.
+ */
+export async function updateApplicationSettings(db: Kysely<DB>, changes: Partial<ApplicationSettings>, now: Date): Promise<ApplicationSettings> {
+  await readRow(db);
+  await db
+    .updateTable('application_settings')
+    .set({ ...APPLICATION_SETTINGS.columns(changes), generation: sql<number>`generation + 1`, updated_at: now.toISOString() })
+    .where('id', '=', 1)
+    .execute();
+  cache.delete(db);
+  return applicationSettings(db);
+}
