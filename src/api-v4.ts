@@ -1,6 +1,7 @@
 // Every module of /api/v4, registered explicitly, one line each.
 import type { FastifyPluginAsync } from 'fastify';
 import { accessTokenRoutes } from './modules/access-tokens/access-tokens.routes.ts';
+import { applicationSettingRoutes } from './modules/application-settings/application-settings.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -18,6 +19,7 @@ import { userRoutes } from './modules/users/users.routes.ts';
 
 export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(accessTokenRoutes);
+  await api.register(applicationSettingRoutes);
   await api.register(branchRoutes);
   await api.register(commitRoutes);
   await api.register(eventRoutes);

@@ -7,6 +7,7 @@ import { VISIBILITY, type VisibilityName } from '../src/core/access/levels.ts';
 import { digest } from '../src/core/auth/secrets.ts';
 import { secretBox } from '../src/core/secret-box.ts';
 import type { NamespaceRow, ProjectRow } from '../src/db/schema.ts';
+import { type ApplicationSettings, updateApplicationSettings } from '../src/domain/settings/application-settings.ts';
 import { GROUP_CREATION_LEVELS, type GroupCreationLevels, type NamespaceSettings, updateNamespaceSettings } from '../src/domain/settings/namespace-settings.ts';
 import { PROJECT_CI_CD_SETTINGS, PROJECT_SETTINGS, insertProjectSettings, newProjectFeatures } from '../src/domain/settings/project-settings.ts';
 import type { TestApp } from './harness.ts';
@@ -132,4 +133,12 @@ export async function addMember(t: TestApp, source: NamespaceRow | ProjectRow, u
  */
 export async function unprotectDefaultBranch(t: TestApp, project: { id: number }, branch = 'main'): Promise<void> {
   await t.deps.db.deleteFrom('protected_branches').where('project_id', '=', project.id).where('name', '=', branch).execute();
+}
+
+/**
+ * Sets instance settings by writing the settings row (its generation moves on, so every reader
+ * sees the change at once in this process).
+ */
+export async function setInstanceSettings(t: TestApp, changes: Partial<ApplicationSettings>): Promise<void> {
+  await updateApplicationSettings(t.deps.db, changes, t.deps.now());
 }

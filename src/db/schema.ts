@@ -27,7 +27,7 @@ export interface UsersTable {
   job_title: string;
   note: string | null;
   private_profile: Bool;
-  projects_limit: number;
+  projects_limit: Generated<number>;
   can_create_group: Bool;
   theme_id: number;
   color_scheme_id: number;

@@ -24,8 +24,10 @@ export interface SettingOptions {
   readonly only?: ParamRoute;
   /** Shown only to an audience with this flag set (absent from the entity otherwise). */
   readonly when?: string;
-  /** A secret: stored and settable, never shown. */
+  /** A secret: settable, never shown; its writer stores it encrypted (core/secret-box). */
   readonly secret?: boolean;
+  /** Parameters that must come along when this one is sent as true (the platform's `given … requires`). */
+  readonly requires?: readonly string[];
 }
 
 export interface Setting<T, E extends TSchema = TSchema, P extends TSchema = TSchema> extends SettingOptions {
@@ -64,6 +66,7 @@ export function boolOrNull<const O extends SettingOptions = {}>(value: boolean |
 }
 
 export interface IntegerOptions extends SettingOptions {
+  /** Bounds checked as the model's validation (400 with field messages), not as a parameter error. */
   readonly minimum?: number;
   readonly maximum?: number;
   /** The values a parameter may take. */
@@ -71,11 +74,7 @@ export interface IntegerOptions extends SettingOptions {
 }
 
 function integerInput(options?: IntegerOptions) {
-  return Type.Integer({
-    ...(options?.minimum !== undefined ? { minimum: options.minimum } : {}),
-    ...(options?.maximum !== undefined ? { maximum: options.maximum } : {}),
-    ...(options?.values ? { enum: [...options.values] } : {}),
-  });
+  return Type.Integer(options?.values ? { enum: [...options.values] } : {});
 }
 
 export function int<const O extends IntegerOptions = {}>(value: number, options?: O) {
@@ -218,6 +217,10 @@ export interface DeclaredSettings<D extends SettingSpecs> {
   present(values: Values<D>, audience?: Audience): EntityOf<D>;
   /** Column names, for select lists. */
   readonly columnNames: readonly string[];
+  /** The model's validation of new values: bounds, with the platform's messages. */
+  validate(values: Partial<Values<D>>): Record<string, string[]>;
+  /** The first parameter missing beside one sent as true that requires it, if any. */
+  missingRequired(input: Readonly<Record<string, unknown>>, route: ParamRoute): string | null;
 }
 
 const columnOf = (name: string, s: AnySetting) => s.column ?? name;
@@ -281,5 +284,25 @@ export function declareSettings<const D extends SettingSpecs>(table: string, spe
     entity: entity as EntityProps<D>,
     present: (values, audience = {}) => presentValues(values, audience),
     columnNames: entries.map(([name, s]) => columnOf(name, s)),
+    validate(values) {
+      const errors: Record<string, string[]> = {};
+      for (const [name, s] of entries) {
+        const value = (values as Record<string, unknown>)[name];
+        const { minimum, maximum } = s as IntegerOptions;
+        if (typeof value !== 'number') continue;
+        if (minimum !== undefined && value < minimum) (errors[name] ??= []).push(`must be greater than or equal to ${minimum}`);
+        if (maximum !== undefined && value > maximum) (errors[name] ??= []).push(`must be less than or equal to ${maximum}`);
+      }
+      return errors;
+    },
+    missingRequired(input, route) {
+      for (const [name, s] of entries) {
+        const param = paramOf(name, s, route);
+        if (param === null || input[param] !== true) continue;
+        const missing = s.requires?.find((required) => input[required] === undefined);
+        if (missing !== undefined) return missing;
+      }
+      return null;
+    },
   };
 }

@@ -5,7 +5,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
 import { safeEqual } from '../../core/auth/secrets.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
-import { SESSION_LIFETIME_MS, endSession, findSession, startSession } from './sessions.service.ts';
+import { endSession, findSession, startSession } from './sessions.service.ts';
 
 const config = { auth: 'none' as const };
 
@@ -65,8 +65,8 @@ export const sessionRoutes: FastifyPluginAsync = async (app) => {
     if (!user) return html(reply, 401, signInForm('Invalid login or password.'));
     // A deactivated user reactivates by signing in on the web; anyone else not active is refused.
     if (user.state !== 'active' && user.state !== 'deactivated') return html(reply, 401, signInForm('Your account has been blocked.'));
-    const { cookie } = await startSession(db, user, req.ip, now());
-    reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: SESSION_LIFETIME_MS / 1000 });
+    const { cookie, lifetimeSeconds } = await startSession(db, user, req.ip, now());
+    reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: lifetimeSeconds });
     return reply.code(302).header('location', '/users/sign_in').send();
   });
 

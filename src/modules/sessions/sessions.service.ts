@@ -5,17 +5,18 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { DB, UserRow } from '../../db/schema.ts';
 import { digest } from '../../core/auth/secrets.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 
-export const SESSION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
-
-export async function startSession(db: Kysely<DB>, user: UserRow, ip: string, now: Date): Promise<{ cookie: string; csrfToken: string }> {
+/** A session lasts the instance's session_expire_delay (minutes). */
+export async function startSession(db: Kysely<DB>, user: UserRow, ip: string, now: Date): Promise<{ cookie: string; csrfToken: string; lifetimeSeconds: number }> {
+  const lifetimeSeconds = (await applicationSettings(db)).session_expire_delay * 60;
   const cookie = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
   const at = now.toISOString();
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('web_sessions')
-      .values({ user_id: user.id, session_digest: digest(cookie), csrf_token: csrfToken, expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS).toISOString(), created_at: at })
+      .values({ user_id: user.id, session_digest: digest(cookie), csrf_token: csrfToken, expires_at: new Date(now.getTime() + lifetimeSeconds * 1000).toISOString(), created_at: at })
       .execute();
     await trx
       .updateTable('users')
@@ -30,7 +31,7 @@ export async function startSession(db: Kysely<DB>, user: UserRow, ip: string, no
       .where('id', '=', user.id)
       .execute();
   });
-  return { cookie, csrfToken };
+  return { cookie, csrfToken, lifetimeSeconds };
 }
 
 export async function findSession(db: Kysely<DB>, cookie: string | undefined, now: Date) {

@@ -5,6 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { hashPassword } from '../../core/auth/secrets.ts';
 import { DomainError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
 import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from '../namespaces/personal-namespaces.ts';
@@ -33,7 +34,6 @@ export const NEW_USER_DEFAULTS = {
   organization: '',
   job_title: '',
   private_profile: false,
-  projects_limit: 100000,
   can_create_group: true,
   theme_id: 1,
   color_scheme_id: 1,
@@ -99,7 +99,8 @@ export async function createUser(deps: ServiceDeps, input: CreateUserBody, optio
   const body = { ...input, email: normalizeEmail(input.email) };
   const random = body.reset_password || body.force_random_password;
   const password = random ? randomPassword() : body.password;
-  const errors = validateUser({ ...body, password: random ? undefined : body.password }, true);
+  const instance = await applicationSettings(deps.db);
+  const errors = validateUser({ ...body, password: random ? undefined : body.password }, true, instance.minimum_password_length);
   if (password === undefined) (errors.password ??= []).push("can't be blank");
   const conflictMessage = await findConflict(deps.db, body);
   if (conflictMessage) throw conflict(conflictMessage);
@@ -107,13 +108,14 @@ export async function createUser(deps: ServiceDeps, input: CreateUserBody, optio
 
   const encrypted = await hashPassword(password as string, deps.config.passwordHashCost);
   const now = deps.now().toISOString();
-  const external = body.external ?? false;
+  const external = body.external ?? instance.user_default_external;
   try {
     return await deps.db.transaction().execute(async (trx) => {
       const user = await trx
         .insertInto('users')
         .values({
           ...NEW_USER_DEFAULTS,
+          projects_limit: instance.default_projects_limit,
           ...(profileValues(body) as Partial<NewUser>),
           username: body.username,
           name: body.name,
@@ -121,7 +123,7 @@ export async function createUser(deps: ServiceDeps, input: CreateUserBody, optio
           encrypted_password: encrypted,
           user_type: options.userType ?? 'human',
           // External users may not create groups or projects of their own.
-          ...(external ? { can_create_group: false, projects_limit: 0 } : {}),
+          ...(external ? { external: true, can_create_group: false, projects_limit: 0 } : {}),
           confirmed_at: body.skip_confirmation ? now : null,
           created_by_id: options.createdById ?? null,
           created_at: now,
@@ -149,7 +151,8 @@ export async function updateUser(deps: ServiceDeps, id: number, input: UpdateUse
   const body = input.email === undefined ? input : { ...input, email: normalizeEmail(input.email) };
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
-  const errors = validateUser(body, false);
+  const instance = await applicationSettings(deps.db);
+  const errors = validateUser(body, false, instance.minimum_password_length);
   for (const key of ['public_email', 'commit_email'] as const) {
     const v = body[key];
     if (v !== undefined && v !== '' && v.toLowerCase() !== (body.email ?? user.email).toLowerCase()) {
@@ -168,7 +171,7 @@ export async function updateUser(deps: ServiceDeps, id: number, input: UpdateUse
     if (body.external) Object.assign(changes, { can_create_group: false, projects_limit: 0 });
     else {
       changes.can_create_group ??= NEW_USER_DEFAULTS.can_create_group;
-      changes.projects_limit ??= NEW_USER_DEFAULTS.projects_limit;
+      changes.projects_limit ??= instance.default_projects_limit;
     }
   }
   if (body.name !== undefined) changes.name = body.name;

@@ -7,7 +7,6 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const RESERVED_EXTENSIONS = /\.(json|xml|html|htm|js|css|png|jpg|jpeg|gif|svg|ico|txt|csv|pdf|zip|gz|tar|atom|rss|git)$/i;
 const THEMES = { min: 1, max: 11 };
 const COLOR_SCHEMES = { min: 1, max: 6 };
-export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
 const MAX_INT = 2_147_483_647;
 
@@ -44,8 +43,11 @@ export function validateUsername(username: string, errors: FieldErrors): void {
   }
 }
 
-/** Checks the fields given; `creating` requires name, username and email. */
-export function validateUser(fields: UserFields, creating: boolean): FieldErrors {
+/**
+ * Checks the fields given; `creating` requires name, username and email. Passwords need the
+ * instance's minimum_password_length.
+ */
+export function validateUser(fields: UserFields, creating: boolean, passwordMinimum = 8): FieldErrors {
   const errors: FieldErrors = {};
   if (fields.name !== undefined || creating) {
     const name = fields.name ?? '';
@@ -59,7 +61,7 @@ export function validateUser(fields: UserFields, creating: boolean): FieldErrors
     else if (!EMAIL.test(email) || email.length > 255) add(errors, 'email', 'is invalid');
   }
   if (fields.password !== undefined) {
-    if (fields.password.length < PASSWORD_MIN) add(errors, 'password', `is too short (minimum is ${PASSWORD_MIN} characters)`);
+    if (fields.password.length < passwordMinimum) add(errors, 'password', `is too short (minimum is ${passwordMinimum} characters)`);
     if (fields.password.length > PASSWORD_MAX) add(errors, 'password', `is too long (maximum is ${PASSWORD_MAX} characters)`);
   }
   if (fields.projects_limit !== undefined) {
