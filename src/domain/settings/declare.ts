@@ -42,7 +42,7 @@ export interface Setting<T, E extends TSchema = TSchema, P extends TSchema = TSc
   readonly encode: (value: T) => unknown;
 }
 
-// biome-ignore lint: any setting
+/** Any setting, whatever its types. */
 export type AnySetting = Setting<any, TSchema, TSchema>;
 export type SettingSpecs = Record<string, AnySetting>;
 

@@ -134,7 +134,7 @@ export async function readProjectSettings(db: Kysely<DB>, projectId: number): Pr
 export async function readFeatureLevel(db: Kysely<DB>, projectId: number, feature: Feature): Promise<FeatureLevel> {
   const column = featureSetting(feature);
   const row = await db.selectFrom('project_features').select(column).where('project_id', '=', projectId).executeTakeFirst();
-  return PROJECT_FEATURES.read(row ? { ...PROJECT_FEATURES.defaultColumns(), ...row } : undefined)[column];
+  return row ? PROJECT_FEATURES.specs[column].decode(row[column]) : PROJECT_FEATURES.defaults[column];
 }
 
 // ---- Writing -----------------------------------------------------------------------------------

@@ -108,7 +108,8 @@ export async function createUser(deps: ServiceDeps, input: CreateUserBody, optio
 
   const encrypted = await hashPassword(password as string, deps.config.passwordHashCost);
   const now = deps.now().toISOString();
-  const external = body.external ?? instance.user_default_external;
+  // user_default_external makes new people external, not bots.
+  const external = body.external ?? ((options.userType ?? 'human') === 'human' && instance.user_default_external);
   try {
     return await deps.db.transaction().execute(async (trx) => {
       const user = await trx
