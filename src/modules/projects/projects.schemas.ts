@@ -99,8 +99,9 @@ const fullBase = {
   can_create_merge_request_in: Type.Boolean(),
   creator_id: Nullable(Type.Integer()),
   import_status: Type.String(),
-  // These two only for callers who may administer the project, on single-project answers.
+  // When issues are open to the caller.
   open_issues_count: Type.Optional(Type.Integer()),
+  // For callers who may administer the project, on single-project answers (as import_error and build_git_strategy).
   runners_token: Type.Optional(Type.String()),
   shared_with_groups: Type.Array(SharedGroupEntity),
   statistics: Type.Optional(ProjectStatisticsEntity),
