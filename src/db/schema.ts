@@ -291,7 +291,35 @@ export interface ProtectedTagCreateAccessLevelsTable {
   access_level: number;
 }
 
+/** Durable background work (jobs/queue.ts). */
+export interface BackgroundJobsTable {
+  id: Generated<number>;
+  kind: string;
+  /** JSON of the kind's payload schema. */
+  payload: string;
+  state: 'queued' | 'running' | 'failed';
+  /** Queued: when it may run. Running: when its claim expires and another worker may take it. */
+  run_at: string;
+  attempts: Generated<number>;
+  max_attempts: number;
+  /** The claim: `<host>:<pid>:<random>` of the worker running it. */
+  locked_by: string | null;
+  last_error: string | null;
+  dedupe_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One row: the id this database gave itself, which the data directory records too. */
+export interface InstanceIdentityTable {
+  id: number;
+  instance_id: string;
+  created_at: string;
+}
+
 export interface DB {
+  background_jobs: BackgroundJobsTable;
+  instance_identity: InstanceIdentityTable;
   protected_branches: ProtectedBranchesTable;
   protected_branch_access_levels: ProtectedBranchAccessLevelsTable;
   protected_tags: ProtectedTagsTable;
@@ -328,3 +356,4 @@ export type NamespaceRow = Selectable<NamespacesTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type MemberRow = Selectable<MembersTable>;
 export type EventRow = Selectable<EventsTable>;
+export type BackgroundJobRow = Selectable<BackgroundJobsTable>;

@@ -1,6 +1,7 @@
 // Writes of groups: create, update (renames carry every descendant along), delete. Each owns its
 // transaction and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
+import type { ServiceContext } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import { ancestorIds, refreshAuthorizations, usersAroundNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
@@ -14,11 +15,6 @@ import { fullPathTaken } from '../namespaces/namespace-paths.ts';
 import { readGroupSettings } from './groups.presenter.ts';
 import type { CreateGroupBody, GroupSettingsInput, UpdateGroupBody } from './groups.schemas.ts';
 import { type GroupChanges, type GroupContext, rubyInspect, validateGroup } from './groups.validation.ts';
-
-export interface ServiceDeps {
-  db: Kysely<DB>;
-  now: () => Date;
-}
 
 /** The instance default for new groups (an administrator setting on the platform). */
 const DEFAULT_GROUP_VISIBILITY = VISIBILITY.private;
@@ -69,7 +65,7 @@ const TAKEN: FieldErrors = { path: ['has already been taken'] };
  * POST /groups. The caller's right to create here (create_group, or create_subgroup on `parent`)
  * is checked by the route. The creator becomes the group's Owner.
  */
-export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateGroupBody, parent: NamespaceRow | null): Promise<NamespaceRow> {
+export async function createGroup(deps: ServiceContext, actor: Actor, body: CreateGroupBody, parent: NamespaceRow | null): Promise<NamespaceRow> {
   const { db } = deps;
   const fullPath = parent ? `${parent.full_path}/${body.path}` : body.path;
   const visibility = body.visibility !== undefined ? VISIBILITY[body.visibility] : DEFAULT_GROUP_VISIBILITY;
@@ -160,7 +156,7 @@ export interface UpdateContext {
  * project below, one statement per table, in the same transaction. Failures answer 400 with the
  * field messages.
  */
-export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: UpdateGroupBody, ctx: UpdateContext): Promise<NamespaceRow> {
+export async function updateGroup(deps: ServiceContext, group: NamespaceRow, body: UpdateGroupBody, ctx: UpdateContext): Promise<NamespaceRow> {
   const { db } = deps;
   const { parent } = ctx;
   const current = readGroupSettings(group);
@@ -258,7 +254,7 @@ async function lockBelow(db: Kysely<DB>, group: NamespaceRow): Promise<void> {
 }
 
 /** Gives a group created without one (before tokens were generated) its runners token. */
-export async function ensureRunnersToken(deps: ServiceDeps, group: NamespaceRow): Promise<string> {
+export async function ensureRunnersToken(deps: ServiceContext, group: NamespaceRow): Promise<string> {
   const existing = readGroupSettings(group).runners_token;
   if (existing !== null) return existing;
   const token = newRunnersToken();
@@ -274,7 +270,7 @@ export async function ensureRunnersToken(deps: ServiceDeps, group: NamespaceRow)
  * DELETE /groups/:id: the group, its subgroups and every project in them, with their memberships;
  * whoever reached anything there has their authorizations recomputed.
  */
-export async function deleteGroup(deps: ServiceDeps, group: NamespaceRow): Promise<void> {
+export async function deleteGroup(deps: ServiceContext, group: NamespaceRow): Promise<void> {
   const below = inSubtree('traversal_path', group.traversal_path);
   await deps.db.transaction().execute(async (trx) => {
     const affected = await usersAroundNamespace(trx, group);

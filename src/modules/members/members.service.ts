@@ -2,13 +2,14 @@
 // and member policies. Every change recomputes the affected users' project authorizations in the
 // same transaction; project memberships record joined / left / expired events, group ones none.
 import type { Kysely } from 'kysely';
+import type { ServiceContext } from '../../core/context.ts';
 import { refreshAuthorizations } from '../../core/access/authorizations.ts';
 import { ACCESS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS } from '../../core/access/levels.ts';
 import { DomainError, type FieldErrors, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { recordEvent } from '../events/event-recorder.ts';
-import { type ServiceDeps, deleteUser } from '../users/users.service.ts';
+import { deleteUser } from '../users/users.service.ts';
 import {
   type MemberSource,
   type MemberView,
@@ -146,7 +147,7 @@ async function mayDestroy(db: Kysely<DB>, source: MemberSource, member: MemberVi
 // ---- Writes ---------------------------------------------------------------------------------------
 
 /** POST …/members with one user id. */
-export async function addMember(deps: ServiceDeps, source: MemberSource, editor: MemberEditor, input: { userId: number; accessLevel: number; expiresAt: string | null }): Promise<MemberView> {
+export async function addMember(deps: ServiceContext, source: MemberSource, editor: MemberEditor, input: { userId: number; accessLevel: number; expiresAt: string | null }): Promise<MemberView> {
   const { db } = deps;
   if (await findDirectMember(db, source, input.userId)) throw conflict('Member already exists');
   const user = await db.selectFrom('users').select(['id', 'user_type']).where('id', '=', input.userId).executeTakeFirst();
@@ -172,7 +173,7 @@ export type BulkResult = { status: 'success' } | { status: 'error'; message: str
  * POST …/members with several user ids (or emails of users) separated by commas: each is added,
  * or updated when already a member; unknown ids are skipped; failures are reported per user.
  */
-export async function addMembers(deps: ServiceDeps, source: MemberSource, editor: MemberEditor, list: string, accessLevel: number, expiresAt: string | null): Promise<BulkResult> {
+export async function addMembers(deps: ServiceContext, source: MemberSource, editor: MemberEditor, list: string, accessLevel: number, expiresAt: string | null): Promise<BulkResult> {
   const { db } = deps;
   const items = list.split(',');
   // Ruby's split drops trailing empty strings.
@@ -222,7 +223,7 @@ async function changeMembership(trx: Kysely<DB>, member: MemberView, accessLevel
 
 /** PUT …/members/:user_id. An expiry left out stays as it is. */
 export async function updateMember(
-  deps: ServiceDeps,
+  deps: ServiceContext,
   source: MemberSource,
   editor: MemberEditor,
   userId: number,
@@ -284,7 +285,7 @@ async function destroyGroupSubresources(trx: Kysely<DB>, group: MemberSource, us
 }
 
 /** DELETE …/members/:user_id. */
-export async function removeMember(deps: ServiceDeps, source: MemberSource, editor: MemberEditor, userId: number, options: { skipSubresources: boolean }): Promise<void> {
+export async function removeMember(deps: ServiceContext, source: MemberSource, editor: MemberEditor, userId: number, options: { skipSubresources: boolean }): Promise<void> {
   const { db } = deps;
   const member = await findDirectMember(db, source, userId);
   if (!member) throw memberNotFound();
@@ -318,7 +319,7 @@ export const EXPIRY_BATCH = 1000;
  * one also ends the user's memberships below it, a group's last owner stays, and a project bot
  * whose membership expired is deleted with its tokens.
  */
-export async function removeExpiredMembers(deps: ServiceDeps): Promise<void> {
+export async function removeExpiredMembers(deps: ServiceContext): Promise<void> {
   const { db } = deps;
   const now = deps.now();
   let failure: unknown = null;

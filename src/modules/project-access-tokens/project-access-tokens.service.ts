@@ -3,6 +3,7 @@
 // deletes the bot, and its membership and tokens with it. Failures are the platform's 400s with
 // the reason in the message.
 import { randomBytes } from 'node:crypto';
+import type { ServiceContext } from '../../core/context.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { LoadedProject as Loaded } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
@@ -11,7 +12,7 @@ import type { PersonalAccessTokenRow } from '../../db/schema.ts';
 import { issueToken, tokenErrors } from '../access-tokens/access-tokens.service.ts';
 import { projectSource } from '../members/members.finder.ts';
 import { fullMessages, insertMembership, membershipErrors } from '../members/members.service.ts';
-import { type ServiceDeps, createUser, deleteUser } from '../users/users.service.ts';
+import { createUser, deleteUser } from '../users/users.service.ts';
 import { validateUser } from '../users/users.validation.ts';
 import { type ProjectTokenRow, findProjectToken } from './project-access-tokens.finder.ts';
 import type { CreateProjectTokenBody } from './project-access-tokens.schemas.ts';
@@ -23,7 +24,7 @@ function botUsername(projectId: number): string {
 }
 
 export async function createProjectAccessToken(
-  deps: ServiceDeps,
+  deps: ServiceContext,
   project: LoadedProject,
   actor: Actor,
   body: CreateProjectTokenBody,
@@ -69,14 +70,14 @@ export function tokenNotFound(rawId: string) {
   return notFound(`Could not find project access token with token_id: ${rawId}`);
 }
 
-export async function findTokenOrFail(deps: ServiceDeps, projectId: number, rawId: string): Promise<ProjectTokenRow> {
+export async function findTokenOrFail(deps: ServiceContext, projectId: number, rawId: string): Promise<ProjectTokenRow> {
   const row = await findProjectToken(deps.db, projectId, rawId);
   if (!row) throw tokenNotFound(rawId);
   return row;
 }
 
 /** Revoking takes the bot away: the user, its membership and its tokens. */
-export async function revokeProjectAccessToken(deps: ServiceDeps, project: LoadedProject, actor: Actor, rawId: string): Promise<void> {
+export async function revokeProjectAccessToken(deps: ServiceContext, project: LoadedProject, actor: Actor, rawId: string): Promise<void> {
   const row = await findTokenOrFail(deps, project.row.id, rawId);
   if (!project.can.has('admin_project')) throw badRequest(`${actor.user.name} cannot delete ${row.bot_name}`);
   await deleteUser(deps, row.user_id);

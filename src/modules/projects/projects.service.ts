@@ -1,6 +1,7 @@
 // Writes of projects: create, update, archive, star, delete. Each owns its transaction, checks
 // what the caller may do, and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
+import type { ServiceContext } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import { groupAbilities } from '../../core/access/abilities.ts';
 import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '../../core/access/authorizations.ts';
@@ -31,11 +32,6 @@ import { normalizeTopics } from './projects.finder.ts';
 import type { CreateProjectBody, UpdateProjectBody } from './projects.schemas.ts';
 import { FEATURE_COLUMNS, type Feature, type FeatureLevel, type ProjectSettings, parseSettings } from './projects.settings.ts';
 
-export interface ServiceDeps {
-  db: Kysely<DB>;
-  config: Config;
-  now: () => Date;
-}
 
 // ---- Validation -----------------------------------------------------------------------------------
 
@@ -226,7 +222,7 @@ export async function branchExists(config: Config, project: ProjectRow, branch: 
  * Brings projects.empty_repo up to date with the repository. Whatever creates or deletes branches
  * (pushes, the branch and commit APIs) calls this afterwards, so that lists never ask git.
  */
-export async function refreshEmptyRepo(deps: ServiceDeps, project: ProjectRow): Promise<boolean> {
+export async function refreshEmptyRepo(deps: ServiceContext, project: ProjectRow): Promise<boolean> {
   const dir = existingProjectRepository(deps.config.repositoryStorages, project);
   const empty = dir === null || !(await hasBranches(dir));
   if (empty !== Boolean(project.empty_repo)) await deps.db.updateTable('projects').set({ empty_repo: empty }).where('id', '=', project.id).execute();
@@ -243,7 +239,7 @@ function checkStorage(config: Config, storage: string | undefined, errors: Field
  * storage recorded and the original removed. The platform schedules this as a background storage
  * move; done at once here, callers see what they would once the move had finished.
  */
-async function changeRepositoryStorage(deps: ServiceDeps, row: ProjectRow, storage: string): Promise<ProjectRow> {
+async function changeRepositoryStorage(deps: ServiceContext, row: ProjectRow, storage: string): Promise<ProjectRow> {
   const { db, config } = deps;
   const from = storageDirectory(config.repositoryStorages, row.repository_storage);
   const to = storageDirectory(config.repositoryStorages, storage) as string;
@@ -286,7 +282,7 @@ export interface CreateOptions {
  * Whether the creator may create projects in the namespace: its owner (or an administrator) for
  * a personal one, create_projects for a group.
  */
-async function mayCreateIn(deps: ServiceDeps, creator: { user: UserRow; isAdmin: boolean }, namespace: NamespaceRow): Promise<boolean> {
+async function mayCreateIn(deps: ServiceContext, creator: { user: UserRow; isAdmin: boolean }, namespace: NamespaceRow): Promise<boolean> {
   if (namespace.type === 'User') return namespace.owner_id === creator.user.id || creator.isAdmin;
   const access = await groupAccessLevel(deps.db, creator.user.id, namespace.traversal_path, deps.now());
   return groupAbilities(creator, { visibility_level: namespace.visibility_level, ...groupSettings(namespace) }, access, false).has('create_projects');
@@ -306,7 +302,7 @@ async function limitReached(db: Kysely<DB>, creator: UserRow): Promise<string | 
 }
 
 /** POST /projects and POST /projects/user/:user_id. */
-export async function createProject(deps: ServiceDeps, actor: Actor, input: CreateProjectBody, options: CreateOptions = {}): Promise<ProjectRow> {
+export async function createProject(deps: ServiceContext, actor: Actor, input: CreateProjectBody, options: CreateOptions = {}): Promise<ProjectRow> {
   const { db } = deps;
   const creator = options.asUser ?? actor.user;
   const name = input.name ?? input.path ?? '';
@@ -426,7 +422,7 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
 // ---- Update ----------------------------------------------------------------------------------
 
 /** PUT /projects/:id. Renames need rename_project, visibility changes change_visibility_level. */
-export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pick<LoadedProject, 'row' | 'namespace' | 'can'>, input: UpdateProjectBody): Promise<ProjectRow> {
+export async function updateProject(deps: ServiceContext, actor: Actor, project: Pick<LoadedProject, 'row' | 'namespace' | 'can'>, input: UpdateProjectBody): Promise<ProjectRow> {
   const { db } = deps;
   const { row, namespace } = project;
   if (input.name !== undefined && input.name !== '' && !project.can.has('rename_project')) throw forbidden();
@@ -489,7 +485,7 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
 
 // ---- Archive, star, delete --------------------------------------------------------------------
 
-export async function setArchived(deps: ServiceDeps, row: ProjectRow, archived: boolean): Promise<ProjectRow> {
+export async function setArchived(deps: ServiceContext, row: ProjectRow, archived: boolean): Promise<ProjectRow> {
   return deps.db
     .updateTable('projects')
     .set({ archived, updated_at: deps.now().toISOString() })
@@ -499,7 +495,7 @@ export async function setArchived(deps: ServiceDeps, row: ProjectRow, archived: 
 }
 
 /** Stars the project for the user; false when it was already starred. */
-export async function starProject(deps: ServiceDeps, userId: number, projectId: number): Promise<boolean> {
+export async function starProject(deps: ServiceContext, userId: number, projectId: number): Promise<boolean> {
   try {
     return await deps.db.transaction().execute(async (trx) => {
       const existing = await trx.selectFrom('users_star_projects').select('user_id').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst();
@@ -516,7 +512,7 @@ export async function starProject(deps: ServiceDeps, userId: number, projectId: 
 }
 
 /** Unstars the project for the user; false when it was not starred. */
-export async function unstarProject(deps: ServiceDeps, userId: number, projectId: number): Promise<boolean> {
+export async function unstarProject(deps: ServiceContext, userId: number, projectId: number): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {
     const result = await trx.deleteFrom('users_star_projects').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) return false;
@@ -531,7 +527,7 @@ export async function unstarProject(deps: ServiceDeps, userId: number, projectId
  * the repository, which is what callers observe once the background removal has run. A repository
  * left behind by a failure here is an orphan no project reaches (ids are not handed out again).
  */
-export async function deleteProject(deps: ServiceDeps, row: ProjectRow): Promise<void> {
+export async function deleteProject(deps: ServiceContext, row: ProjectRow): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
     await trx.deleteFrom('projects').where('id', '=', row.id).execute();

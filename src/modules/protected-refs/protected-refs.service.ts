@@ -2,10 +2,10 @@
 // exists is a 409, a model refusal a 422 listing full messages, a rule the caller could not
 // unprotect a 403 (whether it is being created or removed, as the paid tiers rule).
 import { ACCESS } from '../../core/access/levels.ts';
+import type { ServiceContext } from '../../core/context.ts';
 import { DomainError, conflict, forbidden, messageList } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { ServiceDeps } from '../users/users.service.ts';
 import {
   type BranchAccessLevelRow,
   type ProtectedBranchRow,
@@ -31,7 +31,7 @@ const branchExists = (name: string) => conflict(`Protected branch '${name}' alre
 
 /** POST /projects/:id/protected_branches: each access level defaults to Maintainers. */
 export async function protectBranch(
-  deps: ServiceDeps,
+  deps: ServiceContext,
   projectId: number,
   pusher: Pusher,
   body: ProtectBranchBody,
@@ -72,7 +72,7 @@ export async function protectBranch(
 }
 
 /** DELETE /projects/:id/protected_branches/:name: the rule only, never the branch. */
-export async function unprotectBranch(deps: ServiceDeps, projectId: number, pusher: Pusher, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
+export async function unprotectBranch(deps: ServiceContext, projectId: number, pusher: Pusher, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
   const { db } = deps;
   const row = await findProtectedBranch(db, projectId, name);
   if (!row) throw ruleNotFound();
@@ -85,7 +85,7 @@ export async function unprotectBranch(deps: ServiceDeps, projectId: number, push
 // ---- Tags -------------------------------------------------------------------------------------------
 
 /** POST /projects/:id/protected_tags: the create level defaults to Maintainers. */
-export async function protectTag(deps: ServiceDeps, projectId: number, body: ProtectTagBody): Promise<{ row: ProtectedTagRow; levels: number[] }> {
+export async function protectTag(deps: ServiceContext, projectId: number, body: ProtectTagBody): Promise<{ row: ProtectedTagRow; levels: number[] }> {
   const { db } = deps;
   const taken = ['Name has already been taken'];
   if (isBlank(body.name)) throw messageList([BLANK_NAME]);
@@ -108,7 +108,7 @@ export async function protectTag(deps: ServiceDeps, projectId: number, body: Pro
   }
 }
 
-export async function unprotectTag(deps: ServiceDeps, projectId: number, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
+export async function unprotectTag(deps: ServiceContext, projectId: number, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
   const { db } = deps;
   const row = await findProtectedTag(db, projectId, name);
   if (!row) throw ruleNotFound();

@@ -3,6 +3,7 @@
 // branch pushed, the project names HEAD's branch, and that branch gets the protection its
 // namespace's default_branch_protection asks for (Projects::ProtectDefaultBranchService).
 import type { Kysely } from 'kysely';
+import type { ServiceContext } from '../../core/context.ts';
 import { groupSettings } from '../../core/access/loaders.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { DB, ProjectRow } from '../../db/schema.ts';
@@ -11,7 +12,6 @@ import { resolveRef } from '../../git/refs.ts';
 import { readDefaultBranch, setDefaultBranch } from '../../git/repository.ts';
 import { ADMIN_ACCESS_LEVEL, DEFAULT_BRANCH_PROTECTION, type Pusher, defaultBranchRule, isProtectedBranch, loadRefProtections } from '../protected-refs/protected-refs.rules.ts';
 import { protectBranch } from '../protected-refs/protected-refs.service.ts';
-import type { ServiceDeps } from '../users/users.service.ts';
 import type { RefUpdate } from './push.service.ts';
 
 /** The instance's default_branch_protection, which namespaces without a setting of their own follow. */
@@ -47,7 +47,7 @@ export async function settleHead(gitDir: string, updates: readonly RefUpdate[]):
 const SYSTEM: Pusher = { accessLevel: ADMIN_ACCESS_LEVEL, isAdmin: true, canPushCode: true };
 
 /** Protects the project's new default branch as its namespace asks, unless a rule already covers it. */
-export async function protectDefaultBranch(deps: ServiceDeps, project: Pick<ProjectRow, 'id' | 'namespace_id'>, branch: string): Promise<void> {
+export async function protectDefaultBranch(deps: ServiceContext, project: Pick<ProjectRow, 'id' | 'namespace_id'>, branch: string): Promise<void> {
   const rule = defaultBranchRule(await defaultBranchProtection(deps.db, project.namespace_id));
   if (rule === null || isProtectedBranch(await loadRefProtections(deps.db, project.id), branch)) return;
   try {

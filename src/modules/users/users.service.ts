@@ -1,8 +1,8 @@
 // Writes of users: create, update, delete, block, identities. Each owns its transaction and
 // throws the platform's errors (400 field messages, 404, 409 conflicts).
 import { randomBytes } from 'node:crypto';
+import type { ServiceContext } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
-import type { Config } from '../../config.ts';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { hashPassword } from '../../core/auth/secrets.ts';
@@ -13,11 +13,6 @@ import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { CreateUserBody, UpdateUserBody } from './users.schemas.ts';
 import { validateUser } from './users.validation.ts';
 
-export interface ServiceDeps {
-  db: Kysely<DB>;
-  config: Config;
-  now: () => Date;
-}
 
 /** Column defaults of a new user, spelled out so that both dialects store the same values. */
 export const NEW_USER_DEFAULTS = {
@@ -95,7 +90,7 @@ export interface CreateUserOptions {
 }
 
 /** POST /users. Conflicts answer 409; other validation failures 400 with field messages. */
-export async function createUser(deps: ServiceDeps, input: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
+export async function createUser(deps: ServiceContext, input: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
   const body = { ...input, email: normalizeEmail(input.email) };
   const random = body.reset_password || body.force_random_password;
   const password = random ? randomPassword() : body.password;
@@ -145,7 +140,7 @@ export async function createUser(deps: ServiceDeps, input: CreateUserBody, optio
 /**
  * PUT /users/:id. Spec Part 2 §4.2 rule 5: modification failures, conflicts included, answer 404.
  */
-export async function updateUser(deps: ServiceDeps, id: number, input: UpdateUserBody, actorId: number): Promise<UserRow> {
+export async function updateUser(deps: ServiceContext, id: number, input: UpdateUserBody, actorId: number): Promise<UserRow> {
   const body = input.email === undefined ? input : { ...input, email: normalizeEmail(input.email) };
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
@@ -210,13 +205,13 @@ async function upsertIdentity(db: Kysely<DB>, userId: number, provider: string, 
 }
 
 /** DELETE /users/:id. Tokens, sessions and identities go with the user. */
-export async function deleteUser(deps: ServiceDeps, id: number): Promise<void> {
+export async function deleteUser(deps: ServiceContext, id: number): Promise<void> {
   const result = await deps.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('User');
 }
 
 /** POST /users/:id/block. The platform answers true, or null when the user was already blocked. */
-export async function blockUser(deps: ServiceDeps, id: number): Promise<true | null> {
+export async function blockUser(deps: ServiceContext, id: number): Promise<true | null> {
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
   if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be modified by the API');
@@ -228,7 +223,7 @@ export async function blockUser(deps: ServiceDeps, id: number): Promise<true | n
 }
 
 /** POST /users/:id/unblock. True when the user was activated, false when already active. */
-export async function unblockUser(deps: ServiceDeps, id: number): Promise<boolean> {
+export async function unblockUser(deps: ServiceContext, id: number): Promise<boolean> {
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
   if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be unblocked by the API');
@@ -239,7 +234,7 @@ export async function unblockUser(deps: ServiceDeps, id: number): Promise<boolea
 }
 
 /** DELETE /users/:id/identities/:provider. */
-export async function deleteIdentity(deps: ServiceDeps, id: number, provider: string): Promise<void> {
+export async function deleteIdentity(deps: ServiceContext, id: number, provider: string): Promise<void> {
   if (!(await findUserById(deps.db, id))) throw notFound('User');
   const result = await deps.db.deleteFrom('identities').where('user_id', '=', id).where('provider', '=', provider).executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('Identity');
