@@ -78,13 +78,27 @@ export async function createRepository(gitDir: string, init: RepositoryInit): Pr
   }
 }
 
+export class RepositoryPathTaken extends Error {
+  constructor(gitDir: string) {
+    super(`a repository already exists at ${gitDir}, which no project of this database owns; it is left as it is`);
+  }
+}
+
 /**
- * Moves a repository built at a staging path to its place. Whatever occupies the place belongs to
- * no project (the caller has just been given the id): a leftover of a failed creation, so it goes.
+ * Moves a repository built at a staging path to its place. A place that is taken is never
+ * overwritten or reused: it belongs to no project of this database (the caller has just been
+ * given the id), so it is someone else's data (another instance sharing the directory), and the
+ * placement fails loudly instead.
  */
 export async function placeRepository(stagingDir: string, gitDir: string): Promise<void> {
   await fs.promises.mkdir(path.dirname(gitDir), { recursive: true });
-  if (fs.existsSync(gitDir)) await deleteRepository(gitDir);
+  // mkdir refuses an existing path atomically; rename then replaces the empty directory.
+  try {
+    await fs.promises.mkdir(gitDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new RepositoryPathTaken(gitDir);
+    throw error;
+  }
   await fs.promises.rename(stagingDir, gitDir);
 }
 

@@ -14,7 +14,7 @@ import { lastCommitForPath } from '../../git/history.ts';
 import { hasBranches, resolveCommit, resolveRef } from '../../git/refs.ts';
 import { GitError } from '../../git/run.ts';
 import type { Identity } from '../../git/signature.ts';
-import { assertWritable } from '../projects/projects.service.ts';
+import { assertWritable } from '../../domain/project-repository.ts';
 import { DEFAULT_BRANCH_PROTECTION, canPushToBranch, loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
 import { requireRepositoryDir } from '../repository/repository.access.ts';

@@ -12,7 +12,7 @@ import { createCommit, getCommit, readBlob, readTree } from '../../git/commits.t
 import { resolveRef, updateRef } from '../../git/refs.ts';
 import { projectRepositoryPath } from '../../git/repository.ts';
 import { runGit } from '../../git/run.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { CommitEntity } from './commit.entity.ts';
 import { CommitDetailEntity, CommitWithStatsEntity } from './commits.schemas.ts';
 import { AUTHOR } from '../branches/repository.fixtures.ts';

@@ -9,9 +9,11 @@ import { expectError, expectStatus } from '../../../test/matchers.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { createCommit, getCommit, readBlob, readTree } from '../../git/commits.ts';
-import { deleteRef, listRefs } from '../../git/refs.ts';
+import { ZERO_OID } from '../../git/args.ts';
+import { deleteRef, listRefs, resolveRef } from '../../git/refs.ts';
+import { recordRefUpdates } from '../pushes/push.service.ts';
 import { projectRepositoryPath, readDefaultBranch, repositoryExists, repositoryPath } from '../../git/repository.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable, refreshEmptyRepo } from './projects.service.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../../domain/project-repository.ts';
 
 let t: TestApp;
 let alice: TestUser;
@@ -195,7 +197,11 @@ describe('changes', () => {
   test('an administrator moves the repository to another storage', async () => {
     const res = await put({ repository_storage: 'other' }, ROOT_TOKEN);
     expectStatus(res, 200);
-    assert.equal(res.json().repository_storage, 'other');
+    // As on the platform, the move is scheduled: until it has run, the project is read-only where it was.
+    assert.equal(res.json().repository_storage, 'default');
+    assert.equal(Boolean((await row(project.id)).repository_read_only), true);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.move', true], ['project.repository.remove', true]]);
+    assert.equal((await t.get(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN })).json().repository_storage, 'other');
     const moved = await row(project.id);
     assert.equal(Boolean(moved.repository_read_only), false);
     const target = await repoOf(project.id);
@@ -207,9 +213,11 @@ describe('changes', () => {
   });
 
   test('empty_repo follows the branches when the writer refreshes it', async () => {
+    const gone = (ref: string, before: string) => ({ ref, before, after: ZERO_OID });
+    const [develop, main] = await Promise.all(['develop', 'main'].map((b) => resolveRef(dir, `refs/heads/${b}`)));
     await deleteRef(dir, 'refs/heads/develop');
     await deleteRef(dir, 'refs/heads/main');
-    assert.equal(await refreshEmptyRepo(t.deps, await row(project.id)), true);
+    await recordRefUpdates(t.deps, project, alice.user.id, [gone('refs/heads/develop', develop as string), gone('refs/heads/main', main as string)]);
     assert.equal(Boolean((await row(project.id)).empty_repo), true);
     const listed = await t.get('/api/v4/projects', { token: alice.token, query: { owned: 'true', per_page: '100' } });
     const entries = listed.json() as { id: number; empty_repo: boolean; name: string }[];
@@ -220,6 +228,7 @@ describe('changes', () => {
 
   test('deleting the project removes its repository', async () => {
     expectStatus(await t.del(`/api/v4/projects/${project.id}`, { token: alice.token }), 202);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.remove', true]]);
     assert.equal(fs.existsSync(dir), false);
     assert.deepEqual(fs.readdirSync(path.dirname(dir)), []);
   });

@@ -11,7 +11,7 @@ import type { Actor } from '../../core/auth/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import type { Config } from '../../config.ts';
 import { PUSH_DIR_ENV, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
 import { defaultBranchProtection } from './default-branch.ts';
 import type { RefUpdate } from './push.service.ts';
