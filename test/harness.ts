@@ -56,7 +56,7 @@ export interface TestApp {
 
 let sequence = 0;
 
-async function createSchema(url: string): Promise<string> {
+export async function createSchema(url: string): Promise<string> {
   const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -65,7 +65,7 @@ async function createSchema(url: string): Promise<string> {
   return schema;
 }
 
-async function dropSchema(url: string, schema: string): Promise<void> {
+export async function dropSchema(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query(`drop schema if exists ${schema} cascade`);

@@ -8,12 +8,12 @@
 // row goes. To make its database effects happen exactly once, a handler ends with
 // `job.complete(trx)` inside its own last transaction, which deletes the row under the claim and
 // fails (rolling back) when the claim was lost to another worker.
-import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { ServiceContext } from '../core/context.ts';
+import { processAlive, thisHost } from '../core/processes.ts';
 import type { BackgroundJobRow, DB } from '../db/schema.ts';
 
 /** What a handler runs with: the service context, and its claim on the job. */
@@ -115,7 +115,7 @@ export async function enqueue<S extends TSchema>(db: Kysely<DB>, kind: JobKind<S
 
 /** A claim's owner: which host and process, and which claim (so a stale worker cannot finish a job taken over). */
 function claimToken(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  return `${thisHost()}:${process.pid}:${randomBytes(6).toString('hex')}`;
 }
 
 const later = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString();
@@ -234,7 +234,7 @@ export async function runNow(ctx: ServiceContext, kind: JobKind, id: number | nu
  * that a restart takes them up at once instead of after their claims expire.
  */
 export async function releaseOrphanedClaims(db: Kysely<DB>): Promise<number> {
-  const host = hostname();
+  const host = thisHost();
   const now = new Date();
   const running = await db.selectFrom('background_jobs').select(['id', 'locked_by']).where('state', '=', 'running').execute();
   let released = 0;
@@ -250,14 +250,4 @@ export async function releaseOrphanedClaims(db: Kysely<DB>): Promise<number> {
     released += Number(result.numUpdatedRows);
   }
   return released;
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
