@@ -37,7 +37,7 @@ test('repositories are laid out by the hash of the project id, whatever the proj
   assert.equal(repositoryPath('/srv/repos', 42), `/srv/repos/@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`);
   assert.equal(projectRepositoryPath({ default: '/srv/repos' }, { id: 42, repository_storage: 'default' }), repositoryPath('/srv/repos', 42));
   assert.equal(projectRepositoryPath({ default: '/srv/repos' }, { id: 42, repository_storage: 'gone' }), null);
-  assert.match(stagingRepositoryPath('/srv/repos'), /^\/srv\/repos\/@tmp\/[0-9a-f]{24}\.git$/);
+  assert.match(stagingRepositoryPath('/srv/repos'), /^\/srv\/repos\/@tmp\/[^/~]+~\d+\.[0-9a-f]{24}\.git$/);
 });
 
 test('createRepository without a README: bare, empty, HEAD on the default branch', async () => {

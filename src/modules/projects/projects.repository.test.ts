@@ -11,7 +11,7 @@ import type { ProjectRow } from '../../db/schema.ts';
 import { createCommit, getCommit, readBlob, readTree } from '../../git/commits.ts';
 import { ZERO_OID } from '../../git/args.ts';
 import { deleteRef, listRefs, resolveRef } from '../../git/refs.ts';
-import { recordRefUpdates } from '../pushes/push.service.ts';
+import { recordRefUpdates, refsUpdatedJob } from '../pushes/push.service.ts';
 import { projectRepositoryPath, readDefaultBranch, repositoryExists, repositoryPath } from '../../git/repository.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../../domain/project-repository.ts';
 
@@ -90,6 +90,34 @@ describe('creation', () => {
       protections.map((p: { name: string; push_access_levels: { access_level: number }[] }) => [p.name, p.push_access_levels.map((l) => l.access_level)]),
       [['main', [40]]],
     );
+  });
+
+  test('a server stopped right after the creation committed: the project is whole, and its first push is recorded by the workers', async () => {
+    // The creation's follow-up never runs in the request, as if the process had died there.
+    const kind = refsUpdatedJob as { run: typeof refsUpdatedJob.run };
+    const run = kind.run;
+    kind.run = async () => {
+      throw new Error('stopped');
+    };
+    let id: number;
+    try {
+      const res = await create({ name: 'Cut Short', initialize_with_readme: true });
+      expectStatus(res, 201);
+      id = res.json().id;
+      assert.equal(res.json().default_branch, 'main');
+      assert.equal(res.json().empty_repo, false);
+    } finally {
+      kind.run = run;
+    }
+    const project = await row(id);
+    assert.equal(project.default_branch, 'main');
+    assert.equal(Boolean(project.empty_repo), false);
+    await t.deps.db.updateTable('background_jobs').set({ run_at: new Date(0).toISOString() }).execute();
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true]]);
+    const events = (await t.get(`/api/v4/projects/${id}/events`, { token: alice.token })).json();
+    assert.deepEqual(events.map((e: { action_name: string }) => e.action_name), ['pushed new', 'created']);
+    const rules = await t.deps.db.selectFrom('protected_branches').select('name').where('project_id', '=', id).execute();
+    assert.deepEqual(rules.map((r) => r.name), ['main']);
   });
 
   test('the README goes on the requested default branch', async () => {
