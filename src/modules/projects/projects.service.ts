@@ -229,7 +229,7 @@ export async function branchExists(config: Config, project: ProjectRow, branch: 
 export async function refreshEmptyRepo(deps: ServiceDeps, project: ProjectRow): Promise<boolean> {
   const dir = existingProjectRepository(deps.config.repositoryStorages, project);
   const empty = dir === null || !(await hasBranches(dir));
-  if (empty !== Boolean(project.empty_repo)) await deps.db.updateTable('projects').set({ empty_repo: empty }).where('id', '=', project.id).execute();
+  if (empty !== project.empty_repo) await deps.db.updateTable('projects').set({ empty_repo: empty }).where('id', '=', project.id).execute();
   return empty;
 }
 
