@@ -8,8 +8,10 @@ import type { Deps } from '../../core/deps.ts';
 import { DomainError } from '../../core/errors.ts';
 import { ZERO_OID, validBranchName, validRevision } from '../../git/args.ts';
 import { branchesContaining } from '../../git/reachability.ts';
-import { type RefChange, deleteRef, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
+import { type RefChange, deleteRef, hasBranches, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
+import { readDefaultBranch } from '../../git/repository.ts';
 import { GitError } from '../../git/run.ts';
+import { commitChange } from '../commits/commits.service.ts';
 import { assertWritable } from '../projects/projects.service.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
 import {
@@ -36,9 +38,31 @@ async function onProtectedBranch(dir: string, commit: string, protections: RefPr
   return [...containing.keys()].some((ref) => isProtectedBranch(protections, ref.slice('refs/heads/'.length)));
 }
 
-/** POST /projects/:id/repository/branches: `branch` from `ref` (a branch, a tag or a commit id). */
-export async function createBranch(deps: Deps, project: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<void> {
+/**
+ * An empty repository first gets its default branch (the project's, else HEAD's, else `main`) with
+ * a commit adding an empty README.md, as the platform's Branches::CreateService does; that commit
+ * is recorded like a first push. Returns the project as it then is.
+ */
+async function createDefaultBranch(deps: Deps, project: LoadedProject, actor: Actor, dir: string): Promise<LoadedProject> {
+  const branch = project.row.default_branch ?? (await readDefaultBranch(dir)) ?? 'main';
+  try {
+    await commitChange(deps, { project, actor }, { branch, actions: [{ action: 'create', filePath: 'README.md' }], message: 'Add README.md' });
+  } catch (error) {
+    // Another request gave the repository its first branch meanwhile: go on from there.
+    if (!(await hasBranches(dir))) throw error;
+  }
+  const row = await deps.db.selectFrom('projects').selectAll().where('id', '=', project.row.id).executeTakeFirstOrThrow();
+  return { ...project, row };
+}
+
+/**
+ * POST /projects/:id/repository/branches: `branch` from `ref` (a branch, a tag or a commit id),
+ * which in an empty repository can only be what createDefaultBranch made. Returns the project as
+ * it then is.
+ */
+export async function createBranch(deps: Deps, given: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject> {
   if (!validBranchName(branch)) throw refused(BRANCH_NAME_INVALID);
+  const project = (await hasBranches(dir)) ? given : await createDefaultBranch(deps, given, actor, dir);
   const name = `refs/heads/${branch}`;
   if ((await resolveRef(dir, name)) !== null) throw refused(BRANCH_EXISTS);
   const commit = validRevision(ref) ? await resolveCommit(dir, ref) : null;
@@ -62,6 +86,7 @@ export async function createBranch(deps: Deps, project: LoadedProject, actor: Ac
     throw error;
   }
   await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: name, before: ZERO_OID, after: commit }]);
+  return project;
 }
 
 /** DELETE /projects/:id/repository/branches/:branch, once the branch is found. */
