@@ -38,35 +38,51 @@ async function onProtectedBranch(dir: string, commit: string, protections: RefPr
   return [...containing.keys()].some((ref) => isProtectedBranch(protections, ref.slice('refs/heads/'.length)));
 }
 
+const invalidReference = (branch: string, ref: string) => refused(`Failed to create branch '${branch}': invalid reference name '${ref}'`);
+
 /**
  * An empty repository first gets its default branch (the project's, else HEAD's, else `main`) with
  * a commit adding an empty README.md, as the platform's Branches::CreateService does; that commit
- * is recorded like a first push. Returns the project as it then is.
+ * is recorded like a first push, and the requested branch is then made from it. The platform makes
+ * the README before looking at the request; here what would refuse it comes first (a ref other
+ * than the default branch, a protected name), so that a refused request writes nothing. Returns
+ * the project as it then is, or null when another request gave the repository a branch meanwhile.
  */
-async function createDefaultBranch(deps: Deps, project: LoadedProject, actor: Actor, dir: string): Promise<LoadedProject> {
-  const branch = project.row.default_branch ?? (await readDefaultBranch(dir)) ?? 'main';
+async function startEmptyRepository(deps: Deps, project: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject | null> {
+  const defaultBranch = project.row.default_branch ?? (await readDefaultBranch(dir)) ?? 'main';
+  if (![defaultBranch, `refs/heads/${defaultBranch}`, 'HEAD'].includes(ref)) throw invalidReference(branch, ref);
+  if (branch !== defaultBranch) {
+    const protections = await loadRefProtections(deps.db, project.row.id);
+    const refusal = branchChangeRefusal(protections, { branch, kind: 'create', force: false }, pusherOf(project, actor), { defaultBranch, viaWeb: true });
+    if (refusal !== null) throw refused(refusal);
+  }
   try {
-    await commitChange(deps, { project, actor }, { branch, actions: [{ action: 'create', filePath: 'README.md' }], message: 'Add README.md' });
+    await commitChange(deps, { project, actor }, { branch: defaultBranch, actions: [{ action: 'create', filePath: 'README.md' }], message: 'Add README.md' });
   } catch (error) {
-    // Another request gave the repository its first branch meanwhile: go on from there.
-    if (!(await hasBranches(dir))) throw error;
+    if (await hasBranches(dir)) return null;
+    throw error;
   }
   const row = await deps.db.selectFrom('projects').selectAll().where('id', '=', project.row.id).executeTakeFirstOrThrow();
   return { ...project, row };
 }
 
 /**
- * POST /projects/:id/repository/branches: `branch` from `ref` (a branch, a tag or a commit id),
- * which in an empty repository can only be what createDefaultBranch made. Returns the project as
- * it then is.
+ * POST /projects/:id/repository/branches: `branch` from `ref` (a branch, a tag or a commit id).
+ * Returns the project as it then is (an empty repository's first branch changes it).
  */
 export async function createBranch(deps: Deps, given: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject> {
   if (!validBranchName(branch)) throw refused(BRANCH_NAME_INVALID);
-  const project = (await hasBranches(dir)) ? given : await createDefaultBranch(deps, given, actor, dir);
+  let project = given;
+  if (!(await hasBranches(dir))) {
+    const started = await startEmptyRepository(deps, given, actor, dir, branch, ref);
+    // Asked for the default branch itself, the caller has it (the platform, having made it, answers "exists").
+    if (started?.row.default_branch === branch) return started;
+    project = started ?? given;
+  }
   const name = `refs/heads/${branch}`;
   if ((await resolveRef(dir, name)) !== null) throw refused(BRANCH_EXISTS);
   const commit = validRevision(ref) ? await resolveCommit(dir, ref) : null;
-  if (commit === null) throw refused(`Failed to create branch '${branch}': invalid reference name '${ref}'`);
+  if (commit === null) throw invalidReference(branch, ref);
 
   const protections = await loadRefProtections(deps.db, project.row.id);
   const pusher = pusherOf(project, actor);

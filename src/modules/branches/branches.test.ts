@@ -372,7 +372,7 @@ describe('POST /projects/:id/repository/branches on an empty repository', () => 
     );
   });
 
-  test('the default branch is the one the project was created with; only it can then be the ref', async () => {
+  test('the default branch is the one the project was created with; the ref may name it, or HEAD', async () => {
     const empty = await emptyProject({ default_branch: 'trunk' });
     const res = await t.post(url('', empty.row), { token: owner.token, body: { branch: 'topic', ref: 'trunk' } });
     expectStatus(res, 201);
@@ -380,30 +380,45 @@ describe('POST /projects/:id/repository/branches on an empty repository', () => 
     assert.equal(res.json().commit.id, await resolveRef(empty.dir, 'refs/heads/trunk'));
     assert.equal((await projectOf(empty.row)).default_branch, 'trunk');
 
-    // As on the platform, the default branch is made before the ref is looked up.
-    const other = await emptyProject({ default_branch: 'trunk' });
-    expectError(await t.post(url('', other.row), { token: owner.token, body: { branch: 'topic', ref: 'main' } }), 400, {
-      message: "Failed to create branch 'topic': invalid reference name 'main'",
-    });
-    assert.ok(await resolveRef(other.dir, 'refs/heads/trunk'));
-    assert.equal(await resolveRef(other.dir, 'refs/heads/topic'), null);
+    const viaHead = await emptyProject({ default_branch: 'trunk' });
+    const fromHead = await t.post(url('', viaHead.row), { token: owner.token, body: { branch: 'topic', ref: 'HEAD' } });
+    expectStatus(fromHead, 201);
+    expectEntity(fromHead.json(), BranchEntity);
+    assert.equal(fromHead.json().commit.id, await resolveRef(viaHead.dir, 'refs/heads/trunk'));
   });
 
-  test('asking for the default branch itself: it is made, and the request is refused as a branch that exists', async () => {
+  test('asking for the default branch itself: 201 with it, made with the README', async () => {
     const empty = await emptyProject();
-    expectError(await t.post(url('', empty.row), { token: owner.token, body: { branch: 'main', ref: 'main' } }), 400, { message: 'Branch already exists' });
-    assert.ok(await resolveRef(empty.dir, 'refs/heads/main'));
+    const res = await t.post(url('', empty.row), { token: owner.token, body: { branch: 'main', ref: 'main' } });
+    expectStatus(res, 201);
+    expectEntity(res.json(), BranchEntity);
+    assert.deepEqual([res.json().name, res.json().default, res.json().commit.title], ['main', true, 'Add README.md']);
+    assert.equal(res.json().commit.id, await resolveRef(empty.dir, 'refs/heads/main'));
     assert.equal((await projectOf(empty.row)).empty_repo, false);
+    // Asked again, it exists.
+    expectError(await t.post(url('', empty.row), { token: owner.token, body: { branch: 'main', ref: 'main' } }), 400, { message: 'Branch already exists' });
   });
 
-  test('an invalid name, or a developer who may not push the first commit (full default-branch protection): 400, the repository left empty', async () => {
+  test('refused requests write nothing: an invalid name, another ref, a protected name, a developer who may not push the first commit', async () => {
     const empty = await emptyProject();
+    const events = () => t.deps.db.selectFrom('events').select('id').where('project_id', '=', empty.row.id).execute();
+    const before = await events();
     expectError(await t.post(url('', empty.row), { token: owner.token, body: { branch: 'a..b', ref: 'main' } }), 400, { message: 'Branch name is invalid' });
+    expectError(await t.post(url('', empty.row), { token: owner.token, body: { branch: 'topic', ref: 'develop' } }), 400, {
+      message: "Failed to create branch 'topic': invalid reference name 'develop'",
+    });
+    expectStatus(await t.post(`/api/v4/projects/${empty.row.id}/protected_branches`, { token: ROOT_TOKEN, body: { name: 'prod/*', push_access_level: 0, merge_access_level: 0 } }), 201);
+    expectError(await t.post(url('', empty.row), { token: owner.token, body: { branch: 'prod/a', ref: 'main' } }), 400, {
+      message: 'You are not allowed to create protected branches on this project.',
+    });
+    // The namespace's default branch protection (full) keeps developers from pushing the first commit.
     expectError(await t.post(url('', empty.row), { token: developer.token, body: { branch: 'feature', ref: 'main' } }), 400, {
       message: 'You are not allowed to push into this branch',
     });
     assert.equal(await resolveRef(empty.dir, 'refs/heads/main'), null);
-    assert.deepEqual([(await projectOf(empty.row)).empty_repo, (await projectOf(empty.row)).default_branch], [true, null]);
+    const after = await projectOf(empty.row);
+    assert.deepEqual([after.empty_repo, after.default_branch], [true, null]);
+    assert.deepEqual(await events(), before);
   });
 });
 
