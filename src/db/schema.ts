@@ -1,9 +1,10 @@
 // Table types. Columns keep the wire's snake_case. Timestamps are ISO 8601 UTC text with
 // milliseconds and dates are YYYY-MM-DD text, in both dialects, so they sort and compare as text.
-// Booleans are real booleans in PostgreSQL and 0/1 in SQLite: read them through `Boolean()`.
+// Booleans are true/false in both dialects (SQLite stores 0/1; its adapter converts columns declared
+// `boolean`).
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-export type Bool = boolean | number;
+export type Bool = boolean;
 
 export interface UsersTable {
   id: Generated<number>;

@@ -16,7 +16,7 @@ export interface IssueTokenInput {
   secret?: string;
 }
 
-type Owner = { admin: boolean | number };
+type Owner = { admin: boolean };
 
 /**
  * The token model's validation: a name, at least one scope, only known scopes; the administrators'
@@ -25,7 +25,7 @@ type Owner = { admin: boolean | number };
 export function tokenErrors(input: Pick<IssueTokenInput, 'name' | 'scopes'>, owner: Owner): FieldErrors | null {
   const errors: FieldErrors = {};
   if (input.name.trim() === '') errors.name = ["can't be blank"];
-  const known = (s: string) => (SCOPES as readonly string[]).includes(s) && (Boolean(owner.admin) || !ADMIN_ONLY_SCOPES.includes(s as never));
+  const known = (s: string) => (SCOPES as readonly string[]).includes(s) && (owner.admin || !ADMIN_ONLY_SCOPES.includes(s as never));
   if (input.scopes.length === 0) errors.scopes = ["can't be blank"];
   else if (!input.scopes.every(known)) errors.scopes = ['can only contain available scopes'];
   return Object.keys(errors).length > 0 ? errors : null;

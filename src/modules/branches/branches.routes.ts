@@ -5,6 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireUser } from '../../core/access/guards.ts';
+import type { LoadedProject } from '../../core/access/loaders.ts';
 import { DomainError, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { validBranchName } from '../../git/args.ts';
@@ -32,9 +33,9 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
   const read = loadRepository('download_code');
   const write = loadRepository('push_code');
 
-  function view(req: FastifyRequest, protections: RefProtections, merged: ReadonlySet<string>): BranchView {
-    const row = req.project.row;
-    return { protections, pusher: pusherOf(req.project, req.actor), defaultBranch: row.default_branch, merged, projectWebUrl: projectWebUrl(config.externalUrl, row) };
+  function view(req: FastifyRequest, protections: RefProtections, merged: ReadonlySet<string>, project = req.project): BranchView {
+    const row = project.row;
+    return { protections, pusher: pusherOf(project, req.actor), defaultBranch: row.default_branch, merged, projectWebUrl: projectWebUrl(config.externalUrl, row) };
   }
 
   /** The branch named in the path; a name git would refuse is a 400. */
@@ -44,11 +45,12 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
     return name;
   }
 
-  async function showBranch(req: FastifyRequest, dir: string | null, name: string): Promise<Branch> {
-    const row = req.project.row;
+  /** `project`: the request's, unless a write changed it (an empty repository's first branch). */
+  async function showBranch(req: FastifyRequest, dir: string | null, name: string, project: LoadedProject = req.project): Promise<Branch> {
+    const row = project.row;
     const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(db, row.id)]);
     const branch = branchIn(branches, name);
-    return presentBranch(branch, view(req, protections, await mergedBranches(dir, branches, row.default_branch)));
+    return presentBranch(branch, view(req, protections, await mergedBranches(dir, branches, row.default_branch), project));
   }
 
   api.get(
@@ -77,9 +79,9 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
   api.post('/projects/:id/repository/branches', { schema: { params: ProjectParams, body: CreateBranchBody, response: { 201: BranchEntity } }, preHandler: write }, async (req, reply) => {
     const body = req.body as CreateBranchBody;
     const dir = requireRepositoryDir(config, req.project.row);
-    await createBranch(deps, req.project, requireUser(req), dir, body.branch, body.ref);
+    const project = await createBranch(deps, req.project, requireUser(req), dir, body.branch, body.ref);
     reply.code(201);
-    return showBranch(req, dir, body.branch);
+    return showBranch(req, dir, body.branch, project);
   });
 
   api.delete('/projects/:id/repository/branches/:branch', { schema: { params: BranchParams }, preHandler: write }, async (req, reply) => {

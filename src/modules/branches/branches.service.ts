@@ -10,11 +10,13 @@ import type { Deps } from '../../core/deps.ts';
 import { DomainError } from '../../core/errors.ts';
 import { ZERO_OID, validBranchName, validRevision } from '../../git/args.ts';
 import { branchesContaining } from '../../git/reachability.ts';
-import { type RefChange, deleteRef, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
+import { type RefChange, deleteRef, hasBranches, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
+import { readDefaultBranch } from '../../git/repository.ts';
 import { GitError } from '../../git/run.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
 import { defineJobKind, enqueue } from '../../jobs/queue.ts';
 import { assertWritable } from '../../domain/project-repository.ts';
+import { commitChange } from '../commits/commits.service.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
 import {
   type RefProtections,
@@ -40,13 +42,51 @@ async function onProtectedBranch(dir: string, commit: string, protections: RefPr
   return [...containing.keys()].some((ref) => isProtectedBranch(protections, ref.slice('refs/heads/'.length)));
 }
 
-/** POST /projects/:id/repository/branches: `branch` from `ref` (a branch, a tag or a commit id). */
-export async function createBranch(deps: Deps, project: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<void> {
+const invalidReference = (branch: string, ref: string) => refused(`Failed to create branch '${branch}': invalid reference name '${ref}'`);
+
+/**
+ * An empty repository first gets its default branch (the project's, else HEAD's, else `main`) with
+ * a commit adding an empty README.md, as the platform's Branches::CreateService does; that commit
+ * is recorded like a first push, and the requested branch is then made from it. The platform makes
+ * the README before looking at the request; here what would refuse it comes first (a ref other
+ * than the default branch, a protected name), so that a refused request writes nothing. Returns
+ * the project as it then is, or null when another request gave the repository a branch meanwhile.
+ */
+async function startEmptyRepository(deps: Deps, project: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject | null> {
+  const defaultBranch = project.row.default_branch ?? (await readDefaultBranch(dir)) ?? 'main';
+  if (![defaultBranch, `refs/heads/${defaultBranch}`, 'HEAD'].includes(ref)) throw invalidReference(branch, ref);
+  if (branch !== defaultBranch) {
+    const protections = await loadRefProtections(deps.db, project.row.id);
+    const refusal = branchChangeRefusal(protections, { branch, kind: 'create', force: false }, pusherOf(project, actor), { defaultBranch, viaWeb: true });
+    if (refusal !== null) throw refused(refusal);
+  }
+  try {
+    await commitChange(deps, { project, actor }, { branch: defaultBranch, actions: [{ action: 'create', filePath: 'README.md' }], message: 'Add README.md' });
+  } catch (error) {
+    if (await hasBranches(dir)) return null;
+    throw error;
+  }
+  const row = await deps.db.selectFrom('projects').selectAll().where('id', '=', project.row.id).executeTakeFirstOrThrow();
+  return { ...project, row };
+}
+
+/**
+ * POST /projects/:id/repository/branches: `branch` from `ref` (a branch, a tag or a commit id).
+ * Returns the project as it then is (an empty repository's first branch changes it).
+ */
+export async function createBranch(deps: Deps, given: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject> {
   if (!validBranchName(branch)) throw refused(BRANCH_NAME_INVALID);
+  let project = given;
+  if (!(await hasBranches(dir))) {
+    const started = await startEmptyRepository(deps, given, actor, dir, branch, ref);
+    // Asked for the default branch itself, the caller has it (the platform, having made it, answers "exists").
+    if (started?.row.default_branch === branch) return started;
+    project = started ?? given;
+  }
   const name = `refs/heads/${branch}`;
   if ((await resolveRef(dir, name)) !== null) throw refused(BRANCH_EXISTS);
   const commit = validRevision(ref) ? await resolveCommit(dir, ref) : null;
-  if (commit === null) throw refused(`Failed to create branch '${branch}': invalid reference name '${ref}'`);
+  if (commit === null) throw invalidReference(branch, ref);
 
   const protections = await loadRefProtections(deps.db, project.row.id);
   const pusher = pusherOf(project, actor);
@@ -66,6 +106,7 @@ export async function createBranch(deps: Deps, project: LoadedProject, actor: Ac
     throw error;
   }
   await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: name, before: ZERO_OID, after: commit }]);
+  return project;
 }
 
 /** DELETE /projects/:id/repository/branches/:branch, once the branch is found. */

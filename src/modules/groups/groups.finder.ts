@@ -65,7 +65,7 @@ export function findGroups(db: Kysely<DB>, actor: Actor | null, q: ListGroupsQue
   } else if (q.min_access_level !== undefined) {
     qb = actor ? qb.where(membershipFrom(actor.user.id, now, q.min_access_level, true)) : qb.where(sql<SqlBool>`1 = 0`);
   } else if (!(admin && allAvailable)) {
-    const levels = visibleLevels(actor ? { isAdmin: admin, external: Boolean(actor.user.external) } : null);
+    const levels = visibleLevels(actor ? { isAdmin: admin, external: actor.user.external } : null);
     const byLevel = sql<SqlBool>`namespaces.visibility_level in (${sql.join(levels)})`;
     if (!actor) qb = qb.where(byLevel);
     else if (allAvailable) qb = qb.where((eb) => eb.or([membershipHierarchy(actor.user.id, now), byLevel]));

@@ -79,7 +79,7 @@ export function presentGroup(row: NamespaceRow, view: GroupView): Group {
     lfs_enabled: s.lfs_enabled ?? true,
     default_branch_protection: s.default_branch_protection ?? DEFAULT_BRANCH_PROTECTION,
     avatar_url: null,
-    request_access_enabled: Boolean(row.request_access_enabled),
+    request_access_enabled: row.request_access_enabled,
     full_name: row.full_name,
     full_path: row.full_path,
     created_at: row.created_at,

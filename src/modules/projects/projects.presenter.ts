@@ -146,8 +146,8 @@ function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set
       members: `${self}/members`,
     },
     packages_enabled: settings.packages_enabled,
-    empty_repo: Boolean(row.empty_repo),
-    archived: Boolean(row.archived),
+    empty_repo: row.empty_repo,
+    archived: row.archived,
     visibility: visibilityName(row.visibility_level),
     owner: owner ? { ...userBasicFields(owner, view.baseUrl), created_at: owner.created_at } : undefined,
     resolve_outdated_diff_discussions: settings.resolve_outdated_diff_discussions,
@@ -176,7 +176,9 @@ function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set
     lfs_enabled: settings.lfs_enabled,
     creator_id: row.creator_id,
     import_status: row.import_status,
-    import_error: admin ? settings.import_error : undefined,
+    // Always in the full form (spec Part 2 §2.1); the message only for those who may administer the
+    // project, as the platform exposes it.
+    import_error: admin ? settings.import_error : null,
     // Issues do not exist yet, so none is open.
     open_issues_count: issues ? 0 : undefined,
     runners_token: admin ? row.runners_token : undefined,
@@ -226,8 +228,8 @@ function permissionsOf(row: ProjectRow, view: ProjectView): ProjectWithAccess['p
 
 /**
  * One project in the chosen form. `adminFields` (single-project answers only, as on the
- * platform) adds runners_token, import_error and build_git_strategy for callers who may
- * administer the project.
+ * platform) adds runners_token and build_git_strategy, and import_error's message, for callers
+ * who may administer the project.
  */
 export function presentProject(row: ProjectRow, view: ProjectView, form: 'simple'): ProjectSimple;
 export function presentProject(row: ProjectRow, view: ProjectView, form: 'full', adminFields?: boolean): Project;

@@ -218,8 +218,8 @@ describe('changes', () => {
     } finally {
       await t.deps.db.updateTable('projects').set({ repository_read_only: false }).where('id', '=', project.id).execute();
     }
-    assert.throws(() => assertWritable({ repository_read_only: 1 }), (e: unknown) => e instanceof DomainError && e.status === 400 && e.message === REPOSITORY_READ_ONLY_MESSAGE);
-    assert.doesNotThrow(() => assertWritable({ repository_read_only: 0 }));
+    assert.throws(() => assertWritable({ repository_read_only: true }), (e: unknown) => e instanceof DomainError && e.status === 400 && e.message === REPOSITORY_READ_ONLY_MESSAGE);
+    assert.doesNotThrow(() => assertWritable({ repository_read_only: false }));
   });
 
   test('an administrator moves the repository to another storage', async () => {
@@ -227,11 +227,11 @@ describe('changes', () => {
     expectStatus(res, 200);
     // As on the platform, the move is scheduled: until it has run, the project is read-only where it was.
     assert.equal(res.json().repository_storage, 'default');
-    assert.equal(Boolean((await row(project.id)).repository_read_only), true);
+    assert.equal((await row(project.id)).repository_read_only, true);
     assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.move', true], ['project.repository.remove', true]]);
     assert.equal((await t.get(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN })).json().repository_storage, 'other');
     const moved = await row(project.id);
-    assert.equal(Boolean(moved.repository_read_only), false);
+    assert.equal(moved.repository_read_only, false);
     const target = await repoOf(project.id);
     assert.equal(target, repositoryPath(storageDir('other'), project.id));
     assert.equal(repositoryExists(dir), false);
@@ -246,7 +246,7 @@ describe('changes', () => {
     await deleteRef(dir, 'refs/heads/develop');
     await deleteRef(dir, 'refs/heads/main');
     await recordRefUpdates(t.deps, project, alice.user.id, [gone('refs/heads/develop', develop as string), gone('refs/heads/main', main as string)]);
-    assert.equal(Boolean((await row(project.id)).empty_repo), true);
+    assert.equal((await row(project.id)).empty_repo, true);
     const listed = await t.get('/api/v4/projects', { token: alice.token, query: { owned: 'true', per_page: '100' } });
     const entries = listed.json() as { id: number; empty_repo: boolean; name: string }[];
     assert.equal(entries.find((p) => p.id === project.id)?.empty_repo, true);

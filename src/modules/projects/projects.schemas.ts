@@ -117,9 +117,10 @@ const full = {
   lfs_enabled: Type.Boolean(),
   creator_id: Nullable(Type.Integer()),
   import_status: Type.String(),
-  // These three only for callers who may administer the project, on single-project answers.
-  import_error: Type.Optional(Nullable(Type.String())),
+  import_error: Nullable(Type.String()),
+  // Only where the issues feature is available to the caller.
   open_issues_count: Type.Optional(Type.Integer()),
+  // Only for callers who may administer the project, on single-project answers.
   runners_token: Type.Optional(Type.String()),
   ci_default_git_depth: Nullable(Type.Integer()),
   ci_forward_deployment_enabled: Type.Boolean(),

@@ -252,7 +252,7 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
     input.namespace_id !== undefined
       ? await db.selectFrom('namespaces').selectAll().where('id', '=', input.namespace_id).executeTakeFirst()
       : await db.selectFrom('namespaces').selectAll().where('type', '=', 'User').where('owner_id', '=', creator.id).executeTakeFirst();
-  if (!namespace || !(await mayCreateIn(deps, options.asUser ? { user: creator, isAdmin: Boolean(creator.admin) } : actor, namespace))) {
+  if (!namespace || !(await mayCreateIn(deps, options.asUser ? { user: creator, isAdmin: creator.admin } : actor, namespace))) {
     add(errors, 'namespace', 'is not valid');
   } else {
     await checkTaken(db, namespace, { name, path }, null, errors);

@@ -66,8 +66,8 @@ export async function loadRefProtections(db: Kysely<DB>, projectId: number): Pro
         pushAccessLevels: of('push'),
         mergeAccessLevels: of('merge'),
         unprotectAccessLevels: of('unprotect'),
-        allowForcePush: Boolean(b.allow_force_push),
-        codeOwnerApprovalRequired: Boolean(b.code_owner_approval_required),
+        allowForcePush: b.allow_force_push,
+        codeOwnerApprovalRequired: b.code_owner_approval_required,
       };
     }),
     tags: tags.map((t) => ({ name: t.name, createAccessLevels: tagLevels.get(t.id) ?? [] })),

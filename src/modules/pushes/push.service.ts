@@ -56,17 +56,17 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
   const gitDir = existingProjectRepository(ctx.config.repositoryStorages, row);
 
   const createsBranch = updates.some((u) => isBranch(u) && u.before === ZERO_OID);
-  const firstPush = payload.firstPush === true || ((Boolean(row.empty_repo) || row.default_branch === null) && createsBranch);
+  const firstPush = payload.firstPush === true || ((row.empty_repo || row.default_branch === null) && createsBranch);
   let defaultBranch = row.default_branch;
   if (gitDir !== null && firstPush) defaultBranch = (await settleHead(gitDir, updates)) ?? defaultBranch;
   const data = gitDir !== null ? await pushEventsData(gitDir, updates, defaultBranch) : [];
   const branchesComeOrGo = updates.some((u) => isBranch(u) && (u.before === ZERO_OID || u.after === ZERO_OID));
-  const empty = branchesComeOrGo ? gitDir === null || !(await hasBranches(gitDir)) : Boolean(row.empty_repo);
+  const empty = branchesComeOrGo ? gitDir === null || !(await hasBranches(gitDir)) : row.empty_repo;
   const protect = firstPush && defaultBranch !== null && updates.some((u) => u.ref === `refs/heads/${defaultBranch}` && u.before === ZERO_OID);
 
   const now = ctx.now();
   await withTransaction(ctx, async (tx) => {
-    if (defaultBranch !== row.default_branch || empty !== Boolean(row.empty_repo)) {
+    if (defaultBranch !== row.default_branch || empty !== row.empty_repo) {
       await tx.db.updateTable('projects').set({ default_branch: defaultBranch, empty_repo: empty }).where('id', '=', row.id).execute();
     }
     for (const pushData of data) await recordEvent(tx.db, { projectId: row.id, authorId: payload.userId, action: 'pushed', pushData }, now);

@@ -159,7 +159,7 @@ export async function updateUser(deps: ServiceContext, id: number, input: Update
   const changes: UserUpdate = { ...profileValues(body), updated_at: now };
   // Becoming external takes away group and project creation; leaving it restores the defaults
   // unless this same request sets them.
-  if (body.external !== undefined && body.external !== Boolean(user.external)) {
+  if (body.external !== undefined && body.external !== user.external) {
     if (body.external) Object.assign(changes, { can_create_group: false, projects_limit: 0 });
     else {
       changes.can_create_group ??= NEW_USER_DEFAULTS.can_create_group;
