@@ -10,16 +10,10 @@ import { ZERO_OID, validBranchName, validRevision } from '../../git/args.ts';
 import { branchesContaining } from '../../git/reachability.ts';
 import { type RefChange, deleteRef, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
 import { GitError } from '../../git/run.ts';
-import { assertWritable } from '../projects/projects.service.ts';
+import { assertWritable } from '../../domain/project-repository.ts';
+import { type RefProtections, branchChangeRefusal, canPushToBranch, isProtectedBranch, pusherOf } from '../../domain/ref-protection.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
-import {
-  type RefProtections,
-  branchChangeRefusal,
-  canPushToBranch,
-  isProtectedBranch,
-  loadRefProtections,
-  pusherOf,
-} from '../protected-refs/protected-refs.rules.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { type BranchRef, mergedBranches, readBranches } from './branches.finder.ts';
 
 const refused = (message: string) => new DomainError('bad_request', message);

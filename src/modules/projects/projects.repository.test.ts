@@ -11,7 +11,7 @@ import type { ProjectRow } from '../../db/schema.ts';
 import { createCommit, getCommit, readBlob, readTree } from '../../git/commits.ts';
 import { deleteRef, listRefs } from '../../git/refs.ts';
 import { projectRepositoryPath, readDefaultBranch, repositoryExists, repositoryPath } from '../../git/repository.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable, refreshEmptyRepo } from './projects.service.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable, refreshEmptyRepo } from '../../domain/project-repository.ts';
 
 let t: TestApp;
 let alice: TestUser;

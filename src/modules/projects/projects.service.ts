@@ -8,12 +8,12 @@ import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '..
 import { ACCESS, VISIBILITY, visibilityName } from '../../core/access/levels.ts';
 import { type LoadedProject, groupSettings } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { DomainError, type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
+import { type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { validBranchName } from '../../git/args.ts';
-import { hasBranches, resolveRef } from '../../git/refs.ts';
+import { resolveRef } from '../../git/refs.ts';
 import {
   copyRepository,
   createRepository,
@@ -26,8 +26,10 @@ import {
   stagingRepositoryPath,
 } from '../../git/repository.ts';
 import { DEFAULT_STORAGE, storageDirectory } from '../../git/storages.ts';
-import { recordEvent } from '../events/event-recorder.ts';
-import { fullPathTaken } from '../namespaces/namespace-paths.ts';
+import { fullPathTaken } from '../../domain/namespace-paths.ts';
+import { assertWritable, repositoryReadOnly } from '../../domain/project-repository.ts';
+import { BLANK, NOT_INCLUDED, TAKEN, addError as add, tooLong } from '../../domain/validation.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { normalizeTopics } from './projects.finder.ts';
 import type { CreateProjectBody, UpdateProjectBody } from './projects.schemas.ts';
 import { FEATURE_COLUMNS, type Feature, type FeatureLevel, type ProjectSettings, parseSettings } from './projects.settings.ts';
@@ -45,22 +47,18 @@ const RESERVED_PROJECT_PATHS = new Set([
   '-', 'badges', 'blame', 'blob', 'builds', 'commits', 'create', 'create_dir', 'edit', 'files', 'find_file', 'new', 'preview', 'raw', 'refs', 'tree', 'update', 'wikis',
 ]);
 
-function add(errors: FieldErrors, field: string, message: string): void {
-  (errors[field] ??= []).push(message);
-}
-
 function validateFields(fields: { name?: string; path?: string; description?: string }, errors: FieldErrors): void {
-  if (fields.description !== undefined && fields.description.length > 2000) add(errors, 'description', 'is too long (maximum is 2000 characters)');
+  if (fields.description !== undefined && fields.description.length > 2000) add(errors, 'description', tooLong(2000));
   if (fields.name !== undefined) {
-    if (fields.name.trim() === '') add(errors, 'name', "can't be blank");
+    if (fields.name.trim() === '') add(errors, 'name', BLANK);
     else if (!NAME.test(fields.name)) add(errors, 'name', NAME_FORMAT);
-    if (fields.name.length > 255) add(errors, 'name', 'is too long (maximum is 255 characters)');
+    if (fields.name.length > 255) add(errors, 'name', tooLong(255));
   }
   if (fields.path !== undefined) {
-    if (fields.path.trim() === '') add(errors, 'path', "can't be blank");
+    if (fields.path.trim() === '') add(errors, 'path', BLANK);
     else if (!PATH.test(fields.path) || /\.(git|atom)$/i.test(fields.path)) add(errors, 'path', PATH_FORMAT);
     else if (RESERVED_PROJECT_PATHS.has(fields.path.toLowerCase())) add(errors, 'path', `${fields.path} is a reserved name`);
-    if (fields.path.length > 255) add(errors, 'path', 'is too long (maximum is 255 characters)');
+    if (fields.path.length > 255) add(errors, 'path', tooLong(255));
   }
 }
 
@@ -72,10 +70,10 @@ async function checkTaken(db: Kysely<DB>, namespace: NamespaceRow, fields: { nam
   if (fields.name !== undefined && !errors.name) {
     let q = db.selectFrom('projects').select('id').where('namespace_id', '=', namespace.id).where(sql`lower(name)`, '=', fields.name.toLowerCase());
     if (exceptId !== null) q = q.where('id', '!=', exceptId);
-    if (await q.executeTakeFirst()) add(errors, 'name', 'has already been taken');
+    if (await q.executeTakeFirst()) add(errors, 'name', TAKEN);
   }
   if (fields.path !== undefined && !errors.path && (await fullPathTaken(db, `${namespace.full_path}/${fields.path}`, { projectId: exceptId ?? undefined }))) {
-    add(errors, 'path', 'has already been taken');
+    add(errors, 'path', TAKEN);
   }
 }
 
@@ -197,41 +195,15 @@ export function recordRepositoryInitialization(settings: ProjectSettings, input:
   return { settings: { ...settings, initialize_with_readme: true }, headBranch };
 }
 
-/** The platform's refusal of writes while a storage move copies the repository. */
-export const REPOSITORY_READ_ONLY_MESSAGE = 'The repository is temporarily read-only. Please try again later.';
-
-/**
- * The API answers a write to a read-only repository with 400 and the message, as the platform does
- * when its pre-receive check refuses an API commit; push code reports REPOSITORY_READ_ONLY_MESSAGE
- * in its own protocol.
- */
-const repositoryReadOnly = () => new DomainError('bad_request', REPOSITORY_READ_ONLY_MESSAGE);
-
-/** Refuses a write to the project's repository while it is read-only. */
-export function assertWritable(project: Pick<ProjectRow, 'repository_read_only'>): void {
-  if (project.repository_read_only) throw repositoryReadOnly();
-}
-
 /** Whether the project's repository has this branch. */
 export async function branchExists(config: Config, project: ProjectRow, branch: string): Promise<boolean> {
   const dir = existingProjectRepository(config.repositoryStorages, project);
   return dir !== null && validBranchName(branch) && (await resolveRef(dir, `refs/heads/${branch}`)) !== null;
 }
 
-/**
- * Brings projects.empty_repo up to date with the repository. Whatever creates or deletes branches
- * (pushes, the branch and commit APIs) calls this afterwards, so that lists never ask git.
- */
-export async function refreshEmptyRepo(deps: ServiceContext, project: ProjectRow): Promise<boolean> {
-  const dir = existingProjectRepository(deps.config.repositoryStorages, project);
-  const empty = dir === null || !(await hasBranches(dir));
-  if (empty !== Boolean(project.empty_repo)) await deps.db.updateTable('projects').set({ empty_repo: empty }).where('id', '=', project.id).execute();
-  return empty;
-}
-
 /** A storage name an administrator may pick: one that is configured. */
 function checkStorage(config: Config, storage: string | undefined, errors: FieldErrors): void {
-  if (storage !== undefined && storageDirectory(config.repositoryStorages, storage) === null) add(errors, 'repository_storage', 'is not included in the list');
+  if (storage !== undefined && storageDirectory(config.repositoryStorages, storage) === null) add(errors, 'repository_storage', NOT_INCLUDED);
 }
 
 /**
@@ -478,7 +450,7 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
       return updated;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw invalidFields({ path: ['has already been taken'] });
+    if (isUniqueViolation(error)) throw invalidFields({ path: [TAKEN] });
     throw error;
   }
 }

@@ -12,8 +12,8 @@ import {
   branchChangeRefusal,
   isProtectedBranch,
   tagChangeRefusal,
-} from '../protected-refs/protected-refs.rules.ts';
-import type { RefUpdate } from './push.service.ts';
+} from '../../domain/ref-protection.ts';
+import type { RefUpdate } from '../../git/refs.ts';
 
 /** The file of a push's directory (QUARRY_PUSH_DIR) that holds its rules, as JSON. */
 export const RULES_FILE = 'rules.json';

@@ -11,10 +11,11 @@ import type { Actor } from '../../core/auth/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import type { Config } from '../../config.ts';
 import { PUSH_DIR_ENV, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
-import { loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { defaultBranchProtection } from './default-branch.ts';
-import type { RefUpdate } from './push.service.ts';
+import type { RefUpdate } from '../../git/refs.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
+import { pusherOf } from '../../domain/ref-protection.ts';
 import { type PushRules, RULES_FILE } from './push-rules.ts';
 
 const PRE_RECEIVE_SCRIPT = fileURLToPath(new URL('./pre-receive.ts', import.meta.url));

@@ -3,20 +3,13 @@
 import type { Deps } from '../../core/deps.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
-import { resolveRef } from '../../git/refs.ts';
+import { type RefUpdate, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
-import { recordEvent } from '../events/event-recorder.ts';
-import { refreshEmptyRepo } from '../projects/projects.service.ts';
+import { refreshEmptyRepo } from '../../domain/project-repository.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
 import { pushEventsData } from './push-data.ts';
 import { notifyRefsUpdated } from './ref-listeners.ts';
-
-/** One ref's change: full ref name, and 40-hex ids (ZERO_OID from git/args.ts when created or deleted). */
-export interface RefUpdate {
-  ref: string;
-  before: string;
-  after: string;
-}
 
 const isBranch = (update: RefUpdate) => update.ref.startsWith('refs/heads/');
 

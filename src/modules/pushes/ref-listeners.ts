@@ -2,7 +2,7 @@
 // refs (CI starts pipelines) registers a listener here, once, when its module loads.
 import type { Deps } from '../../core/deps.ts';
 import type { ProjectRow } from '../../db/schema.ts';
-import type { RefUpdate } from './push.service.ts';
+import type { RefUpdate } from '../../git/refs.ts';
 
 export interface RefsUpdated {
   /** The project as it is after the change (default branch and empty_repo brought up to date). */

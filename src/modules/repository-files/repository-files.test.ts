@@ -13,7 +13,7 @@ import { getCommit, readBlob, readTree } from '../../git/commits.ts';
 import { resolveRef } from '../../git/refs.ts';
 import { projectRepositoryPath } from '../../git/repository.ts';
 import { runGit } from '../../git/run.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { FileCommitEntity, FileEntity } from './repository-files.schemas.ts';
 
 let t: TestApp;

@@ -9,9 +9,9 @@ import { ACCESS } from '../../core/access/levels.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { createCommit } from '../../git/commits.ts';
 import { createRepository, projectRepositoryPath } from '../../git/repository.ts';
-import { CommitEntity } from '../commits/commit.entity.ts';
+import { CommitEntity } from '../../domain/commit-entity.ts';
 import { CommitDetailEntity } from '../commits/commits.schemas.ts';
-import { AUTHOR } from '../branches/repository.fixtures.ts';
+import { AUTHOR } from '../../../test/fixtures/repository.ts';
 import { FileCommitEntity, FileEntity } from '../repository-files/repository-files.schemas.ts';
 import { TreeObjectEntity } from './repository.schemas.ts';
 
