@@ -305,6 +305,7 @@ export interface BackgroundJobsTable {
   /** The claim: `<host>:<pid>:<random>` of the worker running it. */
   locked_by: string | null;
   last_error: string | null;
+  /** Set while queued: another job of the kind with this key is not enqueued meanwhile. */
   dedupe_key: string | null;
   created_at: string;
   updated_at: string;

@@ -1,12 +1,12 @@
 // A project's repository as every writer and reader of it sees it: where it is (none yet reads as
-// an empty repository), whether writes may go to it while a storage move copies it, the revisions
-// the API names, and projects.empty_repo kept in step with its branches.
-import type { ServiceContext } from '../core/context.ts';
+// an empty repository), whether writes may go to it while a storage move copies it, whether it
+// has a branch, and the revisions the API names. Pure of modules, so that projects, pushes,
+// branches, tags, commits and files all use it.
 import { DomainError, notFound } from '../core/errors.ts';
 import type { Config } from '../config.ts';
 import type { ProjectRow } from '../db/schema.ts';
-import { validRevision } from '../git/args.ts';
-import { hasBranches, resolveCommit } from '../git/refs.ts';
+import { validBranchName, validRevision } from '../git/args.ts';
+import { resolveCommit, resolveRef } from '../git/refs.ts';
 import { existingProjectRepository } from '../git/repository.ts';
 
 /** The project's repository directory; null when it has none, which reads as an empty repository. */
@@ -41,13 +41,8 @@ export function assertWritable(project: Pick<ProjectRow, 'repository_read_only'>
   if (project.repository_read_only) throw repositoryReadOnly();
 }
 
-/**
- * Brings projects.empty_repo up to date with the repository. Whatever creates or deletes branches
- * (pushes, the branch and commit APIs) calls this afterwards, so that lists never ask git.
- */
-export async function refreshEmptyRepo(deps: ServiceContext, project: ProjectRow): Promise<boolean> {
-  const dir = existingProjectRepository(deps.config.repositoryStorages, project);
-  const empty = dir === null || !(await hasBranches(dir));
-  if (empty !== Boolean(project.empty_repo)) await deps.db.updateTable('projects').set({ empty_repo: empty }).where('id', '=', project.id).execute();
-  return empty;
+/** Whether the project's repository has this branch. */
+export async function branchExists(config: Config, project: ProjectRow, branch: string): Promise<boolean> {
+  const dir = existingProjectRepository(config.repositoryStorages, project);
+  return dir !== null && validBranchName(branch) && (await resolveRef(dir, `refs/heads/${branch}`)) !== null;
 }

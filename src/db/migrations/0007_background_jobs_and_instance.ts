@@ -1,6 +1,6 @@
 // The durable queue of background work (jobs/queue.ts) and the instance's identity, which the data
 // directory must match so that two databases never share one set of repositories.
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { notNull, withId } from './helpers.ts';
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -20,8 +20,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'varchar(32)', notNull)
     .execute();
   await db.schema.createIndex('background_jobs_due').on('background_jobs').columns(['state', 'run_at', 'id']).execute();
-  // At most one waiting job per kind and key: enqueueing it again while it waits is a no-op.
-  await sql`create unique index background_jobs_dedupe on background_jobs (kind, dedupe_key) where state = 'queued' and dedupe_key is not null`.execute(db);
+  // At most one waiting job per kind and key: enqueueing it again while it waits is a no-op. A
+  // claim clears the key, so that the next change enqueues a job of its own.
+  await db.schema.createIndex('background_jobs_dedupe').on('background_jobs').columns(['kind', 'dedupe_key']).unique().execute();
 
   await db.schema
     .createTable('instance_identity')

@@ -94,7 +94,8 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
   });
 
   api.delete('/projects/:id/repository/merged_branches', { schema: { params: ProjectParams }, preHandler: write }, async (req, reply) => {
-    await deleteMergedBranches(deps, req.project, requireUser(req), requireRepositoryDir(config, req.project.row));
+    requireRepositoryDir(config, req.project.row);
+    await deleteMergedBranches(deps, req.project, requireUser(req));
     return reply.code(202).send({ message: '202 Accepted' });
   });
 };

@@ -4,12 +4,16 @@
 // branch exactly one wins; what moved is then recorded as a push.
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
+import { Type } from '@sinclair/typebox';
+import type { ServiceContext } from '../../core/context.ts';
 import type { Deps } from '../../core/deps.ts';
 import { DomainError } from '../../core/errors.ts';
 import { ZERO_OID, validBranchName, validRevision } from '../../git/args.ts';
 import { branchesContaining } from '../../git/reachability.ts';
 import { type RefChange, deleteRef, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
 import { GitError } from '../../git/run.ts';
+import { existingProjectRepository } from '../../git/repository.ts';
+import { defineJobKind, enqueue } from '../../jobs/queue.ts';
 import { assertWritable } from '../../domain/project-repository.ts';
 import { type RefProtections, branchChangeRefusal, canPushToBranch, isProtectedBranch, pusherOf } from '../../domain/ref-protection.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
@@ -77,35 +81,51 @@ export async function deleteBranch(deps: Deps, project: LoadedProject, actor: Ac
   await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: branch.ref, before: branch.target, after: ZERO_OID }]);
 }
 
-/**
- * DELETE /projects/:id/repository/merged_branches: every branch merged into the default branch,
- * except protected ones. The platform queues this; it is done before answering here, which is
- * what callers see once the queue has run.
- */
-export async function deleteMergedBranches(deps: Deps, project: LoadedProject, actor: Actor, dir: string): Promise<void> {
-  assertWritable(project.row);
-  const defaultBranch = project.row.default_branch;
-  const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(deps.db, project.row.id)]);
-  const merged = await mergedBranches(dir, branches, defaultBranch);
-  const doomed = branches.list.filter((b) => merged.has(b.ref) && b.name !== defaultBranch && !isProtectedBranch(protections, b.name));
-  if (doomed.length === 0) return;
+const DeleteMergedPayload = Type.Object({ projectId: Type.Integer(), userId: Type.Integer() }, { additionalProperties: false });
 
-  const change = (b: BranchRef): RefChange => ({ ref: b.ref, newId: null, oldId: b.target });
-  let deleted = doomed;
-  try {
-    await updateRefs(dir, doomed.map(change));
-  } catch (error) {
-    if (!isConflict(error)) throw error;
-    // Some branch moved meanwhile: delete the others one by one, leaving what was pushed.
-    deleted = [];
-    for (const b of doomed) {
-      try {
-        await updateRefs(dir, [change(b)]);
-        deleted.push(b);
-      } catch (single) {
-        if (!isConflict(single)) throw single;
+/**
+ * DELETE /projects/:id/repository/merged_branches, queued as on the platform: every branch merged
+ * into the default branch, except the default branch and protected ones, as the branches stand
+ * when the job runs. A branch that moves meanwhile is left alone.
+ */
+export const deleteMergedBranchesJob = defineJobKind({
+  name: 'branches.delete_merged',
+  payload: DeleteMergedPayload,
+  async run(ctx, { projectId, userId }) {
+    const row = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+    const dir = row ? existingProjectRepository(ctx.config.repositoryStorages, row) : null;
+    if (!row || dir === null) return;
+    // Read-only while a storage move copies the repository: the retry comes after it.
+    assertWritable(row);
+    const defaultBranch = row.default_branch;
+    const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(ctx.db, row.id)]);
+    const merged = await mergedBranches(dir, branches, defaultBranch);
+    const doomed = branches.list.filter((b) => merged.has(b.ref) && b.name !== defaultBranch && !isProtectedBranch(protections, b.name));
+    if (doomed.length === 0) return;
+
+    const change = (b: BranchRef): RefChange => ({ ref: b.ref, newId: null, oldId: b.target });
+    let deleted = doomed;
+    try {
+      await updateRefs(dir, doomed.map(change));
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      // Some branch moved meanwhile: delete the others one by one, leaving what was pushed.
+      deleted = [];
+      for (const b of doomed) {
+        try {
+          await updateRefs(dir, [change(b)]);
+          deleted.push(b);
+        } catch (single) {
+          if (!isConflict(single)) throw single;
+        }
       }
     }
-  }
-  await recordRefUpdates(deps, project.row, actor.user.id, deleted.map((b) => ({ ref: b.ref, before: b.target, after: ZERO_OID })));
+    await recordRefUpdates(ctx, row, userId, deleted.map((b) => ({ ref: b.ref, before: b.target, after: ZERO_OID })));
+  },
+});
+
+/** Queues the deletion of the merged branches (refused at once while the repository is read-only). */
+export async function deleteMergedBranches(ctx: ServiceContext, project: LoadedProject, actor: Actor): Promise<void> {
+  assertWritable(project.row);
+  await enqueue(ctx.db, deleteMergedBranchesJob, { projectId: project.row.id, userId: actor.user.id }, { dedupeKey: String(project.row.id) });
 }

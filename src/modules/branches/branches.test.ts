@@ -424,6 +424,9 @@ describe('DELETE /projects/:id/repository/merged_branches', () => {
 
     const res = await t.del(`/api/v4/projects/${p.id}/repository/merged_branches`, { token: developer.token });
     expectError(res, 202, { message: '202 Accepted' });
+    // Queued, as on the platform: nothing is gone until the job has run.
+    assert.equal(await resolveRef(repo.dir, 'refs/heads/merged-b'), repo.head);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['branches.delete_merged', true]]);
     const left = await t.get(url('', p), { token: developer.token });
     assert.deepEqual(names(left), ['kept-protected', 'level', 'main', 'unmerged']);
     assert.equal(await resolveRef(repo.dir, 'refs/heads/unmerged'), ahead);
@@ -439,6 +442,7 @@ describe('DELETE /projects/:id/repository/merged_branches', () => {
     expectError(await t.del(`/api/v4/projects/${p.id}/repository/merged_branches`, { token: developer.token }), 400, {
       message: 'The repository is temporarily read-only. Please try again later.',
     });
+    assert.deepEqual(await t.runJobs(), []);
     assert.equal(await resolveRef(repo.dir, 'refs/heads/old'), repo.head);
   });
 });

@@ -1,7 +1,7 @@
 // Writes of groups: create, update (renames carry every descendant along), delete. Each owns its
 // transaction and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
-import type { ServiceContext } from '../../core/context.ts';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import { ancestorIds, refreshAuthorizations, usersAroundNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
@@ -96,7 +96,7 @@ export async function createGroup(deps: ServiceContext, actor: Actor, body: Crea
     runners_token: newRunnersToken(),
   };
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const inserted = await trx
         .insertInto('namespaces')
         .values({
@@ -189,7 +189,7 @@ export async function updateGroup(deps: ServiceContext, group: NamespaceRow, bod
   const settings = { ...JSON.parse(group.settings), ...settingsFrom(body) };
   const fullName = name === undefined ? group.full_name : parent ? `${parent.full_name} / ${name}` : name;
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const updated = await trx
         .updateTable('namespaces')
         .set({
@@ -273,7 +273,7 @@ export async function ensureRunnersToken(deps: ServiceContext, group: NamespaceR
  */
 export async function deleteGroup(deps: ServiceContext, group: NamespaceRow): Promise<void> {
   const below = inSubtree('traversal_path', group.traversal_path);
-  await deps.db.transaction().execute(async (trx) => {
+  await withTransaction(deps, async ({ db: trx }) => {
     const affected = await usersAroundNamespace(trx, group);
     const groupIds = trx.selectFrom('namespaces').select('id').where(below);
     const projectIds = trx.selectFrom('projects').select('id').where('namespace_id', 'in', groupIds);

@@ -2,7 +2,7 @@
 // and member policies. Every change recomputes the affected users' project authorizations in the
 // same transaction; project memberships record joined / left / expired events, group ones none.
 import type { Kysely } from 'kysely';
-import type { ServiceContext } from '../../core/context.ts';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { refreshAuthorizations } from '../../core/access/authorizations.ts';
 import { ACCESS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS } from '../../core/access/levels.ts';
 import { DomainError, type FieldErrors, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
@@ -140,7 +140,7 @@ export async function addMember(deps: ServiceContext, source: MemberSource, edit
   const errors = await membershipErrors(db, source, { ...input, userType: user.user_type }, now, true);
   if (errors) throw invalidFields(errors);
   try {
-    await db.transaction().execute((trx) => insertMembership(trx, source, input, editor.userId, now));
+    await withTransaction(deps, ({ db: trx }) => insertMembership(trx, source, input, editor.userId, now));
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('Member already exists');
     throw error;
@@ -178,7 +178,7 @@ export async function addMembers(deps: ServiceContext, source: MemberSource, edi
   const ordered = [...users.filter((u) => emails.includes(u.email)), ...users.filter((u) => !emails.includes(u.email))];
   const now = deps.now();
   const failures: string[] = [];
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(deps, async ({ db: trx }) => {
     for (const user of ordered) {
       const existing = await findDirectMember(trx, source, user.id);
       // A membership the editor may not change is left as it is, silently.
@@ -221,7 +221,7 @@ export async function updateMember(
   const expiresAt = input.expiresAt === undefined ? member.expires_at : input.expiresAt;
   const errors = await membershipErrors(db, source, { userId, userType: member.user_type, accessLevel: input.accessLevel, expiresAt }, now, false);
   if (errors) throw invalidFields(errors);
-  await db.transaction().execute((trx) => changeMembership(trx, member, input.accessLevel, expiresAt, now));
+  await withTransaction(deps, ({ db: trx }) => changeMembership(trx, member, input.accessLevel, expiresAt, now));
   return (await findDirectMember(db, source, userId)) as MemberView;
 }
 
@@ -275,7 +275,7 @@ export async function removeMember(deps: ServiceContext, source: MemberSource, e
   if (!member) throw memberNotFound();
   if (!(await mayDestroy(db, source, member, editor))) throw forbidden();
   const now = deps.now();
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(deps, async ({ db: trx }) => {
     await destroyMembership(trx, member, 'left', now);
     if (source.type === 'Namespace' && !options.skipSubresources) await destroyGroupSubresources(trx, source, userId, now);
     await refreshAuthorizations(trx, [userId], now);
@@ -324,7 +324,7 @@ export async function removeExpiredMembers(deps: ServiceContext): Promise<void> 
       try {
         const source = await loadSource(db, member.source_type, member.source_id);
         if (!source || (await isLastOwner(db, source, member))) continue;
-        await db.transaction().execute(async (trx) => {
+        await withTransaction(deps, async ({ db: trx }) => {
           await destroyMembership(trx, member, 'expired', now);
           if (source.type === 'Namespace') await destroyGroupSubresources(trx, source, member.user_id, now);
           await refreshAuthorizations(trx, [member.user_id], now);

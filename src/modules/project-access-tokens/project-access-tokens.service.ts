@@ -3,7 +3,7 @@
 // deletes the bot, and its membership and tokens with it. Failures are the platform's 400s with
 // the reason in the message.
 import { randomBytes } from 'node:crypto';
-import type { ServiceContext } from '../../core/context.ts';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { LoadedProject as Loaded } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
@@ -50,21 +50,17 @@ export async function createProjectAccessToken(
   const scopeErrors = tokenErrors({ name: body.name, scopes }, { admin: false });
   if (scopeErrors) throw badRequest(fullMessagesSentence(scopeErrors));
 
-  const bot = await createUser(
-    deps,
-    { username, email, name: body.name, force_random_password: true, skip_confirmation: true },
-    { userType: 'project_bot', createdById: actor.user.id },
-  );
-  try {
-    return await db.transaction().execute(async (trx) => {
-      await insertMembership(trx, source, { userId: bot.id, accessLevel, expiresAt }, null, now);
-      const issued = await issueToken(trx, { userId: bot.id, name: body.name, scopes, expiresAt }, bot, now);
-      return { ...issued, accessLevel };
-    });
-  } catch (error) {
-    await deleteUser(deps, bot.id);
-    throw error;
-  }
+  // The bot, its membership and its token are one unit: none exists without the others.
+  return withTransaction(deps, async (tx) => {
+    const bot = await createUser(
+      tx,
+      { username, email, name: body.name, force_random_password: true, skip_confirmation: true },
+      { userType: 'project_bot', createdById: actor.user.id },
+    );
+    await insertMembership(tx.db, source, { userId: bot.id, accessLevel, expiresAt }, null, now);
+    const issued = await issueToken(tx.db, { userId: bot.id, name: body.name, scopes, expiresAt }, bot, now);
+    return { ...issued, accessLevel };
+  });
 }
 
 export function tokenNotFound(rawId: string) {

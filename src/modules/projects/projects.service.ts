@@ -1,7 +1,7 @@
 // Writes of projects: create, update, archive, star, delete. Each owns its transaction, checks
 // what the caller may do, and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
-import type { ServiceContext } from '../../core/context.ts';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import { groupAbilities } from '../../core/access/abilities.ts';
 import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '../../core/access/authorizations.ts';
@@ -12,24 +12,24 @@ import { type FieldErrors, errorList, forbidden, invalidFields } from '../../cor
 import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
-import { validBranchName } from '../../git/args.ts';
-import { resolveRef } from '../../git/refs.ts';
+import { ZERO_OID, validBranchName } from '../../git/args.ts';
+import { enqueue, runNow } from '../../jobs/queue.ts';
 import {
-  copyRepository,
   createRepository,
   deleteRepository,
   existingProjectRepository,
   placeRepository,
-  projectRepositoryPath,
   repositoryPath,
   setDefaultBranch,
   stagingRepositoryPath,
 } from '../../git/repository.ts';
 import { DEFAULT_STORAGE, storageDirectory } from '../../git/storages.ts';
 import { fullPathTaken } from '../../domain/namespace-paths.ts';
-import { assertWritable, repositoryReadOnly } from '../../domain/project-repository.ts';
+import { assertWritable, branchExists, repositoryReadOnly } from '../../domain/project-repository.ts';
 import { BLANK, NOT_INCLUDED, TAKEN, addError as add, tooLong } from '../../domain/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
+import { refsUpdatedJob } from '../pushes/push.service.ts';
+import { removeRepositoryJob, requestStorageMove } from './projects.jobs.ts';
 import { normalizeTopics } from './projects.finder.ts';
 import type { CreateProjectBody, UpdateProjectBody } from './projects.schemas.ts';
 import { FEATURE_COLUMNS, type Feature, type FeatureLevel, type ProjectSettings, parseSettings } from './projects.settings.ts';
@@ -195,46 +195,9 @@ export function recordRepositoryInitialization(settings: ProjectSettings, input:
   return { settings: { ...settings, initialize_with_readme: true }, headBranch };
 }
 
-/** Whether the project's repository has this branch. */
-export async function branchExists(config: Config, project: ProjectRow, branch: string): Promise<boolean> {
-  const dir = existingProjectRepository(config.repositoryStorages, project);
-  return dir !== null && validBranchName(branch) && (await resolveRef(dir, `refs/heads/${branch}`)) !== null;
-}
-
 /** A storage name an administrator may pick: one that is configured. */
 function checkStorage(config: Config, storage: string | undefined, errors: FieldErrors): void {
   if (storage !== undefined && storageDirectory(config.repositoryStorages, storage) === null) add(errors, 'repository_storage', NOT_INCLUDED);
-}
-
-/**
- * Moves the project's repository to another storage: read-only while it is copied, then the new
- * storage recorded and the original removed. The platform schedules this as a background storage
- * move; done at once here, callers see what they would once the move had finished.
- */
-async function changeRepositoryStorage(deps: ServiceContext, row: ProjectRow, storage: string): Promise<ProjectRow> {
-  const { db, config } = deps;
-  const from = storageDirectory(config.repositoryStorages, row.repository_storage);
-  const to = storageDirectory(config.repositoryStorages, storage) as string;
-  // Taking the flag is the lock: of two moves, or a move and a write, one is refused.
-  const taken = await db.updateTable('projects').set({ repository_read_only: true }).where('id', '=', row.id).where('repository_read_only', '=', false).executeTakeFirst();
-  if (Number(taken.numUpdatedRows) === 0) throw repositoryReadOnly();
-  let copied = false;
-  let moved: ProjectRow;
-  try {
-    copied = from !== null && (await copyRepository(row.id, from, to));
-    moved = await db
-      .updateTable('projects')
-      .set({ repository_storage: storage, repository_read_only: false })
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  } catch (error) {
-    if (copied) await deleteRepository(repositoryPath(to, row.id));
-    await db.updateTable('projects').set({ repository_read_only: false }).where('id', '=', row.id).execute();
-    throw error;
-  }
-  if (copied) await deleteRepository(repositoryPath(from as string, row.id));
-  return moved;
 }
 
 async function replaceTopics(db: Kysely<DB>, projectId: number, topics: readonly string[]): Promise<void> {
@@ -317,10 +280,11 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
   const readme = input.initialize_with_readme
     ? { content: `# ${name}\n\n${input.description ?? ''}`, message: 'Initial commit', author, date: now }
     : undefined;
-  await createRepository(staging, { defaultBranch: repository.headBranch, readme });
+  const readmeCommit = await createRepository(staging, { defaultBranch: repository.headBranch, readme });
   let placed: string | null = null;
+  let followUp: number | null = null;
   try {
-    return await db.transaction().execute(async (trx) => {
+    const row = await withTransaction(deps, async ({ db: trx }) => {
       const inserted = await trx
         .insertInto('projects')
         .values({
@@ -332,9 +296,9 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
           description: input.description ?? '',
           visibility_level: visibilityLevel,
           creator_id: creator.id,
-          // As before any push: the README commit, when there is one, is recorded as the first push
-          // once the project exists (pushes/push.service.ts recordInitialCommit).
-          default_branch: null,
+          // With a README commit the project has its branch from the start; the rest of a first
+          // push (event, protection) is the refs.updated job enqueued below.
+          default_branch: readmeCommit !== null ? repository.headBranch : null,
           archived: false,
           issues_enabled: applied.columns.issues_enabled ?? true,
           merge_requests_enabled: applied.columns.merge_requests_enabled ?? true,
@@ -343,7 +307,7 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
           snippets_enabled: applied.columns.snippets_enabled ?? true,
           settings: JSON.stringify(repository.settings),
           repository_storage: storage,
-          empty_repo: true,
+          empty_repo: readmeCommit === null,
           runners_token: randomBytes(10).toString('hex'),
           import_status: 'none',
           star_count: 0,
@@ -373,12 +337,20 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
       }
       await refreshAuthorizations(trx, await usersAboveNamespace(trx, namespace), now);
       await recordEvent(trx, { projectId: inserted.id, authorId: creator.id, action: 'created' }, now);
-      const row = await trx.selectFrom('projects').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow();
+      if (readmeCommit !== null) {
+        const update = { ref: `refs/heads/${repository.headBranch}`, before: ZERO_OID, after: readmeCommit };
+        followUp = await enqueue(trx, refsUpdatedJob, { projectId: inserted.id, userId: creator.id, updates: [update], firstPush: true }, { runHere: true });
+      }
+      const created = await trx.selectFrom('projects').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow();
       const target = repositoryPath(storageDir, inserted.id);
       await placeRepository(staging, target);
       placed = target;
-      return row;
+      return created;
     });
+    // The README commit counts as the creator's first push.
+    if (followUp === null) return row;
+    await runNow(deps, refsUpdatedJob, followUp);
+    return (await db.selectFrom('projects').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
   } catch (error) {
     await deleteRepository(placed ?? staging);
     // Two creations racing for one path: the loser sees the validation message a later request would.
@@ -415,14 +387,15 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
     }
     assertWritable(row);
   }
-  const current = storage !== undefined && storage !== row.repository_storage ? await changeRepositoryStorage(deps, row, storage) : row;
+  const moveTo = storage !== undefined && storage !== row.repository_storage ? storage : null;
+  if (moveTo !== null) assertWritable(row);
 
   const applied = applySettings(parseSettings(row.settings), input);
   const name = input.name ?? row.name;
   const path = input.path ?? row.path;
   const now = deps.now().toISOString();
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       let update = trx
         .updateTable('projects')
         .set({
@@ -444,8 +417,11 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
       if (!updated) throw repositoryReadOnly();
       const topics = input.topics ?? input.tag_list;
       if (topics !== undefined) await replaceTopics(trx, row.id, topics);
+      // The platform schedules a storage move: the project answers from its old storage, read-only
+      // until the move job has copied the repository.
+      if (moveTo !== null && !(await requestStorageMove(trx, row.id, moveTo))) throw repositoryReadOnly();
       // Last, so that a refusal from git undoes the row's change.
-      const dir = newDefaultBranch !== null ? existingProjectRepository(deps.config.repositoryStorages, current) : null;
+      const dir = newDefaultBranch !== null ? existingProjectRepository(deps.config.repositoryStorages, row) : null;
       if (dir !== null) await setDefaultBranch(dir, newDefaultBranch as string);
       return updated;
     });
@@ -469,7 +445,7 @@ export async function setArchived(deps: ServiceContext, row: ProjectRow, archive
 /** Stars the project for the user; false when it was already starred. */
 export async function starProject(deps: ServiceContext, userId: number, projectId: number): Promise<boolean> {
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const existing = await trx.selectFrom('users_star_projects').select('user_id').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst();
       if (existing) return false;
       await trx.insertInto('users_star_projects').values({ user_id: userId, project_id: projectId, created_at: deps.now().toISOString() }).execute();
@@ -485,7 +461,7 @@ export async function starProject(deps: ServiceContext, userId: number, projectI
 
 /** Unstars the project for the user; false when it was not starred. */
 export async function unstarProject(deps: ServiceContext, userId: number, projectId: number): Promise<boolean> {
-  return deps.db.transaction().execute(async (trx) => {
+  return withTransaction(deps, async ({ db: trx }) => {
     const result = await trx.deleteFrom('users_star_projects').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) return false;
     await trx.updateTable('projects').set({ star_count: sql`star_count - 1` }).where('id', '=', projectId).execute();
@@ -495,15 +471,14 @@ export async function unstarProject(deps: ServiceContext, userId: number, projec
 
 /**
  * DELETE /projects/:id. The platform marks the project pending deletion and removes it in the
- * background; here the rows go at once (everything that hangs off a project cascades), and then
- * the repository, which is what callers observe once the background removal has run. A repository
- * left behind by a failure here is an orphan no project reaches (ids are not handed out again).
+ * background; here the rows go at once (everything that hangs off a project cascades), and the
+ * repository's removal is enqueued in the same transaction, so that it happens even if the server
+ * stops now (ids are not handed out again, so nothing can take its place meanwhile).
  */
 export async function deleteProject(deps: ServiceContext, row: ProjectRow): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
-    await trx.deleteFrom('projects').where('id', '=', row.id).execute();
+  await withTransaction(deps, async ({ db }) => {
+    await db.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
+    await db.deleteFrom('projects').where('id', '=', row.id).execute();
+    await enqueue(db, removeRepositoryJob, { projectId: row.id, storage: row.repository_storage });
   });
-  const dir = projectRepositoryPath(deps.config.repositoryStorages, row);
-  if (dir !== null) await deleteRepository(dir);
 }

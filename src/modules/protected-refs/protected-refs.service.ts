@@ -2,7 +2,7 @@
 // exists is a 409, a model refusal a 422 listing full messages, a rule the caller could not
 // unprotect a 403 (whether it is being created or removed, as the paid tiers rule).
 import { ACCESS } from '../../core/access/levels.ts';
-import type { ServiceContext } from '../../core/context.ts';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { DomainError, conflict, forbidden, messageList } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -44,7 +44,7 @@ export async function protectBranch(
   if (isBlank(body.name)) throw messageList([BLANK_NAME]);
   const at = deps.now().toISOString();
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const row = await trx
         .insertInto('protected_branches')
         .values({
@@ -94,7 +94,7 @@ export async function protectTag(deps: ServiceContext, projectId: number, body: 
   const at = deps.now().toISOString();
   const level = body.create_access_level ?? ACCESS.MAINTAINER;
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const row = await trx
         .insertInto('protected_tags')
         .values({ project_id: projectId, name: body.name, created_at: at, updated_at: at })

@@ -1,7 +1,7 @@
 // Writes of users: create, update, delete, block, identities. Each owns its transaction and
 // throws the platform's errors (400 field messages, 404, 409 conflicts).
 import { randomBytes } from 'node:crypto';
-import type { ServiceContext } from '../../core/context.ts';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -105,7 +105,7 @@ export async function createUser(deps: ServiceContext, input: CreateUserBody, op
   const now = deps.now().toISOString();
   const external = body.external ?? false;
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const user = await trx
         .insertInto('users')
         .values({
@@ -178,7 +178,7 @@ export async function updateUser(deps: ServiceContext, id: number, input: Update
     if (id !== actorId) changes.password_expires_at = now;
   }
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const updated = await trx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
       if (!updated) throw notFound('User');
       if (body.extern_uid !== undefined && body.provider !== undefined) {
