@@ -1,6 +1,7 @@
 // What the application is built from, and the request/instance decorations every route relies on.
 import type { Database } from '../db/database.ts';
-import type { Actor, RouteAuth } from './auth/actor.ts';
+import type { Actor } from './auth/actor.ts';
+import type { RouteAuth } from './auth/scopes.ts';
 import type { JobTokenResolver } from './auth/job-tokens.ts';
 import type { ServiceContext } from './context.ts';
 

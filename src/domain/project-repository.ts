@@ -1,11 +1,30 @@
-// What every writer of a project's repository shares: whether it may be written now, and whether
-// it has a branch. Pure of modules, so that projects, pushes, branches, tags and commits all use it.
-import { DomainError } from '../core/errors.ts';
+// A project's repository as every writer and reader of it sees it: where it is (none yet reads as
+// an empty repository), whether writes may go to it while a storage move copies it, whether it
+// has a branch, and the revisions the API names. Pure of modules, so that projects, pushes,
+// branches, tags, commits and files all use it.
+import { DomainError, notFound } from '../core/errors.ts';
 import type { Config } from '../config.ts';
 import type { ProjectRow } from '../db/schema.ts';
-import { validBranchName } from '../git/args.ts';
-import { resolveRef } from '../git/refs.ts';
+import { validBranchName, validRevision } from '../git/args.ts';
+import { resolveCommit, resolveRef } from '../git/refs.ts';
 import { existingProjectRepository } from '../git/repository.ts';
+
+/** The project's repository directory; null when it has none, which reads as an empty repository. */
+export function repositoryDir(config: Config, project: Pick<ProjectRow, 'id' | 'repository_storage'>): string | null {
+  return existingProjectRepository(config.repositoryStorages, project);
+}
+
+/** The repository a write goes to; a project without one has nothing to write into. */
+export function requireRepositoryDir(config: Config, project: Pick<ProjectRow, 'id' | 'repository_storage'>): string {
+  const dir = repositoryDir(config, project);
+  if (dir === null) throw notFound('Repository');
+  return dir;
+}
+
+/** The commit a ref names in a repository (null without one, or when the ref is no revision). */
+export function resolveRevision(dir: string | null, ref: string): Promise<string | null> {
+  return dir !== null && validRevision(ref) ? resolveCommit(dir, ref) : Promise.resolve(null);
+}
 
 /** The platform's refusal of writes while a storage move copies the repository. */
 export const REPOSITORY_READ_ONLY_MESSAGE = 'The repository is temporarily read-only. Please try again later.';

@@ -3,7 +3,7 @@
 // from this host, after an hour otherwise (longer than any git operation may run).
 import type { Config } from '../config.ts';
 import { removeScratchLeftovers } from '../git/repository.ts';
-import { removePushLeftovers } from '../modules/pushes/push-session.ts';
+import { removePushLeftovers } from '../modules/pushes/index.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const LEFTOVER_AGE_MS = 60 * 60 * 1000;

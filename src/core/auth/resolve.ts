@@ -17,9 +17,9 @@ import {
   notFound,
   unauthorized,
 } from '../errors.ts';
-import type { Actor, CredentialKind, RouteAuth } from './actor.ts';
+import type { Actor, CredentialKind } from './actor.ts';
 import { JOB_TOKEN_PREFIX, type JobTokenResolver, type JobTokenResult } from './job-tokens.ts';
-import { acceptedScopes, hasAnyScope, registeredScopes } from './scopes.ts';
+import { type RouteAuth, acceptedScopes, hasAnyScope, registeredScopes } from './scopes.ts';
 import { digest, safeEqual } from './secrets.ts';
 
 export const SESSION_COOKIE = '_service_session';

@@ -9,14 +9,16 @@ import type { LoadedProject } from '../../core/access/loaders.ts';
 import { DomainError, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { validBranchName } from '../../git/args.ts';
-import { projectWebUrl } from '../projects/projects.presenter.ts';
-import { type RefProtections, loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
-import { loadRepository, repositoryDir, requireRepositoryDir } from '../repository/repository.access.ts';
+import { repositoryDir, requireRepositoryDir } from '../../domain/project-repository.ts';
+import { paginateList, searchRefs } from '../../domain/ref-list.ts';
+import { type RefProtections, pusherOf } from '../../domain/ref-protection.ts';
+import { projectWebUrl } from '../../domain/urls.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
+import { loadRepository } from '../repository/index.ts';
 import { type BranchRef, type Branches, mergedBranches, readBranches } from './branches.finder.ts';
 import { type BranchView, presentBranch } from './branches.presenter.ts';
 import { type Branch, BranchEntity, BranchParams, CreateBranchBody, ListBranchesQuery, ProjectParams } from './branches.schemas.ts';
 import { createBranch, deleteBranch, deleteMergedBranches } from './branches.service.ts';
-import { paginateList, searchRefs } from './ref-list.ts';
 
 /** find_branch!'s answer to a name git would refuse. */
 const invalidRefname = () => new DomainError('bad_request', 'The branch refname is invalid');

@@ -17,15 +17,9 @@ import { existingProjectRepository } from '../../git/repository.ts';
 import { defineJobKind, enqueue } from '../../jobs/queue.ts';
 import { assertWritable } from '../../domain/project-repository.ts';
 import { commitChange } from '../commits/commits.service.ts';
+import { type RefProtections, branchChangeRefusal, canPushToBranch, isProtectedBranch, pusherOf } from '../../domain/ref-protection.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
-import {
-  type RefProtections,
-  branchChangeRefusal,
-  canPushToBranch,
-  isProtectedBranch,
-  loadRefProtections,
-  pusherOf,
-} from '../protected-refs/protected-refs.rules.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { type BranchRef, mergedBranches, readBranches } from './branches.finder.ts';
 
 const refused = (message: string) => new DomainError('bad_request', message);

@@ -12,7 +12,7 @@ import { getCommit } from '../../git/commits.ts';
 import { resolveRef, updateRef } from '../../git/refs.ts';
 import { projectRepositoryPath } from '../../git/repository.ts';
 import { BranchEntity } from './branches.schemas.ts';
-import { AUTHOR, commitOn, giveRepository } from './repository.fixtures.ts';
+import { AUTHOR, commitOn, giveRepository } from '../../../test/fixtures/repository.ts';
 
 let t: TestApp;
 let owner: TestUser;

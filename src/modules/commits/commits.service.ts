@@ -14,10 +14,10 @@ import { lastCommitForPath } from '../../git/history.ts';
 import { hasBranches, resolveCommit, resolveRef } from '../../git/refs.ts';
 import { GitError } from '../../git/run.ts';
 import type { Identity } from '../../git/signature.ts';
-import { assertWritable } from '../../domain/project-repository.ts';
-import { DEFAULT_BRANCH_PROTECTION, canPushToBranch, loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
+import { assertWritable, requireRepositoryDir } from '../../domain/project-repository.ts';
+import { DEFAULT_BRANCH_PROTECTION, canPushToBranch, pusherOf } from '../../domain/ref-protection.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
-import { requireRepositoryDir } from '../repository/repository.access.ts';
 import { isCommitId } from './commits.finder.ts';
 
 const PUSH_REFUSED = 'You are not allowed to push into this branch';

@@ -1,12 +1,13 @@
 // Writes of custom attributes: set (create or replace) and delete.
 import type { ServiceContext } from '../../core/context.ts';
 import { invalidFields, notFound } from '../../core/errors.ts';
+import { CUSTOM_ATTRIBUTE_TABLES, type CustomAttributeSubject } from '../../domain/custom-attribute-tables.ts';
+import { BLANK } from '../../domain/validation.ts';
 import type { CustomAttribute } from './custom-attributes.schemas.ts';
-import { CUSTOM_ATTRIBUTE_TABLES, type CustomAttributeSubject } from './custom-attributes.tables.ts';
 
 /** Creates the attribute or replaces its value, in one statement so that concurrent sets cannot collide. */
 export async function setCustomAttribute(deps: ServiceContext, subject: CustomAttributeSubject, ownerId: number, key: string, value: string): Promise<CustomAttribute> {
-  if (value.trim() === '') throw invalidFields({ value: ["can't be blank"] });
+  if (value.trim() === '') throw invalidFields({ value: [BLANK] });
   const { table, owner } = CUSTOM_ATTRIBUTE_TABLES[subject];
   const now = deps.now().toISOString();
   return deps.db

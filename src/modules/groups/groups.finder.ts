@@ -6,7 +6,7 @@ import { inSubtree } from '../../core/access/subtree.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { escapeLike, fuzzyMatch } from '../../core/search.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
-import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
+import { hasCustomAttribute } from '../../domain/custom-attribute-tables.ts';
 import type { GroupStatistics, ListGroupsQuery } from './groups.schemas.ts';
 
 type GroupsQuery = SelectQueryBuilder<DB, 'namespaces', NamespaceRow>;

@@ -2,8 +2,8 @@
 // statistics); the detail form receives its projects already presented.
 import { groupSettings } from '../../core/access/loaders.ts';
 import { visibilityName } from '../../core/access/levels.ts';
-import { groupWebUrl } from '../../core/urls.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
+import { groupWebUrl } from '../../domain/urls.ts';
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import { EMPTY_STORAGE_STATISTICS } from '../projects/projects.presenter.ts';
 import type { Project } from '../projects/projects.schemas.ts';

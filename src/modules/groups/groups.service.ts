@@ -11,7 +11,8 @@ import type { Actor } from '../../core/auth/actor.ts';
 import { DomainError, type FieldErrors, invalidFields } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
-import { fullPathTaken } from '../namespaces/namespace-paths.ts';
+import { fullPathTaken } from '../../domain/namespace-paths.ts';
+import { TAKEN } from '../../domain/validation.ts';
 import { readGroupSettings } from './groups.presenter.ts';
 import type { CreateGroupBody, GroupSettingsInput, UpdateGroupBody } from './groups.schemas.ts';
 import { type GroupChanges, type GroupContext, rubyInspect, validateGroup } from './groups.validation.ts';
@@ -59,7 +60,7 @@ function saveFailed(errors: FieldErrors): DomainError {
   return new DomainError('bad_request', `Failed to save group ${rubyInspect(errors)}`);
 }
 
-const TAKEN: FieldErrors = { path: ['has already been taken'] };
+const PATH_TAKEN: FieldErrors = { path: [TAKEN] };
 
 /**
  * POST /groups. The caller's right to create here (create_group, or create_subgroup on `parent`)
@@ -140,7 +141,7 @@ export async function createGroup(deps: ServiceContext, actor: Actor, body: Crea
     });
   } catch (error) {
     // Two creations racing for one path: the loser fails as a later request would.
-    if (isUniqueViolation(error)) throw saveFailed(TAKEN);
+    if (isUniqueViolation(error)) throw saveFailed(PATH_TAKEN);
     throw error;
   }
 }
@@ -208,7 +209,7 @@ export async function updateGroup(deps: ServiceContext, group: NamespaceRow, bod
       return updated;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw invalidFields(TAKEN);
+    if (isUniqueViolation(error)) throw invalidFields(PATH_TAKEN);
     throw error;
   }
 }

@@ -8,7 +8,8 @@ import { ACCESS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS } from '../../core/a
 import { DomainError, type FieldErrors, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import { recordEvent } from '../events/event-recorder.ts';
+import { NOT_INCLUDED, addError, fullMessagesSentence, toSentence } from '../../domain/validation.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { deleteUser } from '../users/users.service.ts';
 import {
   type MemberSource,
@@ -49,23 +50,6 @@ export function expiryDate(value: string | null | undefined): string | null | un
   return new Date(value).toISOString().slice(0, 10);
 }
 
-/** "a", "a and b", "a, b, and c". */
-function toSentence(parts: string[]): string {
-  if (parts.length < 3) return parts.join(' and ');
-  return `${parts.slice(0, -1).join(', ')}, and ${parts.at(-1)}`;
-}
-
-/** Rails' humanized attribute name: "expires_at" → "Expires at", "user_id" → "User". */
-function humanize(field: string): string {
-  const words = field.replace(/_id$/, '').replace(/_/g, ' ');
-  return `${words[0].toUpperCase()}${words.slice(1)}`;
-}
-
-/** Model errors as Rails' full messages in one sentence. */
-export function fullMessages(errors: FieldErrors): string {
-  return toSentence(Object.entries(errors).flatMap(([field, list]) => list.map((m) => `${humanize(field)} ${m}`)));
-}
-
 export interface MembershipInput {
   userId: number;
   userType: string;
@@ -80,7 +64,7 @@ export interface MembershipInput {
  */
 export async function membershipErrors(db: Kysely<DB>, source: MemberSource, input: MembershipInput, now: Date, creating: boolean): Promise<FieldErrors | null> {
   const errors: FieldErrors = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const add = (field: string, message: string) => addError(errors, field, message);
   if (input.expiresAt !== null && input.expiresAt < dayOf(now)) add('expires_at', 'cannot be a date in the past');
   const inherited = await highestGroupMembership(db, source.inheritedFrom, input.userId);
   if (inherited && inherited.access_level > input.accessLevel) {
@@ -88,7 +72,7 @@ export async function membershipErrors(db: Kysely<DB>, source: MemberSource, inp
   }
   if (creating && input.userType === 'project_bot') add('user_id', 'project bots cannot be added to other groups / projects');
   const allowed: readonly number[] = source.type === 'Project' ? PROJECT_ACCESS_LEVELS : GROUP_ACCESS_LEVELS;
-  if (!allowed.includes(input.accessLevel)) add('access_level', 'is not included in the list');
+  if (!allowed.includes(input.accessLevel)) add('access_level', NOT_INCLUDED);
   return Object.keys(errors).length > 0 ? errors : null;
 }
 
@@ -202,7 +186,7 @@ export async function addMembers(deps: ServiceContext, source: MemberSource, edi
       const input = { userId: user.id, userType: user.user_type, accessLevel, expiresAt };
       const errors = await membershipErrors(trx, source, input, now, !existing);
       if (errors) {
-        failures.push(`${user.username}: ${fullMessages(errors)}`);
+        failures.push(`${user.username}: ${fullMessagesSentence(errors)}`);
         continue;
       }
       if (existing) await changeMembership(trx, existing, accessLevel, expiresAt, now);

@@ -9,9 +9,10 @@ import type { LoadedProject as Loaded } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { badRequest, notFound } from '../../core/errors.ts';
 import type { PersonalAccessTokenRow } from '../../db/schema.ts';
+import { fullMessagesSentence } from '../../domain/validation.ts';
 import { issueToken, tokenErrors } from '../access-tokens/access-tokens.service.ts';
 import { projectSource } from '../members/members.finder.ts';
-import { fullMessages, insertMembership, membershipErrors } from '../members/members.service.ts';
+import { insertMembership, membershipErrors } from '../members/members.service.ts';
 import { createUser, deleteUser } from '../users/users.service.ts';
 import { validateUser } from '../users/users.validation.ts';
 import { type ProjectTokenRow, findProjectToken } from './project-access-tokens.finder.ts';
@@ -41,13 +42,13 @@ export async function createProjectAccessToken(
   // Everything that would fail after the bot exists is checked before, in the platform's order:
   // the bot user, its membership, its token.
   const userErrors = validateUser({ name: body.name, username, email }, true);
-  if (Object.keys(userErrors).length > 0) throw badRequest(fullMessages(userErrors));
+  if (Object.keys(userErrors).length > 0) throw badRequest(fullMessagesSentence(userErrors));
   if (await membershipErrors(db, source, { userId: 0, userType: 'project_bot', accessLevel, expiresAt }, now, false)) {
     throw badRequest('Could not provision maintainer access to project access token');
   }
   const scopes = [...new Set(body.scopes)];
   const scopeErrors = tokenErrors({ name: body.name, scopes }, { admin: false });
-  if (scopeErrors) throw badRequest(fullMessages(scopeErrors));
+  if (scopeErrors) throw badRequest(fullMessagesSentence(scopeErrors));
 
   // The bot, its membership and its token are one unit: none exists without the others.
   return withTransaction(deps, async (tx) => {

@@ -11,7 +11,7 @@ import type { Actor } from '../../core/auth/actor.ts';
 import { escapeLike, fuzzyMatch, searchTerm } from '../../core/search.ts';
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
-import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
+import { hasCustomAttribute } from '../../domain/custom-attribute-tables.ts';
 import { PROJECT_NAMESPACE_COLUMNS, type ProjectForm, type ProjectView } from './projects.presenter.ts';
 import { type ListProjectsQuery, type ProjectStatistics, STATISTICS_ORDERS } from './projects.schemas.ts';
 

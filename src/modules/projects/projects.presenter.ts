@@ -4,8 +4,8 @@
 import { type ProjectAbility, projectAbilities, projectFeatureAvailable } from '../../core/access/abilities.ts';
 import { visibilityName } from '../../core/access/levels.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { apiUrl } from '../../core/urls.ts';
 import type { NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
+import { apiUrl, projectWebUrl } from '../../domain/urls.ts';
 import { NAMESPACE_BASIC_COLUMNS, presentNamespaceBasic } from '../namespaces/namespaces.presenter.ts';
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
@@ -58,10 +58,6 @@ export const EMPTY_STORAGE_STATISTICS: Omit<ProjectStatistics, 'commit_count'> =
 };
 
 const EMPTY_STATISTICS: ProjectStatistics = { commit_count: 0, ...EMPTY_STORAGE_STATISTICS };
-
-export function projectWebUrl(baseUrl: string, row: Pick<ProjectRow, 'full_path'>): string {
-  return `${baseUrl}/${row.full_path}`;
-}
 
 /** What the view's viewer may do to one project, and the features open to them. */
 function accessOf(row: ProjectRow, view: ProjectView) {

@@ -13,7 +13,6 @@ import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { ZERO_OID, validBranchName } from '../../git/args.ts';
-import { assertWritable, branchExists, repositoryReadOnly } from '../../domain/project-repository.ts';
 import { enqueue, runNow } from '../../jobs/queue.ts';
 import {
   createRepository,
@@ -25,8 +24,10 @@ import {
   stagingRepositoryPath,
 } from '../../git/repository.ts';
 import { DEFAULT_STORAGE, storageDirectory } from '../../git/storages.ts';
-import { recordEvent } from '../events/event-recorder.ts';
-import { fullPathTaken } from '../namespaces/namespace-paths.ts';
+import { fullPathTaken } from '../../domain/namespace-paths.ts';
+import { assertWritable, branchExists, repositoryReadOnly } from '../../domain/project-repository.ts';
+import { BLANK, NOT_INCLUDED, TAKEN, addError as add, tooLong } from '../../domain/validation.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { refsUpdatedJob } from '../pushes/push.service.ts';
 import { removeRepositoryJob, requestStorageMove } from './projects.jobs.ts';
 import { normalizeTopics } from './projects.finder.ts';
@@ -46,22 +47,18 @@ const RESERVED_PROJECT_PATHS = new Set([
   '-', 'badges', 'blame', 'blob', 'builds', 'commits', 'create', 'create_dir', 'edit', 'files', 'find_file', 'new', 'preview', 'raw', 'refs', 'tree', 'update', 'wikis',
 ]);
 
-function add(errors: FieldErrors, field: string, message: string): void {
-  (errors[field] ??= []).push(message);
-}
-
 function validateFields(fields: { name?: string; path?: string; description?: string }, errors: FieldErrors): void {
-  if (fields.description !== undefined && fields.description.length > 2000) add(errors, 'description', 'is too long (maximum is 2000 characters)');
+  if (fields.description !== undefined && fields.description.length > 2000) add(errors, 'description', tooLong(2000));
   if (fields.name !== undefined) {
-    if (fields.name.trim() === '') add(errors, 'name', "can't be blank");
+    if (fields.name.trim() === '') add(errors, 'name', BLANK);
     else if (!NAME.test(fields.name)) add(errors, 'name', NAME_FORMAT);
-    if (fields.name.length > 255) add(errors, 'name', 'is too long (maximum is 255 characters)');
+    if (fields.name.length > 255) add(errors, 'name', tooLong(255));
   }
   if (fields.path !== undefined) {
-    if (fields.path.trim() === '') add(errors, 'path', "can't be blank");
+    if (fields.path.trim() === '') add(errors, 'path', BLANK);
     else if (!PATH.test(fields.path) || /\.(git|atom)$/i.test(fields.path)) add(errors, 'path', PATH_FORMAT);
     else if (RESERVED_PROJECT_PATHS.has(fields.path.toLowerCase())) add(errors, 'path', `${fields.path} is a reserved name`);
-    if (fields.path.length > 255) add(errors, 'path', 'is too long (maximum is 255 characters)');
+    if (fields.path.length > 255) add(errors, 'path', tooLong(255));
   }
 }
 
@@ -73,10 +70,10 @@ async function checkTaken(db: Kysely<DB>, namespace: NamespaceRow, fields: { nam
   if (fields.name !== undefined && !errors.name) {
     let q = db.selectFrom('projects').select('id').where('namespace_id', '=', namespace.id).where(sql`lower(name)`, '=', fields.name.toLowerCase());
     if (exceptId !== null) q = q.where('id', '!=', exceptId);
-    if (await q.executeTakeFirst()) add(errors, 'name', 'has already been taken');
+    if (await q.executeTakeFirst()) add(errors, 'name', TAKEN);
   }
   if (fields.path !== undefined && !errors.path && (await fullPathTaken(db, `${namespace.full_path}/${fields.path}`, { projectId: exceptId ?? undefined }))) {
-    add(errors, 'path', 'has already been taken');
+    add(errors, 'path', TAKEN);
   }
 }
 
@@ -200,7 +197,7 @@ export function recordRepositoryInitialization(settings: ProjectSettings, input:
 
 /** A storage name an administrator may pick: one that is configured. */
 function checkStorage(config: Config, storage: string | undefined, errors: FieldErrors): void {
-  if (storage !== undefined && storageDirectory(config.repositoryStorages, storage) === null) add(errors, 'repository_storage', 'is not included in the list');
+  if (storage !== undefined && storageDirectory(config.repositoryStorages, storage) === null) add(errors, 'repository_storage', NOT_INCLUDED);
 }
 
 async function replaceTopics(db: Kysely<DB>, projectId: number, topics: readonly string[]): Promise<void> {
@@ -429,7 +426,7 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
       return updated;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw invalidFields({ path: ['has already been taken'] });
+    if (isUniqueViolation(error)) throw invalidFields({ path: [TAKEN] });
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 // Pure protection rows → protected branch and protected tag entities.
+import { accessLevelDescription } from '../../domain/ref-protection.ts';
 import type { BranchAccessLevelRow, ProtectedBranchRow, ProtectedTagRow } from './protected-refs.finder.ts';
-import { accessLevelDescription } from './protected-refs.rules.ts';
 import type { AccessLevel, ProtectedBranch, ProtectedTag } from './protected-refs.schemas.ts';
 
 function presentAccessLevel(level: number): AccessLevel {

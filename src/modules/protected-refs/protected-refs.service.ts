@@ -6,6 +6,8 @@ import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { DomainError, conflict, forbidden, messageList } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { type Pusher, canUnprotect } from '../../domain/ref-protection.ts';
+import { BLANK, TAKEN, fullMessage } from '../../domain/validation.ts';
 import {
   type BranchAccessLevelRow,
   type ProtectedBranchRow,
@@ -14,14 +16,13 @@ import {
   findProtectedBranch,
   findProtectedTag,
 } from './protected-refs.finder.ts';
-import { type Pusher, canUnprotect } from './protected-refs.rules.ts';
 import type { ProtectBranchBody, ProtectTagBody } from './protected-refs.schemas.ts';
 
 /** The platform's find_by! miss. */
 export const ruleNotFound = () => new DomainError('not_found', '404 Not found');
 
 
-const BLANK_NAME = "Name can't be blank";
+const BLANK_NAME = fullMessage('name', BLANK);
 const isBlank = (name: string) => name.trim() === '';
 
 
@@ -87,7 +88,7 @@ export async function unprotectBranch(deps: ServiceContext, projectId: number, p
 /** POST /projects/:id/protected_tags: the create level defaults to Maintainers. */
 export async function protectTag(deps: ServiceContext, projectId: number, body: ProtectTagBody): Promise<{ row: ProtectedTagRow; levels: number[] }> {
   const { db } = deps;
-  const taken = ['Name has already been taken'];
+  const taken = [fullMessage('name', TAKEN)];
   if (isBlank(body.name)) throw messageList([BLANK_NAME]);
   if (await findProtectedTag(db, projectId, body.name)) throw messageList(taken);
   const at = deps.now().toISOString();

@@ -8,11 +8,11 @@ import { groupSettings } from '../../core/access/loaders.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { DB, ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID, validBranchName } from '../../git/args.ts';
-import { resolveRef } from '../../git/refs.ts';
+import { type RefUpdate, resolveRef } from '../../git/refs.ts';
 import { readDefaultBranch, setDefaultBranch } from '../../git/repository.ts';
-import { ADMIN_ACCESS_LEVEL, DEFAULT_BRANCH_PROTECTION, type Pusher, defaultBranchRule, isProtectedBranch, loadRefProtections } from '../protected-refs/protected-refs.rules.ts';
+import { ADMIN_ACCESS_LEVEL, DEFAULT_BRANCH_PROTECTION, type Pusher, defaultBranchRule, isProtectedBranch } from '../../domain/ref-protection.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { protectBranch } from '../protected-refs/protected-refs.service.ts';
-import type { RefUpdate } from './push.service.ts';
 
 /** The instance's default_branch_protection, which namespaces without a setting of their own follow. */
 const INSTANCE_DEFAULT_BRANCH_PROTECTION = DEFAULT_BRANCH_PROTECTION.full;

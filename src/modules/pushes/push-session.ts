@@ -12,10 +12,11 @@ import type { Deps } from '../../core/deps.ts';
 import type { Config } from '../../config.ts';
 import { isLeftover, ownerTag } from '../../core/processes.ts';
 import { PUSH_DIR_ENV, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
+import type { RefUpdate } from '../../git/refs.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
-import { loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
+import { pusherOf } from '../../domain/ref-protection.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { defaultBranchProtection } from './default-branch.ts';
-import type { RefUpdate } from './push.service.ts';
 import { type PushRules, RULES_FILE } from './push-rules.ts';
 
 const COMPILE_CACHE = 'compile-cache';

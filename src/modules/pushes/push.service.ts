@@ -7,22 +7,15 @@ import type { ServiceContext } from '../../core/context.ts';
 import { withTransaction } from '../../core/context.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
-import { hasBranches, resolveRef } from '../../git/refs.ts';
+import { type RefUpdate, hasBranches, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
 import { type JobOutcome, type RunningJob, defineJobKind, enqueue, runNow } from '../../jobs/queue.ts';
-import { recordEvent } from '../events/event-recorder.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
 import { pushEventsData } from './push-data.ts';
 
 const Oid = Type.String({ pattern: '^[0-9a-f]{40}$' });
 const RefUpdateSchema = Type.Object({ ref: Type.String({ minLength: 1 }), before: Oid, after: Oid }, { additionalProperties: false });
-
-/** One ref's change: full ref name, and 40-hex ids (ZERO_OID from git/args.ts when created or deleted). */
-export interface RefUpdate {
-  ref: string;
-  before: string;
-  after: string;
-}
 
 const RefsUpdatedPayload = Type.Object(
   {

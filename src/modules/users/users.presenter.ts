@@ -1,6 +1,6 @@
 // Pure row → entity functions for users. Lists pass in what they preloaded (identities, attributes).
 import type { UserRow } from '../../db/schema.ts';
-import { userWebUrl } from '../../core/urls.ts';
+import { userWebUrl } from '../../domain/urls.ts';
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import type { UserAdmin, UserBasic, User, UserSelf } from './users.schemas.ts';
 

@@ -7,7 +7,8 @@ import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { hashPassword } from '../../core/auth/secrets.ts';
 import { DomainError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
-import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from '../namespaces/personal-namespaces.ts';
+import { BLANK, TAKEN, addError, fullMessage } from '../../domain/validation.ts';
+import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from './personal-namespace.ts';
 import { findUserById } from './users.finder.ts';
 import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { CreateUserBody, UpdateUserBody } from './users.schemas.ts';
@@ -52,9 +53,9 @@ async function usernameTaken(db: Kysely<DB>, username: string, exceptId?: number
 
 /** The conflict, if any, that makes this email or username unusable. */
 async function findConflict(db: Kysely<DB>, fields: { email?: string; username?: string }, exceptId?: number): Promise<string | null> {
-  if (fields.email !== undefined && (await emailTaken(db, fields.email, exceptId))) return 'Email has already been taken';
+  if (fields.email !== undefined && (await emailTaken(db, fields.email, exceptId))) return fullMessage('email', TAKEN);
   if (fields.username !== undefined && ((await usernameTaken(db, fields.username, exceptId)) || (await topLevelPathTaken(db, fields.username, exceptId)))) {
-    return 'Username has already been taken';
+    return fullMessage('username', TAKEN);
   }
   return null;
 }
@@ -95,7 +96,7 @@ export async function createUser(deps: ServiceContext, input: CreateUserBody, op
   const random = body.reset_password || body.force_random_password;
   const password = random ? randomPassword() : body.password;
   const errors = validateUser({ ...body, password: random ? undefined : body.password }, true);
-  if (password === undefined) (errors.password ??= []).push("can't be blank");
+  if (password === undefined) addError(errors, 'password', BLANK);
   const conflictMessage = await findConflict(deps.db, body);
   if (conflictMessage) throw conflict(conflictMessage);
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
