@@ -11,6 +11,9 @@ import { digest } from './core/auth/secrets.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { secretBox } from './core/secret-box.ts';
+import { checkInstanceIdentity } from './instance-identity.ts';
+import { releaseOrphanedClaims } from './jobs/queue.ts';
+import { removeLeftovers } from './jobs/remove-leftovers.ts';
 import { issueToken } from './modules/access-tokens/access-tokens.service.ts';
 import { createUser } from './modules/users/users.service.ts';
 
@@ -74,8 +77,15 @@ export async function ensureRoot(deps: Deps): Promise<RootSetup> {
   return result;
 }
 
-/** Migrates and seeds; the one start-up path of the server, the CLI and the tests. */
+/**
+ * Migrates, checks that the data directory is this database's, takes back the work of this
+ * host's processes that died (background job claims, scratch leftovers) and ensures root; the one
+ * start-up path of the server, the CLI and the tests.
+ */
 export async function prepare(deps: Deps): Promise<RootSetup> {
   await migrateToLatest(deps.db, secretBox(deps.config.dataDir));
+  await checkInstanceIdentity(deps.db, deps.config);
+  await releaseOrphanedClaims(deps.db);
+  await removeLeftovers(deps.config);
   return ensureRoot(deps);
 }

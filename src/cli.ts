@@ -1,9 +1,10 @@
-// The `quarry` command line (serve, migrate, create-token, create-user, reset).
+// The `quarry` command line (serve, migrate, create-token, create-user, reset, jobs).
 import { parseArgs } from 'node:util';
 import { createDeps, openConfiguredDatabase, prepare } from './bootstrap.ts';
 import { ConfigError, type Config, loadConfig } from './config.ts';
 import { resetData } from './cli/reset.ts';
 import { createTokenCommand, createUserCommand } from './cli/accounts.ts';
+import { jobsCommand } from './cli/jobs.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { secretBox } from './core/secret-box.ts';
 import { serve } from './serve.ts';
@@ -18,6 +19,7 @@ commands:
   create-user --username U --email E --name N [--password P] [--admin]
                              create a user
   reset [--yes]              delete every row of every table (keeps the schema)
+  jobs [retry <id>]          background jobs by kind and state, the failed ones, and retrying one
 `;
 
 async function withDatabase<T>(config: Config, run: (deps: ReturnType<typeof createDeps>) => Promise<T>): Promise<T> {
@@ -54,6 +56,11 @@ async function main(argv: string[]): Promise<number> {
       return withDatabase(config, async (deps) => {
         await prepare(deps);
         return createUserCommand(deps, rest);
+      });
+    case 'jobs':
+      return withDatabase(config, async (deps) => {
+        await migrateToLatest(deps.db);
+        return jobsCommand(deps, rest, (line) => process.stdout.write(`${line}\n`));
       });
     case 'reset': {
       const { values } = parseArgs({ args: rest, options: { yes: { type: 'boolean' } } });

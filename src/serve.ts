@@ -2,7 +2,8 @@
 // above one it becomes a supervisor: it migrates the database and ensures root once, then keeps
 // that many server processes listening on the one port (Node's cluster module hands connections
 // to them in turn). They are nodes of one deployment sharing the database, as the scale-out design
-// has it: each runs the periodic-task scheduler, whose claims make every due task run once.
+// has it: each runs the periodic-task scheduler, whose claims make every due task run once, and a
+// background job worker, whose claims give every job to one of them.
 import cluster, { type Worker } from 'node:cluster';
 import pino, { type Logger } from 'pino';
 import { type RootSetup, createDeps, openConfiguredDatabase, prepare } from './bootstrap.ts';
@@ -28,7 +29,13 @@ function logSetup(log: Pick<Logger, 'info'>, setup: RootSetup): void {
  */
 async function serveHere(config: Config): Promise<void> {
   // Loaded here, not at the top, so that a supervisor never holds the API's modules in memory.
-  const [{ buildApp }, { startScheduler }, { periodicTasks }] = await Promise.all([import('./app.ts'), import('./jobs/scheduler.ts'), import('./jobs/tasks.ts')]);
+  const [{ buildApp }, { startScheduler }, { periodicTasks }, { startWorker }, { backgroundJobKinds }] = await Promise.all([
+    import('./app.ts'),
+    import('./jobs/scheduler.ts'),
+    import('./jobs/tasks.ts'),
+    import('./jobs/worker.ts'),
+    import('./jobs/kinds.ts'),
+  ]);
   const database = openConfiguredDatabase(config);
   const deps = createDeps(config, database);
   // A supervisor has prepared the database before starting its workers.
@@ -38,12 +45,13 @@ async function serveHere(config: Config): Promise<void> {
 
   let stopping = false;
   let stopScheduler: () => Promise<void> = async () => {};
+  let stopWorker: () => Promise<void> = async () => {};
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
-    app.log.info({ signal: reason }, 'stopping: finishing requests and periodic tasks in flight');
+    app.log.info({ signal: reason }, 'stopping: finishing requests, periodic tasks and background jobs in flight');
     try {
-      await Promise.all([app.close(), stopScheduler()]);
+      await Promise.all([app.close(), stopScheduler(), stopWorker()]);
       await database.close();
       process.exit(0);
     } catch (error) {
@@ -55,6 +63,10 @@ async function serveHere(config: Config): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
   if (!stopping) stopScheduler = startScheduler(deps, { tasks: periodicTasks, log: app.log });
+  if (!stopping) {
+    const worker = await startWorker(deps, { kinds: backgroundJobKinds, log: app.log });
+    stopWorker = () => worker.stop();
+  }
 }
 
 /**

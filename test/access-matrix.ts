@@ -126,6 +126,11 @@ export interface MatrixCase {
   verify?(res: LightMyRequestResponse, c: MatrixCall): void | Promise<void>;
   /** Expected bodies of refusals by status (see refusals()); a blocked caller's is always checked. */
   errors?: Partial<Record<number, unknown>>;
+  /**
+   * One call at a time, for calls that recompute the shared callers' authorizations (a project
+   * created where they are members): recomputations of one user's rows at once collide.
+   */
+  serial?: boolean;
 }
 
 export const BLOCKED_BODY = { message: '403 Forbidden - Your account has been blocked.' };
@@ -135,32 +140,52 @@ export function refusals(subject: 'Project' | 'Group', overrides: Partial<Record
   return { 401: { message: '401 Unauthorized' }, 403: { message: '403 Forbidden' }, 404: { message: `404 ${subject} Not Found` }, ...overrides };
 }
 
-/** Calls as every role on every visibility; fails once, listing every mismatch. */
+/**
+ * Calls as every role on every visibility; fails once, listing every mismatch (in the order of
+ * VISIBILITIES, then ROLES). The visibilities run at once (unless the case is serial), each on its
+ * own project and group, and the roles of one visibility one after the other: calls that write to
+ * the same subject (commits on one branch, say) would otherwise race.
+ */
 export async function runMatrix(world: MatrixWorld, matrixCase: MatrixCase): Promise<void> {
-  const mismatches: string[] = [];
-  for (const visibility of VISIBILITIES) {
+  const lane = async (visibility: Visibility) => {
+    const mismatches: string[] = [];
     for (const role of ROLES) {
       if (matrixCase.except?.includes(role)) continue;
       const c: MatrixCall = { role, visibility, caller: world.callers[role], project: world.projects[visibility], group: world.groups[visibility] };
-      const res = await matrixCase.call(c);
-      const want = matrixCase.expect(role, visibility);
-      if (res.statusCode !== want) {
-        mismatches.push(`${visibility} × ${role}: expected ${want}, got ${res.statusCode} ${res.body.slice(0, 200)}`);
-        continue;
-      }
-      const errorBody = role === 'blocked' ? BLOCKED_BODY : matrixCase.errors?.[want];
-      if (want >= 400 && errorBody !== undefined && !isDeepStrictEqual(res.json(), errorBody)) {
-        mismatches.push(`${visibility} × ${role}: expected body ${JSON.stringify(errorBody)}, got ${res.body.slice(0, 200)}`);
-        continue;
-      }
-      if (res.statusCode < 300 && matrixCase.verify) {
-        try {
-          await matrixCase.verify(res, c);
-        } catch (error) {
-          mismatches.push(`${visibility} × ${role}: ${(error as Error).message}`);
-        }
-      }
+      const mismatch = await checkCall(matrixCase, c);
+      if (mismatch !== null) mismatches.push(`${visibility} × ${role}: ${mismatch}`);
+    }
+    return mismatches;
+  };
+  const lanes: string[][] = [];
+  if (matrixCase.serial) {
+    for (const visibility of VISIBILITIES) lanes.push(await lane(visibility));
+  } else {
+    // Every lane finishes before a failure is reported, so that none runs on after the test ends.
+    const settled = await Promise.allSettled(VISIBILITIES.map(lane));
+    const failure = settled.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    for (const result of settled) if (result.status === 'fulfilled') lanes.push(result.value);
+  }
+  const mismatches = lanes.flat();
+  assert.deepEqual(mismatches, [], `access matrix mismatches:\n  ${mismatches.join('\n  ')}`);
+}
+
+/** What is wrong with one call's answer, or null. */
+async function checkCall(matrixCase: MatrixCase, c: MatrixCall): Promise<string | null> {
+  const res = await matrixCase.call(c);
+  const want = matrixCase.expect(c.role, c.visibility);
+  if (res.statusCode !== want) return `expected ${want}, got ${res.statusCode} ${res.body.slice(0, 200)}`;
+  const errorBody = c.role === 'blocked' ? BLOCKED_BODY : matrixCase.errors?.[want];
+  if (want >= 400 && errorBody !== undefined && !isDeepStrictEqual(res.json(), errorBody)) {
+    return `expected body ${JSON.stringify(errorBody)}, got ${res.body.slice(0, 200)}`;
+  }
+  if (res.statusCode < 300 && matrixCase.verify) {
+    try {
+      await matrixCase.verify(res, c);
+    } catch (error) {
+      return (error as Error).message;
     }
   }
-  assert.deepEqual(mismatches, [], `access matrix mismatches:\n  ${mismatches.join('\n  ')}`);
+  return null;
 }

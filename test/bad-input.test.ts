@@ -419,7 +419,7 @@ function describeRequest(options: InjectOptions): string {
   return `${options.method} ${String(options.url).slice(0, 300)}\nheaders: ${JSON.stringify(options.headers).slice(0, 500)}\npayload: ${payload}`;
 }
 
-test(`no route answers 5xx or writes without a 2xx (seed ${SEED})`, { timeout: 120_000 }, async () => {
+test(`no route answers 5xx or writes without a 2xx (seed ${SEED})`, { timeout: 300_000 }, async () => {
   const routes = routesOf(t.app.printRoutes({ commonPrefix: false }));
   assert.ok(
     routes.some((r) => r.method === 'GET' && r.path === '/api/v4/users') && routes.some((r) => r.method === 'POST' && r.path === '/api/v4/users'),

@@ -11,6 +11,9 @@ import { createDeps, prepare } from '../src/bootstrap.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Deps } from '../src/core/deps.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { backgroundJobKinds } from '../src/jobs/kinds.ts';
+import type { JobOutcome } from '../src/jobs/queue.ts';
+import { drainJobs } from '../src/jobs/worker.ts';
 import type { DB, UserRow } from '../src/db/schema.ts';
 import { issueToken } from '../src/modules/access-tokens/access-tokens.service.ts';
 import { createUser } from '../src/modules/users/users.service.ts';
@@ -44,6 +47,8 @@ export interface TestApp {
   del(url: string, options?: RequestOptions): Promise<LightMyRequestResponse>;
   /** Creates a user with a personal token (scopes api by default). */
   user(attrs?: Partial<CreateUserBody>, scopes?: string[]): Promise<TestUser>;
+  /** Runs every due background job (the tests run no worker of their own); returns their outcomes. */
+  runJobs(): Promise<JobOutcome[]>;
   /** Counts rows of a table, to prove a refused request wrote nothing. */
   count(table: keyof DB): Promise<number>;
   close(): Promise<void>;
@@ -51,7 +56,7 @@ export interface TestApp {
 
 let sequence = 0;
 
-async function createSchema(url: string): Promise<string> {
+export async function createSchema(url: string): Promise<string> {
   const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -60,7 +65,7 @@ async function createSchema(url: string): Promise<string> {
   return schema;
 }
 
-async function dropSchema(url: string, schema: string): Promise<void> {
+export async function dropSchema(url: string, schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query(`drop schema if exists ${schema} cascade`);
@@ -127,6 +132,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       const { token } = await issueToken(deps.db, { userId: user.id, name: 'test', scopes }, user, deps.now());
       return { user, token };
     },
+    runJobs: () => drainJobs(deps, backgroundJobKinds),
     async count(table) {
       const row = await deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return Number(row.n);

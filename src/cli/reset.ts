@@ -6,6 +6,7 @@ import { removeAllRepositories } from '../git/repository.ts';
 
 /** Tables in an order that respects foreign keys (children first). */
 const TABLES = [
+  'background_jobs',
   'events',
   'namespace_member_counts',
   // Truncation fires no row triggers: the counters are emptied with what they count.

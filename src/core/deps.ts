@@ -1,18 +1,14 @@
 // What the application is built from, and the request/instance decorations every route relies on.
-import type { Kysely } from 'kysely';
-import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import type { DB } from '../db/schema.ts';
-import type { Actor, RouteAuth } from './auth/actor.ts';
+import type { Actor } from './auth/actor.ts';
+import type { RouteAuth } from './auth/scopes.ts';
 import type { JobTokenResolver } from './auth/job-tokens.ts';
+import type { ServiceContext } from './context.ts';
 
-export interface Deps {
-  readonly config: Config;
+/** The application's context: the service context with the database it came from. */
+export interface Deps extends ServiceContext {
   readonly database: Database;
-  readonly db: Kysely<DB>;
   readonly jobTokens: JobTokenResolver;
-  /** The clock; tests may replace it. */
-  readonly now: () => Date;
 }
 
 declare module 'fastify' {

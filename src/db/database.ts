@@ -12,6 +12,12 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<DB>;
   readonly dialect: Dialect;
+  /**
+   * PostgreSQL: calls onNotify for each notification on the channel (delivered at the notifier's
+   * commit, to every node), over a connection of its own; resolves to its stop. SQLite has no
+   * notifications across processes: null.
+   */
+  listen(channel: string, onNotify: () => void): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;
 }
 
@@ -46,7 +52,7 @@ function openSqlite(file: string): Database {
   // It is filled as pages are read, so the idle process is no bigger.
   raw.exec('PRAGMA cache_size = -32768');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqliteAdapter(raw) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', listen: async () => null, close: () => db.destroy() };
 }
 
 function openPostgres(url: string, schema: string | undefined, max: number): Database {
@@ -56,7 +62,18 @@ function openPostgres(url: string, schema: string | undefined, max: number): Dat
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const listen = async (channel: string, onNotify: () => void) => {
+    const client = new pg.Client({ connectionString: url });
+    // A lost connection only delays wake-ups: workers poll as well.
+    client.on('error', () => {});
+    await client.connect();
+    client.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    await client.query(`listen ${pg.Client.prototype.escapeIdentifier(channel)}`);
+    return () => client.end();
+  };
+  return { db, dialect: 'postgres', listen, close: () => db.destroy() };
 }
 
 /** True when the database answers a trivial query. */

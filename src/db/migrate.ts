@@ -8,6 +8,7 @@ import * as m0003 from './migrations/0003_list_counts_and_search.ts';
 import * as m0004 from './migrations/0004_repositories.ts';
 import * as m0005 from './migrations/0005_protected_refs.ts';
 import * as m0006 from './migrations/0006_authorized_projects_by_level.ts';
+import * as m0007 from './migrations/0007_background_jobs_and_instance.ts';
 import * as m0008 from './migrations/0008_typed_settings.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
@@ -24,6 +25,7 @@ const migrations: [string, Migration][] = [
   ['0004_repositories', m0004],
   ['0005_protected_refs', m0005],
   ['0006_authorized_projects_by_level', m0006],
+  ['0007_background_jobs_and_instance', m0007],
   ['0008_typed_settings', m0008],
 ];
 

@@ -1,9 +1,10 @@
 // Table types. Columns keep the wire's snake_case. Timestamps are ISO 8601 UTC text with
 // milliseconds and dates are YYYY-MM-DD text, in both dialects, so they sort and compare as text.
-// Booleans are real booleans in PostgreSQL and 0/1 in SQLite: read them through `Boolean()`.
+// Booleans are true/false in both dialects (SQLite stores 0/1; its adapter converts columns declared
+// `boolean`).
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-export type Bool = boolean | number;
+export type Bool = boolean;
 
 export interface UsersTable {
   id: Generated<number>;
@@ -289,6 +290,33 @@ export interface ProtectedTagCreateAccessLevelsTable {
   access_level: number;
 }
 
+/** Durable background work (jobs/queue.ts). */
+export interface BackgroundJobsTable {
+  id: Generated<number>;
+  kind: string;
+  /** JSON of the kind's payload schema. */
+  payload: string;
+  state: 'queued' | 'running' | 'failed';
+  /** Queued: when it may run. Running: when its claim expires and another worker may take it. */
+  run_at: string;
+  attempts: Generated<number>;
+  max_attempts: number;
+  /** The claim: `<host>:<pid>:<random>` of the worker running it. */
+  locked_by: string | null;
+  last_error: string | null;
+  /** Set while queued: another job of the kind with this key is not enqueued meanwhile. */
+  dedupe_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One row: the id this database gave itself, which the data directory records too. */
+export interface InstanceIdentityTable {
+  id: number;
+  instance_id: string;
+  created_at: string;
+}
+
 /**
  * Tables of settings, one column per setting: their columns are declared in domain/settings (one
  * line per setting, which also gives each its default, parameter and entity field).
@@ -316,6 +344,8 @@ export interface ApplicationSettingsTable {
 }
 
 export interface DB {
+  background_jobs: BackgroundJobsTable;
+  instance_identity: InstanceIdentityTable;
   project_features: ProjectSettingsTable;
   project_ci_cd_settings: ProjectSettingsTable;
   project_settings: ProjectSettingsTable;
@@ -357,3 +387,4 @@ export type NamespaceRow = Selectable<NamespacesTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type MemberRow = Selectable<MembersTable>;
 export type EventRow = Selectable<EventsTable>;
+export type BackgroundJobRow = Selectable<BackgroundJobsTable>;

@@ -38,3 +38,19 @@ test('statements without result columns run and report their changes', () => {
   assert.equal(Number(stmt.run(['c', 1]).changes), 1);
   assert.deepEqual(db.prepare('select name from t where id = 1').all([]), [{ name: 'c' }]);
 });
+
+test('columns declared boolean come out as true/false (null stays null), through aliases, subqueries and RETURNING', () => {
+  const raw = new DatabaseSync(':memory:');
+  raw.exec(`create table f (id integer primary key, flag boolean not null default false, maybe BOOLEAN, n integer)`);
+  const db = sqliteAdapter(raw);
+  db.prepare('insert into f (id, flag, maybe, n) values (?, ?, ?, ?)').run([1, true, null, 1]);
+  assert.deepEqual(db.prepare('insert into f (id, flag, maybe, n) values (2, 0, 1, 0) returning *').all([]), [{ id: 2, flag: false, maybe: true, n: 0 }]);
+  assert.deepEqual(db.prepare('select * from f order by id').all([]), [
+    { id: 1, flag: true, maybe: null, n: 1 },
+    { id: 2, flag: false, maybe: true, n: 0 },
+  ]);
+  assert.deepEqual(db.prepare('select s.flag as on_ from (select flag from f where id = 1) s').all([]), [{ on_: true }]);
+  assert.deepEqual([...db.prepare('update f set flag = 1 where id = 2 returning flag').iterate([])], [{ flag: true }]);
+  // Expressions have no declared type: what SQLite computes is returned as is.
+  assert.deepEqual(db.prepare('select max(flag) as m, flag = 1 as e from f where id = 1').all([]), [{ m: 1, e: 1 }]);
+});

@@ -16,14 +16,26 @@ function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
   return parameters.map(bindable);
 }
 
+type Column = ReturnType<StatementSync['columns']>[number];
+
+/**
+ * A result column read straight from a table column declared `boolean` (SQLite keeps its declared
+ * type, through aliases, subqueries and RETURNING); expressions have none and stay as computed.
+ */
+const isBoolean = (column: Column) => column.type !== null && /^bool(ean)?$/i.test(column.type);
+
 /**
  * Builds row objects from node:sqlite's arrays. The objects node:sqlite makes itself have no
  * prototype and hold their properties in dictionary mode: slower to make, and several times
  * slower to read and to serialize, than these, which share one shape per statement. Computed
- * keys keep a column named __proto__ an own property.
+ * keys keep a column named __proto__ an own property. Boolean columns, stored as 0/1, come out
+ * as true/false as PostgreSQL returns them (null stays null).
  */
-function rowFactory(names: readonly string[]): (values: unknown[]) => Record<string, unknown> {
-  const fields = names.map((name, i) => `[${JSON.stringify(name)}]: values[${i}]`);
+function rowFactory(columns: readonly Column[]): (values: unknown[]) => Record<string, unknown> {
+  const fields = columns.map((column, i) => {
+    const value = isBoolean(column) ? `(values[${i}] === null ? null : values[${i}] !== 0)` : `values[${i}]`;
+    return `[${JSON.stringify(column.name)}]: ${value}`;
+  });
   return new Function('values', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
 }
 
@@ -37,7 +49,7 @@ function wrap(stmt: StatementSync): SqliteStatement {
     return { reader: false, all: (parameters) => stmt.all(...bind(parameters)), run, iterate: (parameters) => stmt.iterate(...bind(parameters)) };
   }
   stmt.setReturnArrays(true);
-  const toRow = rowFactory(columns.map((c) => c.name));
+  const toRow = rowFactory(columns);
   return {
     reader: true,
     all: (parameters) => (stmt.all(...bind(parameters)) as unknown as unknown[][]).map(toRow),

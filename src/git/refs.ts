@@ -104,6 +104,13 @@ export async function hasBranches(gitDir: string): Promise<boolean> {
   return stdout.length > 0;
 }
 
+/** One ref's change as it happened: full ref name, and 40-hex ids (ZERO_OID from args.ts when created or deleted). */
+export interface RefUpdate {
+  ref: string;
+  before: string;
+  after: string;
+}
+
 export interface RefChange {
   /** Full ref name. */
   ref: string;

@@ -11,6 +11,7 @@ import {
   copyRepository,
   createRepository,
   deleteRepository,
+  RepositoryPathTaken,
   placeRepository,
   projectRepositoryPath,
   readDefaultBranch,
@@ -36,7 +37,7 @@ test('repositories are laid out by the hash of the project id, whatever the proj
   assert.equal(repositoryPath('/srv/repos', 42), `/srv/repos/@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`);
   assert.equal(projectRepositoryPath({ default: '/srv/repos' }, { id: 42, repository_storage: 'default' }), repositoryPath('/srv/repos', 42));
   assert.equal(projectRepositoryPath({ default: '/srv/repos' }, { id: 42, repository_storage: 'gone' }), null);
-  assert.match(stagingRepositoryPath('/srv/repos'), /^\/srv\/repos\/@tmp\/[0-9a-f]{24}\.git$/);
+  assert.match(stagingRepositoryPath('/srv/repos'), /^\/srv\/repos\/@tmp\/[^/~]+~\d+\.[0-9a-f]{24}\.git$/);
 });
 
 test('createRepository without a README: bare, empty, HEAD on the default branch', async () => {
@@ -72,15 +73,19 @@ test('a failed creation leaves nothing behind; bad branch names are refused firs
   assert.equal(fs.existsSync(dir), false);
 });
 
-test('placeRepository moves a staged repository into place, replacing a leftover', async () => {
+test('placeRepository moves a staged repository into place, and never over anything already there', async () => {
   const staging = stagingRepositoryPath(root);
   await createRepository(staging, { defaultBranch: 'main', readme: { content: 'new', message: 'm', author } });
-  const target = repositoryPath(root, 4);
-  fs.mkdirSync(target, { recursive: true });
-  fs.writeFileSync(path.join(target, 'leftover'), 'x');
+  const taken = repositoryPath(root, 4);
+  fs.mkdirSync(taken, { recursive: true });
+  fs.writeFileSync(path.join(taken, 'someone-elses'), 'x');
+  await assert.rejects(placeRepository(staging, taken), RepositoryPathTaken);
+  assert.equal(fs.readFileSync(path.join(taken, 'someone-elses'), 'utf8'), 'x');
+  assert.equal(repositoryExists(staging), true);
+
+  const target = repositoryPath(root, 5);
   await placeRepository(staging, target);
   assert.equal(fs.existsSync(staging), false);
-  assert.equal(fs.existsSync(path.join(target, 'leftover')), false);
   assert.equal(await hasBranches(target), true);
 });
 

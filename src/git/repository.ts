@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isLeftover, ownerTag } from '../core/processes.ts';
 import { requireBranchName } from './args.ts';
 import { createCommit } from './commits.ts';
 import { runGit } from './run.ts';
@@ -29,12 +30,42 @@ export function projectRepositoryPath(storages: RepositoryStorages, project: { i
   return dir === null ? null : repositoryPath(dir, project.id);
 }
 
+/** The storage's scratch area: the same file system as its repositories, so moves in and out are renames. */
+const scratchArea = (storageDir: string) => path.join(storageDir, '@tmp');
+
 /**
- * A fresh path in the storage's scratch area (same file system, so placeRepository is a rename):
- * a repository is built there before its project exists, and only then placed.
+ * A fresh path in the storage's scratch area, named after this process: a repository is built
+ * there before its project exists, and only then placed.
  */
 export function stagingRepositoryPath(storageDir: string): string {
-  return path.join(storageDir, '@tmp', `${randomBytes(12).toString('hex')}.git`);
+  return path.join(scratchArea(storageDir), `${ownerTag()}.${randomBytes(12).toString('hex')}.git`);
+}
+
+/**
+ * Removes what the scratch areas hold that is left over: built or deleted by a process of this
+ * host that no longer runs, or older than maxAgeMs (another node's work is younger than its
+ * longest git operation). Returns how many entries went.
+ */
+export async function removeScratchLeftovers(storages: RepositoryStorages, maxAgeMs: number): Promise<number> {
+  let removed = 0;
+  const now = Date.now();
+  for (const storageDir of new Set(Object.values(storages))) {
+    const area = scratchArea(storageDir);
+    let names: string[];
+    try {
+      names = await fs.promises.readdir(area);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const entry = path.join(area, name);
+      const stat = await fs.promises.lstat(entry).catch(() => null);
+      if (stat === null || !isLeftover(name, stat.mtimeMs, now, maxAgeMs)) continue;
+      await fs.promises.rm(entry, { recursive: true, force: true });
+      removed += 1;
+    }
+  }
+  return removed;
 }
 
 export function repositoryExists(gitDir: string): boolean {
@@ -78,29 +109,52 @@ export async function createRepository(gitDir: string, init: RepositoryInit): Pr
   }
 }
 
+export class RepositoryPathTaken extends Error {
+  constructor(gitDir: string) {
+    super(`a repository already exists at ${gitDir}, which no project of this database owns; it is left as it is`);
+  }
+}
+
 /**
- * Moves a repository built at a staging path to its place. Whatever occupies the place belongs to
- * no project (the caller has just been given the id): a leftover of a failed creation, so it goes.
+ * Moves a repository built at a staging path to its place. A place that is taken is never
+ * overwritten or reused: it belongs to no project of this database (the caller has just been
+ * given the id), so it is someone else's data (another instance sharing the directory), and the
+ * placement fails loudly instead.
  */
 export async function placeRepository(stagingDir: string, gitDir: string): Promise<void> {
   await fs.promises.mkdir(path.dirname(gitDir), { recursive: true });
-  if (fs.existsSync(gitDir)) await deleteRepository(gitDir);
+  // mkdir refuses an existing path atomically; rename then replaces the empty directory.
+  try {
+    await fs.promises.mkdir(gitDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new RepositoryPathTaken(gitDir);
+    throw error;
+  }
   await fs.promises.rename(stagingDir, gitDir);
 }
 
 /**
- * Removes a repository; quiet when there is none. It is first renamed aside, so that the path
- * never holds a half-deleted repository.
+ * Removes a repository; quiet when there is none. It is first renamed aside into its storage's
+ * scratch area, so that the path never holds a half-deleted repository and a removal cut short is
+ * cleared with the other leftovers.
  */
 export async function deleteRepository(gitDir: string): Promise<void> {
-  const aside = `${gitDir}.deleted-${randomBytes(6).toString('hex')}`;
+  const area = scratchAreaOf(gitDir);
+  const aside = path.join(area, `${ownerTag()}.deleted.${randomBytes(6).toString('hex')}`);
   try {
+    await fs.promises.mkdir(area, { recursive: true });
     await fs.promises.rename(gitDir, aside);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
   await fs.promises.rm(aside, { recursive: true, force: true });
+}
+
+/** The scratch area of the storage a repository (at @hashed/aa/bb/x.git) or a staging path (at @tmp/x) is in. */
+function scratchAreaOf(gitDir: string): string {
+  const parent = path.dirname(gitDir);
+  return path.basename(parent) === '@tmp' ? parent : scratchArea(path.resolve(parent, '..', '..', '..'));
 }
 
 /** Removes every repository (and scratch area) of every storage, for `quarry reset`. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { type TestApp, createTestApp } from '../../test/harness.ts';
 import type { Deps } from '../core/deps.ts';
-import { recordEvent } from '../modules/events/event-recorder.ts';
+import { recordEvent } from '../modules/events/events.service.ts';
 import { PRUNE_EVENTS_BATCH, eventsCutoff, pruneOldEventsTask } from './prune-old-events.ts';
 import { type PeriodicTask, claimRun, runDueTasks, startScheduler } from './scheduler.ts';
 import { periodicTasks } from './tasks.ts';

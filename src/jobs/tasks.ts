@@ -2,9 +2,11 @@
 // runs them (see scheduler.ts for what a task must guarantee).
 import { pruneOldEventsTask } from './prune-old-events.ts';
 import { removeExpiredMembersTask } from './remove-expired-members.ts';
+import { removeLeftoversTask } from './remove-leftovers.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
   pruneOldEventsTask,
   removeExpiredMembersTask,
+  removeLeftoversTask,
 ];

@@ -34,7 +34,7 @@ export type GroupAbility =
 
 export interface ProjectSubject {
   visibility_level: number;
-  archived: boolean | number;
+  archived: boolean;
 }
 
 export interface GroupSubject {
@@ -52,7 +52,7 @@ export const groupSubject = (row: GroupSubject): GroupSubject => ({
   subgroup_creation_level: row.subgroup_creation_level,
 });
 
-type Viewer = Pick<Actor, 'isAdmin'> & { user: { external: boolean | number; user_type?: string } };
+type Viewer = Pick<Actor, 'isAdmin'> & { user: { external: boolean; user_type?: string } };
 
 /** The role from which a member may download the code of a project not visible without membership. */
 export const DOWNLOAD_CODE_MINIMUM = ACCESS.REPORTER;
@@ -141,7 +141,7 @@ export function groupAbilities(viewer: Viewer | null, group: GroupSubject, acces
 export type GlobalAbility = 'create_group';
 
 /** Instance-wide abilities: creating a top-level group follows the user's own can_create_group flag. */
-export function globalAbilities(viewer: { user: { can_create_group: boolean | number } } | null): Set<GlobalAbility> {
+export function globalAbilities(viewer: { user: { can_create_group: boolean } } | null): Set<GlobalAbility> {
   const can = new Set<GlobalAbility>();
   if (viewer?.user.can_create_group) can.add('create_group');
   return can;

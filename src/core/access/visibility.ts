@@ -63,7 +63,7 @@ export function projectsVisibleToParts(db: Kysely<DB>, actor: Actor | null): Cou
 }
 
 const ALL_LEVELS = Object.values(VISIBILITY);
-const levelsOf = (actor: Actor | null) => visibleLevels(actor ? { isAdmin: actor.isAdmin, external: Boolean(actor.user.external) } : null);
+const levelsOf = (actor: Actor | null) => visibleLevels(actor ? { isAdmin: actor.isAdmin, external: actor.user.external } : null);
 
 /**
  * projectVisibleTo with the 'set' test: visible without a membership, or among the projects the

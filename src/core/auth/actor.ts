@@ -1,6 +1,5 @@
 // Who is making a request, after every credential and sudo has been resolved.
 import type { UserRow } from '../../db/schema.ts';
-import type { Scope } from './scopes.ts';
 
 /** 'password': a login and password, which only git clients may send (HTTP Basic). */
 export type CredentialKind = 'personal_access_token' | 'oauth' | 'session' | 'job_token' | 'password';
@@ -20,19 +19,4 @@ export interface Actor {
   readonly sudoBy: UserRow | null;
   /** The job whose token authenticated the request. */
   readonly jobId: number | null;
-}
-
-/** What a route asks of authentication, set through the route's `config`. */
-export interface RouteAuth {
-  /**
-   * 'required' answers 401 to anonymous callers before parameters are validated; 'none' skips
-   * API authentication altogether (health checks, OAuth endpoints, the sign-in page).
-   */
-  auth?: 'required' | 'optional' | 'none';
-  /** Scopes accepted on reads beyond api/read_api (e.g. read_user). */
-  scopes?: readonly Scope[];
-  /** Every scope is accepted, for every method (a token reading or revoking itself). */
-  anyScope?: boolean;
-  /** Whether JOB-TOKEN / job_token credentials are accepted on this route. */
-  jobToken?: boolean;
 }

@@ -7,7 +7,7 @@ import type { UserRow } from '../../db/schema.ts';
 import { issueToken } from '../../modules/access-tokens/access-tokens.service.ts';
 import { startSession } from '../../modules/sessions/sessions.service.ts';
 import { DomainError } from '../errors.ts';
-import type { RouteAuth } from './actor.ts';
+import type { RouteAuth } from './scopes.ts';
 import type { JobTokenResolver } from './job-tokens.ts';
 import { type CredentialSource, type ResolveDeps, SESSION_COOKIE, resolveActor } from './resolve.ts';
 

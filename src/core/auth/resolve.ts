@@ -17,9 +17,9 @@ import {
   notFound,
   unauthorized,
 } from '../errors.ts';
-import type { Actor, CredentialKind, RouteAuth } from './actor.ts';
+import type { Actor, CredentialKind } from './actor.ts';
 import { JOB_TOKEN_PREFIX, type JobTokenResolver, type JobTokenResult } from './job-tokens.ts';
-import { acceptedScopes, hasAnyScope, registeredScopes } from './scopes.ts';
+import { type RouteAuth, acceptedScopes, hasAnyScope, registeredScopes } from './scopes.ts';
 import { digest, safeEqual } from './secrets.ts';
 
 export const SESSION_COOKIE = '_service_session';
@@ -100,10 +100,10 @@ async function fromPersonalToken(deps: ResolveDeps, token: string, now: Date): P
   if (!row) throw unauthorized();
   const { t_id, t_scopes, t_revoked, t_expires_at, t_impersonation, t_last_used_at, ...user } = row;
   if (t_expires_at !== null && t_expires_at <= today(now)) throw invalidToken(TOKEN_EXPIRED);
-  if (Boolean(t_revoked)) throw invalidToken(TOKEN_REVOKED);
+  if (t_revoked) throw invalidToken(TOKEN_REVOKED);
   if (t_impersonation && !deps.config.impersonationEnabled) throw invalidToken(IMPERSONATION_DISABLED);
   await touchToken(deps, t_id, t_last_used_at, now);
-  return { user, via: 'personal_access_token', scopes: parseScopes(t_scopes), tokenId: t_id, impersonation: Boolean(t_impersonation), jobId: null };
+  return { user, via: 'personal_access_token', scopes: parseScopes(t_scopes), tokenId: t_id, impersonation: t_impersonation, jobId: null };
 }
 
 /** last_used_at is kept to within ten minutes, so a busy token costs one write per ten minutes. */
@@ -212,7 +212,7 @@ export async function resolveActor(deps: ResolveDeps, src: CredentialSource, rou
   const target = await findSudoTarget(deps.db, sudo);
   if (!target) throw notFound(`User with ID or username '${sudo}'`);
   await recordActivity(deps, target, now);
-  return { ...base, user: target, isAdmin: Boolean(target.admin), sudoBy: found.user };
+  return { ...base, user: target, isAdmin: target.admin, sudoBy: found.user };
 }
 
 /** last_activity_on moves at most once a day per user. */
@@ -284,5 +284,5 @@ export async function resolveGitClient(deps: ResolveDeps, credentials: BasicCred
   if (found.user.state === 'deactivated') throw new DomainError('forbidden', accessDeniedReason(deps.config, found.user) as string);
   if (found.user.state !== 'active') return null;
   await recordActivity(deps, found.user, now);
-  return { ...found, isAdmin: Boolean(found.user.admin), sudoBy: null };
+  return { ...found, isAdmin: found.user.admin, sudoBy: null };
 }

@@ -1,5 +1,5 @@
-// Token scopes and the rule that decides whether a token may call a route.
-import type { RouteAuth } from './actor.ts';
+// Token scopes, what a route asks of authentication, and the rule that decides whether a token
+// may call a route.
 
 /** The scopes a personal, impersonation or OAuth token may carry (the platform's 16.x set). */
 export const SCOPES = [
@@ -19,6 +19,21 @@ export type Scope = (typeof SCOPES)[number];
 export const ADMIN_ONLY_SCOPES: readonly Scope[] = ['sudo', 'admin_mode'];
 /** OpenID Connect scopes, which only OAuth clients ask for. */
 export const OAUTH_ONLY_SCOPES = ['openid', 'profile', 'email'] as const;
+
+/** What a route asks of authentication, set through the route's `config`. */
+export interface RouteAuth {
+  /**
+   * 'required' answers 401 to anonymous callers before parameters are validated; 'none' skips
+   * API authentication altogether (health checks, OAuth endpoints, the sign-in page).
+   */
+  auth?: 'required' | 'optional' | 'none';
+  /** Scopes accepted on reads beyond api/read_api (e.g. read_user). */
+  scopes?: readonly Scope[];
+  /** Every scope is accepted, for every method (a token reading or revoking itself). */
+  anyScope?: boolean;
+  /** Whether JOB-TOKEN / job_token credentials are accepted on this route. */
+  jobToken?: boolean;
+}
 
 export const isReadMethod = (method: string) => method === 'GET' || method === 'HEAD';
 

@@ -12,7 +12,7 @@ export function presentToken(row: TokenSummary, today: string): PersonalAccessTo
   return {
     id: row.id,
     name: row.name,
-    revoked: Boolean(row.revoked),
+    revoked: row.revoked,
     created_at: row.created_at,
     scopes: JSON.parse(row.scopes) as string[],
     user_id: row.user_id,
@@ -23,5 +23,5 @@ export function presentToken(row: TokenSummary, today: string): PersonalAccessTo
 }
 
 export function presentImpersonationToken(row: TokenSummary, today: string) {
-  return { ...presentToken(row, today), impersonation: Boolean(row.impersonation) };
+  return { ...presentToken(row, today), impersonation: row.impersonation };
 }

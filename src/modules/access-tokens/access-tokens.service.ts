@@ -5,6 +5,7 @@ import type { DB, PersonalAccessTokenRow } from '../../db/schema.ts';
 import { ADMIN_ONLY_SCOPES, SCOPES } from '../../core/auth/scopes.ts';
 import { digest, generateToken } from '../../core/auth/secrets.ts';
 import { DomainError, type FieldErrors, invalidFields } from '../../core/errors.ts';
+import { BLANK, fullMessagesSentence } from '../../domain/validation.ts';
 
 export interface IssueTokenInput {
   userId: number;
@@ -16,7 +17,7 @@ export interface IssueTokenInput {
   secret?: string;
 }
 
-type Owner = { admin: boolean | number };
+type Owner = { admin: boolean };
 
 /**
  * The token model's validation: a name, at least one scope, only known scopes; the administrators'
@@ -24,18 +25,11 @@ type Owner = { admin: boolean | number };
  */
 export function tokenErrors(input: Pick<IssueTokenInput, 'name' | 'scopes'>, owner: Owner): FieldErrors | null {
   const errors: FieldErrors = {};
-  if (input.name.trim() === '') errors.name = ["can't be blank"];
-  const known = (s: string) => (SCOPES as readonly string[]).includes(s) && (Boolean(owner.admin) || !ADMIN_ONLY_SCOPES.includes(s as never));
-  if (input.scopes.length === 0) errors.scopes = ["can't be blank"];
+  if (input.name.trim() === '') errors.name = [BLANK];
+  const known = (s: string) => (SCOPES as readonly string[]).includes(s) && (owner.admin || !ADMIN_ONLY_SCOPES.includes(s as never));
+  if (input.scopes.length === 0) errors.scopes = [BLANK];
   else if (!input.scopes.every(known)) errors.scopes = ['can only contain available scopes'];
   return Object.keys(errors).length > 0 ? errors : null;
-}
-
-/** Rails' full messages joined as a sentence: "Name can't be blank and Scopes can't be blank". */
-function sentence(errors: FieldErrors): string {
-  const messages = Object.entries(errors).flatMap(([field, list]) => list.map((m) => `${field[0].toUpperCase()}${field.slice(1).replace(/_/g, ' ')} ${m}`));
-  if (messages.length < 3) return messages.join(' and ');
-  return `${messages.slice(0, -1).join(', ')}, and ${messages.at(-1)}`;
 }
 
 /** Issues a token for a user; a failed validation is the platform's 400 field message. */
@@ -70,7 +64,7 @@ export async function issueToken(db: Kysely<DB>, input: IssueTokenInput, owner: 
  */
 export async function createPersonalToken(db: Kysely<DB>, input: IssueTokenInput, owner: Owner, now: Date) {
   const errors = tokenErrors(input, owner);
-  if (errors) throw new DomainError('unprocessable', sentence(errors));
+  if (errors) throw new DomainError('unprocessable', fullMessagesSentence(errors));
   return issueToken(db, input, owner, now);
 }
 

@@ -9,7 +9,7 @@ import { type TestApp, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity } from '../../../test/matchers.ts';
 import { updateRef } from '../../git/refs.ts';
 import { BranchEntity } from './branches.schemas.ts';
-import { codeReaders, giveRepository } from './repository.fixtures.ts';
+import { codeReaders, giveRepository } from '../../../test/fixtures/repository.ts';
 
 let t: TestApp;
 let world: MatrixWorld;

@@ -1,6 +1,7 @@
 // Pure branch → branch entity, from what the route loaded once for the whole list.
-import { presentCommit } from '../commits/commit.entity.ts';
-import { type Pusher, type RefProtections, canPushToBranch, developersCan, isProtectedBranch } from '../protected-refs/protected-refs.rules.ts';
+import { presentCommit } from '../../domain/commit-entity.ts';
+import { type Pusher, type RefProtections, canPushToBranch, developersCan, isProtectedBranch } from '../../domain/ref-protection.ts';
+import { treeWebUrl } from '../../domain/urls.ts';
 import type { BranchRef } from './branches.finder.ts';
 import type { Branch } from './branches.schemas.ts';
 
@@ -14,15 +15,6 @@ export interface BranchView {
   projectWebUrl: string;
 }
 
-/** Characters a URL path keeps as they are (RFC 3986 pchar and `/`); the rest is percent-encoded. */
-const PATH_SAFE = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]/;
-
-function escapePath(path: string): string {
-  let out = '';
-  for (const ch of path) out += PATH_SAFE.test(ch) ? ch : encodeURIComponent(ch);
-  return out;
-}
-
 export function presentBranch(branch: BranchRef, view: BranchView): Branch {
   const { protections, pusher } = view;
   return {
@@ -34,6 +26,6 @@ export function presentBranch(branch: BranchRef, view: BranchView): Branch {
     developers_can_merge: developersCan(protections, 'merge', branch.name),
     can_push: canPushToBranch(protections, branch.name, pusher),
     default: branch.name === view.defaultBranch,
-    web_url: `${view.projectWebUrl}/-/tree/${escapePath(branch.name)}`,
+    web_url: treeWebUrl(view.projectWebUrl, branch.name),
   };
 }

@@ -5,17 +5,20 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireUser } from '../../core/access/guards.ts';
+import type { LoadedProject } from '../../core/access/loaders.ts';
 import { DomainError, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { validBranchName } from '../../git/args.ts';
-import { projectWebUrl } from '../projects/projects.presenter.ts';
-import { type RefProtections, loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
-import { loadRepository, repositoryDir, requireRepositoryDir } from '../repository/repository.access.ts';
+import { repositoryDir, requireRepositoryDir } from '../../domain/project-repository.ts';
+import { paginateList, searchRefs } from '../../domain/ref-list.ts';
+import { type RefProtections, pusherOf } from '../../domain/ref-protection.ts';
+import { projectWebUrl } from '../../domain/urls.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
+import { loadRepository } from '../repository/index.ts';
 import { type BranchRef, type Branches, mergedBranches, readBranches } from './branches.finder.ts';
 import { type BranchView, presentBranch } from './branches.presenter.ts';
 import { type Branch, BranchEntity, BranchParams, CreateBranchBody, ListBranchesQuery, ProjectParams } from './branches.schemas.ts';
 import { createBranch, deleteBranch, deleteMergedBranches } from './branches.service.ts';
-import { paginateList, searchRefs } from './ref-list.ts';
 
 /** find_branch!'s answer to a name git would refuse. */
 const invalidRefname = () => new DomainError('bad_request', 'The branch refname is invalid');
@@ -32,9 +35,9 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
   const read = loadRepository('download_code');
   const write = loadRepository('push_code');
 
-  function view(req: FastifyRequest, protections: RefProtections, merged: ReadonlySet<string>): BranchView {
-    const row = req.project.row;
-    return { protections, pusher: pusherOf(req.project, req.actor), defaultBranch: row.default_branch, merged, projectWebUrl: projectWebUrl(config.externalUrl, row) };
+  function view(req: FastifyRequest, protections: RefProtections, merged: ReadonlySet<string>, project = req.project): BranchView {
+    const row = project.row;
+    return { protections, pusher: pusherOf(project, req.actor), defaultBranch: row.default_branch, merged, projectWebUrl: projectWebUrl(config.externalUrl, row) };
   }
 
   /** The branch named in the path; a name git would refuse is a 400. */
@@ -44,11 +47,12 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
     return name;
   }
 
-  async function showBranch(req: FastifyRequest, dir: string | null, name: string): Promise<Branch> {
-    const row = req.project.row;
+  /** `project`: the request's, unless a write changed it (an empty repository's first branch). */
+  async function showBranch(req: FastifyRequest, dir: string | null, name: string, project: LoadedProject = req.project): Promise<Branch> {
+    const row = project.row;
     const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(db, row.id)]);
     const branch = branchIn(branches, name);
-    return presentBranch(branch, view(req, protections, await mergedBranches(dir, branches, row.default_branch)));
+    return presentBranch(branch, view(req, protections, await mergedBranches(dir, branches, row.default_branch), project));
   }
 
   api.get(
@@ -77,9 +81,9 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
   api.post('/projects/:id/repository/branches', { schema: { params: ProjectParams, body: CreateBranchBody, response: { 201: BranchEntity } }, preHandler: write }, async (req, reply) => {
     const body = req.body as CreateBranchBody;
     const dir = requireRepositoryDir(config, req.project.row);
-    await createBranch(deps, req.project, requireUser(req), dir, body.branch, body.ref);
+    const project = await createBranch(deps, req.project, requireUser(req), dir, body.branch, body.ref);
     reply.code(201);
-    return showBranch(req, dir, body.branch);
+    return showBranch(req, dir, body.branch, project);
   });
 
   api.delete('/projects/:id/repository/branches/:branch', { schema: { params: BranchParams }, preHandler: write }, async (req, reply) => {
@@ -92,7 +96,8 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
   });
 
   api.delete('/projects/:id/repository/merged_branches', { schema: { params: ProjectParams }, preHandler: write }, async (req, reply) => {
-    await deleteMergedBranches(deps, req.project, requireUser(req), requireRepositoryDir(config, req.project.row));
+    requireRepositoryDir(config, req.project.row);
+    await deleteMergedBranches(deps, req.project, requireUser(req));
     return reply.code(202).send({ message: '202 Accepted' });
   });
 };

@@ -4,7 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { IdOrPath, Params } from '../../core/params.ts';
 import { Entity } from '../../core/schema.ts';
-import { CommitEntity } from '../commits/commit.entity.ts';
+import { CommitEntity } from '../../domain/commit-entity.ts';
 
 export const BranchEntity = Entity({
   name: Type.String(),

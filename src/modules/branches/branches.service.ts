@@ -4,22 +4,22 @@
 // branch exactly one wins; what moved is then recorded as a push.
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
+import { Type } from '@sinclair/typebox';
+import type { ServiceContext } from '../../core/context.ts';
 import type { Deps } from '../../core/deps.ts';
 import { DomainError } from '../../core/errors.ts';
 import { ZERO_OID, validBranchName, validRevision } from '../../git/args.ts';
 import { branchesContaining } from '../../git/reachability.ts';
-import { type RefChange, deleteRef, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
+import { type RefChange, deleteRef, hasBranches, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
+import { readDefaultBranch } from '../../git/repository.ts';
 import { GitError } from '../../git/run.ts';
-import { assertWritable } from '../projects/projects.service.ts';
+import { existingProjectRepository } from '../../git/repository.ts';
+import { defineJobKind, enqueue } from '../../jobs/queue.ts';
+import { assertWritable } from '../../domain/project-repository.ts';
+import { commitChange } from '../commits/commits.service.ts';
+import { type RefProtections, branchChangeRefusal, canPushToBranch, isProtectedBranch, pusherOf } from '../../domain/ref-protection.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
-import {
-  type RefProtections,
-  branchChangeRefusal,
-  canPushToBranch,
-  isProtectedBranch,
-  loadRefProtections,
-  pusherOf,
-} from '../protected-refs/protected-refs.rules.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { type BranchRef, mergedBranches, readBranches } from './branches.finder.ts';
 
 const refused = (message: string) => new DomainError('bad_request', message);
@@ -36,13 +36,51 @@ async function onProtectedBranch(dir: string, commit: string, protections: RefPr
   return [...containing.keys()].some((ref) => isProtectedBranch(protections, ref.slice('refs/heads/'.length)));
 }
 
-/** POST /projects/:id/repository/branches: `branch` from `ref` (a branch, a tag or a commit id). */
-export async function createBranch(deps: Deps, project: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<void> {
+const invalidReference = (branch: string, ref: string) => refused(`Failed to create branch '${branch}': invalid reference name '${ref}'`);
+
+/**
+ * An empty repository first gets its default branch (the project's, else HEAD's, else `main`) with
+ * a commit adding an empty README.md, as the platform's Branches::CreateService does; that commit
+ * is recorded like a first push, and the requested branch is then made from it. The platform makes
+ * the README before looking at the request; here what would refuse it comes first (a ref other
+ * than the default branch, a protected name), so that a refused request writes nothing. Returns
+ * the project as it then is, or null when another request gave the repository a branch meanwhile.
+ */
+async function startEmptyRepository(deps: Deps, project: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject | null> {
+  const defaultBranch = project.row.default_branch ?? (await readDefaultBranch(dir)) ?? 'main';
+  if (![defaultBranch, `refs/heads/${defaultBranch}`, 'HEAD'].includes(ref)) throw invalidReference(branch, ref);
+  if (branch !== defaultBranch) {
+    const protections = await loadRefProtections(deps.db, project.row.id);
+    const refusal = branchChangeRefusal(protections, { branch, kind: 'create', force: false }, pusherOf(project, actor), { defaultBranch, viaWeb: true });
+    if (refusal !== null) throw refused(refusal);
+  }
+  try {
+    await commitChange(deps, { project, actor }, { branch: defaultBranch, actions: [{ action: 'create', filePath: 'README.md' }], message: 'Add README.md' });
+  } catch (error) {
+    if (await hasBranches(dir)) return null;
+    throw error;
+  }
+  const row = await deps.db.selectFrom('projects').selectAll().where('id', '=', project.row.id).executeTakeFirstOrThrow();
+  return { ...project, row };
+}
+
+/**
+ * POST /projects/:id/repository/branches: `branch` from `ref` (a branch, a tag or a commit id).
+ * Returns the project as it then is (an empty repository's first branch changes it).
+ */
+export async function createBranch(deps: Deps, given: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject> {
   if (!validBranchName(branch)) throw refused(BRANCH_NAME_INVALID);
+  let project = given;
+  if (!(await hasBranches(dir))) {
+    const started = await startEmptyRepository(deps, given, actor, dir, branch, ref);
+    // Asked for the default branch itself, the caller has it (the platform, having made it, answers "exists").
+    if (started?.row.default_branch === branch) return started;
+    project = started ?? given;
+  }
   const name = `refs/heads/${branch}`;
   if ((await resolveRef(dir, name)) !== null) throw refused(BRANCH_EXISTS);
   const commit = validRevision(ref) ? await resolveCommit(dir, ref) : null;
-  if (commit === null) throw refused(`Failed to create branch '${branch}': invalid reference name '${ref}'`);
+  if (commit === null) throw invalidReference(branch, ref);
 
   const protections = await loadRefProtections(deps.db, project.row.id);
   const pusher = pusherOf(project, actor);
@@ -62,6 +100,7 @@ export async function createBranch(deps: Deps, project: LoadedProject, actor: Ac
     throw error;
   }
   await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: name, before: ZERO_OID, after: commit }]);
+  return project;
 }
 
 /** DELETE /projects/:id/repository/branches/:branch, once the branch is found. */
@@ -83,35 +122,51 @@ export async function deleteBranch(deps: Deps, project: LoadedProject, actor: Ac
   await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: branch.ref, before: branch.target, after: ZERO_OID }]);
 }
 
-/**
- * DELETE /projects/:id/repository/merged_branches: every branch merged into the default branch,
- * except protected ones. The platform queues this; it is done before answering here, which is
- * what callers see once the queue has run.
- */
-export async function deleteMergedBranches(deps: Deps, project: LoadedProject, actor: Actor, dir: string): Promise<void> {
-  assertWritable(project.row);
-  const defaultBranch = project.row.default_branch;
-  const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(deps.db, project.row.id)]);
-  const merged = await mergedBranches(dir, branches, defaultBranch);
-  const doomed = branches.list.filter((b) => merged.has(b.ref) && b.name !== defaultBranch && !isProtectedBranch(protections, b.name));
-  if (doomed.length === 0) return;
+const DeleteMergedPayload = Type.Object({ projectId: Type.Integer(), userId: Type.Integer() }, { additionalProperties: false });
 
-  const change = (b: BranchRef): RefChange => ({ ref: b.ref, newId: null, oldId: b.target });
-  let deleted = doomed;
-  try {
-    await updateRefs(dir, doomed.map(change));
-  } catch (error) {
-    if (!isConflict(error)) throw error;
-    // Some branch moved meanwhile: delete the others one by one, leaving what was pushed.
-    deleted = [];
-    for (const b of doomed) {
-      try {
-        await updateRefs(dir, [change(b)]);
-        deleted.push(b);
-      } catch (single) {
-        if (!isConflict(single)) throw single;
+/**
+ * DELETE /projects/:id/repository/merged_branches, queued as on the platform: every branch merged
+ * into the default branch, except the default branch and protected ones, as the branches stand
+ * when the job runs. A branch that moves meanwhile is left alone.
+ */
+export const deleteMergedBranchesJob = defineJobKind({
+  name: 'branches.delete_merged',
+  payload: DeleteMergedPayload,
+  async run(ctx, { projectId, userId }) {
+    const row = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+    const dir = row ? existingProjectRepository(ctx.config.repositoryStorages, row) : null;
+    if (!row || dir === null) return;
+    // Read-only while a storage move copies the repository: the retry comes after it.
+    assertWritable(row);
+    const defaultBranch = row.default_branch;
+    const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(ctx.db, row.id)]);
+    const merged = await mergedBranches(dir, branches, defaultBranch);
+    const doomed = branches.list.filter((b) => merged.has(b.ref) && b.name !== defaultBranch && !isProtectedBranch(protections, b.name));
+    if (doomed.length === 0) return;
+
+    const change = (b: BranchRef): RefChange => ({ ref: b.ref, newId: null, oldId: b.target });
+    let deleted = doomed;
+    try {
+      await updateRefs(dir, doomed.map(change));
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      // Some branch moved meanwhile: delete the others one by one, leaving what was pushed.
+      deleted = [];
+      for (const b of doomed) {
+        try {
+          await updateRefs(dir, [change(b)]);
+          deleted.push(b);
+        } catch (single) {
+          if (!isConflict(single)) throw single;
+        }
       }
     }
-  }
-  await recordRefUpdates(deps, project.row, actor.user.id, deleted.map((b) => ({ ref: b.ref, before: b.target, after: ZERO_OID })));
+    await recordRefUpdates(ctx, row, userId, deleted.map((b) => ({ ref: b.ref, before: b.target, after: ZERO_OID })));
+  },
+});
+
+/** Queues the deletion of the merged branches (refused at once while the repository is read-only). */
+export async function deleteMergedBranches(ctx: ServiceContext, project: LoadedProject, actor: Actor): Promise<void> {
+  assertWritable(project.row);
+  await enqueue(ctx.db, deleteMergedBranchesJob, { projectId: project.row.id, userId: actor.user.id }, { dedupeKey: String(project.row.id) });
 }

@@ -12,7 +12,7 @@ import { getCommit } from '../../git/commits.ts';
 import { resolveRef, updateRef } from '../../git/refs.ts';
 import { projectRepositoryPath } from '../../git/repository.ts';
 import { BranchEntity } from './branches.schemas.ts';
-import { AUTHOR, commitOn, giveRepository } from './repository.fixtures.ts';
+import { AUTHOR, commitOn, giveRepository } from '../../../test/fixtures/repository.ts';
 
 let t: TestApp;
 let owner: TestUser;
@@ -324,6 +324,104 @@ describe('POST /projects/:id/repository/branches', () => {
   });
 });
 
+describe('POST /projects/:id/repository/branches on an empty repository', () => {
+  /** A project created through the API without a README: a repository with no branch. */
+  async function emptyProject(body: Record<string, unknown> = {}): Promise<{ row: ProjectRow; dir: string }> {
+    const res = await t.post('/api/v4/projects', { token: owner.token, body: { name: fresh('Empty'), ...body } });
+    expectStatus(res, 201);
+    assert.equal(res.json().empty_repo, true);
+    const row = await t.deps.db.selectFrom('projects').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+    await addMember(t, row, developer.user.id, ACCESS.DEVELOPER);
+    return { row, dir: projectRepositoryPath(t.deps.config.repositoryStorages, row) as string };
+  }
+  const projectOf = async (row: ProjectRow) => (await t.get(`/api/v4/projects/${row.id}`, { token: owner.token })).json();
+
+  test('the default branch is made first with an empty README.md, then the branch from it; the project is as after a first push', async () => {
+    const empty = await emptyProject();
+    const res = await t.post(url('', empty.row), { token: owner.token, body: { branch: 'feature', ref: 'main' } });
+    expectStatus(res, 201);
+    expectEntity(res.json(), BranchEntity);
+    const main = (await resolveRef(empty.dir, 'refs/heads/main')) as string;
+    assert.ok(main);
+    assert.equal(await resolveRef(empty.dir, 'refs/heads/feature'), main);
+    assert.equal(res.json().name, 'feature');
+    assert.equal(res.json().commit.id, main);
+    assert.deepEqual([res.json().default, res.json().merged, res.json().protected, res.json().can_push], [false, false, false, true]);
+
+    const commit = await getCommit(empty.dir, main);
+    assert.deepEqual([commit?.message, commit?.parents, commit?.author.name], ['Add README.md', [], 'Olga Owner']);
+    const readme = await t.get(`/api/v4/projects/${empty.row.id}/repository/files/README.md/raw`, { token: owner.token, query: { ref: 'main' } });
+    expectStatus(readme, 200);
+    assert.equal(readme.body, '');
+
+    const after = await projectOf(empty.row);
+    assert.deepEqual([after.default_branch, after.empty_repo], ['main', false]);
+    // As a first push does, the default branch is protected.
+    const protectedMain = await t.get(`/api/v4/projects/${empty.row.id}/protected_branches/main`, { token: owner.token });
+    expectStatus(protectedMain, 200);
+    const pushes = await t.deps.db.selectFrom('events').selectAll().where('project_id', '=', empty.row.id).where('action', '=', 'pushed').orderBy('id').execute();
+    assert.deepEqual(
+      pushes.map((e) => {
+        const data = JSON.parse(e.push_data ?? '{}');
+        return [e.author_id, data.ref, data.action, data.commit_to];
+      }),
+      [
+        [owner.user.id, 'main', 'created', main],
+        [owner.user.id, 'feature', 'created', main],
+      ],
+    );
+  });
+
+  test('the default branch is the one the project was created with; the ref may name it, or HEAD', async () => {
+    const empty = await emptyProject({ default_branch: 'trunk' });
+    const res = await t.post(url('', empty.row), { token: owner.token, body: { branch: 'topic', ref: 'trunk' } });
+    expectStatus(res, 201);
+    expectEntity(res.json(), BranchEntity);
+    assert.equal(res.json().commit.id, await resolveRef(empty.dir, 'refs/heads/trunk'));
+    assert.equal((await projectOf(empty.row)).default_branch, 'trunk');
+
+    const viaHead = await emptyProject({ default_branch: 'trunk' });
+    const fromHead = await t.post(url('', viaHead.row), { token: owner.token, body: { branch: 'topic', ref: 'HEAD' } });
+    expectStatus(fromHead, 201);
+    expectEntity(fromHead.json(), BranchEntity);
+    assert.equal(fromHead.json().commit.id, await resolveRef(viaHead.dir, 'refs/heads/trunk'));
+  });
+
+  test('asking for the default branch itself: 201 with it, made with the README', async () => {
+    const empty = await emptyProject();
+    const res = await t.post(url('', empty.row), { token: owner.token, body: { branch: 'main', ref: 'main' } });
+    expectStatus(res, 201);
+    expectEntity(res.json(), BranchEntity);
+    assert.deepEqual([res.json().name, res.json().default, res.json().commit.title], ['main', true, 'Add README.md']);
+    assert.equal(res.json().commit.id, await resolveRef(empty.dir, 'refs/heads/main'));
+    assert.equal((await projectOf(empty.row)).empty_repo, false);
+    // Asked again, it exists.
+    expectError(await t.post(url('', empty.row), { token: owner.token, body: { branch: 'main', ref: 'main' } }), 400, { message: 'Branch already exists' });
+  });
+
+  test('refused requests write nothing: an invalid name, another ref, a protected name, a developer who may not push the first commit', async () => {
+    const empty = await emptyProject();
+    const events = () => t.deps.db.selectFrom('events').select('id').where('project_id', '=', empty.row.id).execute();
+    const before = await events();
+    expectError(await t.post(url('', empty.row), { token: owner.token, body: { branch: 'a..b', ref: 'main' } }), 400, { message: 'Branch name is invalid' });
+    expectError(await t.post(url('', empty.row), { token: owner.token, body: { branch: 'topic', ref: 'develop' } }), 400, {
+      message: "Failed to create branch 'topic': invalid reference name 'develop'",
+    });
+    expectStatus(await t.post(`/api/v4/projects/${empty.row.id}/protected_branches`, { token: ROOT_TOKEN, body: { name: 'prod/*', push_access_level: 0, merge_access_level: 0 } }), 201);
+    expectError(await t.post(url('', empty.row), { token: owner.token, body: { branch: 'prod/a', ref: 'main' } }), 400, {
+      message: 'You are not allowed to create protected branches on this project.',
+    });
+    // The namespace's default branch protection (full) keeps developers from pushing the first commit.
+    expectError(await t.post(url('', empty.row), { token: developer.token, body: { branch: 'feature', ref: 'main' } }), 400, {
+      message: 'You are not allowed to push into this branch',
+    });
+    assert.equal(await resolveRef(empty.dir, 'refs/heads/main'), null);
+    const after = await projectOf(empty.row);
+    assert.deepEqual([after.empty_repo, after.default_branch], [true, null]);
+    assert.deepEqual(await events(), before);
+  });
+});
+
 describe('DELETE /projects/:id/repository/branches/:branch', () => {
   const remove = (name: string, token = developer.token, headers: Record<string, string> = {}) => t.del(url(`/${encodeURIComponent(name)}`), { token, headers });
 
@@ -424,6 +522,9 @@ describe('DELETE /projects/:id/repository/merged_branches', () => {
 
     const res = await t.del(`/api/v4/projects/${p.id}/repository/merged_branches`, { token: developer.token });
     expectError(res, 202, { message: '202 Accepted' });
+    // Queued, as on the platform: nothing is gone until the job has run.
+    assert.equal(await resolveRef(repo.dir, 'refs/heads/merged-b'), repo.head);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['branches.delete_merged', true]]);
     const left = await t.get(url('', p), { token: developer.token });
     assert.deepEqual(names(left), ['kept-protected', 'level', 'main', 'unmerged']);
     assert.equal(await resolveRef(repo.dir, 'refs/heads/unmerged'), ahead);
@@ -439,6 +540,7 @@ describe('DELETE /projects/:id/repository/merged_branches', () => {
     expectError(await t.del(`/api/v4/projects/${p.id}/repository/merged_branches`, { token: developer.token }), 400, {
       message: 'The repository is temporarily read-only. Please try again later.',
     });
+    assert.deepEqual(await t.runJobs(), []);
     assert.equal(await resolveRef(repo.dir, 'refs/heads/old'), repo.head);
   });
 });

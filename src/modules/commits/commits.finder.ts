@@ -55,8 +55,3 @@ export async function findHistory(
 export function isCommitId(value: string): boolean {
   return isObjectId(value.toLowerCase());
 }
-
-/** The commit a ref names in a repository (null without one, or when the ref is no revision). */
-export function resolveRevision(dir: string | null, ref: string): Promise<string | null> {
-  return dir !== null && validRevision(ref) ? resolveCommit(dir, ref) : Promise.resolve(null);
-}

@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Commit } from '../../git/commits.ts';
 import type { DiffStats } from '../../git/history.ts';
-import { type CommitJson, presentCommit } from './commit.entity.ts';
+import { type CommitJson, presentCommit } from '../../domain/commit-entity.ts';
 import type { CommitDetailEntity, CommitWithStatsEntity } from './commits.schemas.ts';
 import type { HistoryPage } from './commits.finder.ts';
 

@@ -10,9 +10,10 @@ import { KEYSET_UNAVAILABLE, pageOf, setOffsetHeaders, wantsKeyset } from '../..
 import type { ProjectRow } from '../../db/schema.ts';
 import { safeRepoPath } from '../../git/args.ts';
 import { diffStats, readTrailers } from '../../git/history.ts';
-import { projectWebUrl } from '../projects/projects.presenter.ts';
-import { loadRepository, repositoryDir } from '../repository/repository.access.ts';
-import { CommitEntity } from './commit.entity.ts';
+import { CommitEntity } from '../../domain/commit-entity.ts';
+import { repositoryDir } from '../../domain/project-repository.ts';
+import { projectWebUrl } from '../../domain/urls.ts';
+import { loadRepository } from '../repository/index.ts';
 import { type HistoryPage, findCommit, findHistory, resolveWalk } from './commits.finder.ts';
 import { presentCommitDetail, presentHistory } from './commits.presenter.ts';
 import {

@@ -3,7 +3,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Nullable } from '../../core/schema.ts';
-import { commitFields } from './commit.entity.ts';
+import { commitFields } from '../../domain/commit-entity.ts';
 
 export const CommitStatsEntity = Entity({ additions: Type.Integer(), deletions: Type.Integer(), total: Type.Integer() });
 

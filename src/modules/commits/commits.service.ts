@@ -13,11 +13,11 @@ import { lastCommitForPath } from '../../git/history.ts';
 import { hasBranches, resolveCommit, resolveRef } from '../../git/refs.ts';
 import { GitError } from '../../git/run.ts';
 import type { Identity } from '../../git/signature.ts';
-import { assertWritable } from '../projects/projects.service.ts';
+import { assertWritable, requireRepositoryDir } from '../../domain/project-repository.ts';
 import { defaultBranchProtection } from '../../domain/settings/namespace-settings.ts';
-import { canPushToBranch, loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
+import { canPushToBranch, pusherOf } from '../../domain/ref-protection.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
-import { requireRepositoryDir } from '../repository/repository.access.ts';
 import { isCommitId } from './commits.finder.ts';
 
 const PUSH_REFUSED = 'You are not allowed to push into this branch';

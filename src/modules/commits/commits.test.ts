@@ -12,10 +12,10 @@ import { createCommit, getCommit, readBlob, readTree } from '../../git/commits.t
 import { resolveRef, updateRef } from '../../git/refs.ts';
 import { projectRepositoryPath } from '../../git/repository.ts';
 import { runGit } from '../../git/run.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
-import { CommitEntity } from './commit.entity.ts';
+import { CommitEntity } from '../../domain/commit-entity.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { CommitDetailEntity, CommitWithStatsEntity } from './commits.schemas.ts';
-import { AUTHOR } from '../branches/repository.fixtures.ts';
+import { AUTHOR } from '../../../test/fixtures/repository.ts';
 
 let t: TestApp;
 let owner: TestUser;

@@ -1,8 +1,8 @@
 // Reads of custom attributes, in the order they were first set.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { CUSTOM_ATTRIBUTE_TABLES, type CustomAttributeSubject } from '../../domain/custom-attribute-tables.ts';
 import type { CustomAttribute } from './custom-attributes.schemas.ts';
-import { CUSTOM_ATTRIBUTE_TABLES, type CustomAttributeSubject } from './custom-attributes.tables.ts';
 
 export function listCustomAttributes(db: Kysely<DB>, subject: CustomAttributeSubject, ownerId: number): Promise<CustomAttribute[]> {
   const { table, owner } = CUSTOM_ATTRIBUTE_TABLES[subject];

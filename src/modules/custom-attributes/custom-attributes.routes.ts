@@ -6,10 +6,10 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError, forbidden } from '../../core/errors.ts';
 import { Params } from '../../core/params.ts';
+import type { CustomAttributeSubject } from '../../domain/custom-attribute-tables.ts';
 import { findCustomAttribute, listCustomAttributes } from './custom-attributes.finder.ts';
 import { SetCustomAttributeBody } from './custom-attributes.schemas.ts';
 import { deleteCustomAttribute, setCustomAttribute } from './custom-attributes.service.ts';
-import type { CustomAttributeSubject } from './custom-attributes.tables.ts';
 
 export interface CustomAttributeRouteOptions {
   subject: CustomAttributeSubject;

@@ -1,18 +1,13 @@
 // Writes of custom attributes: set (create or replace) and delete.
-import type { Kysely } from 'kysely';
+import type { ServiceContext } from '../../core/context.ts';
 import { invalidFields, notFound } from '../../core/errors.ts';
-import type { DB } from '../../db/schema.ts';
+import { CUSTOM_ATTRIBUTE_TABLES, type CustomAttributeSubject } from '../../domain/custom-attribute-tables.ts';
+import { BLANK } from '../../domain/validation.ts';
 import type { CustomAttribute } from './custom-attributes.schemas.ts';
-import { CUSTOM_ATTRIBUTE_TABLES, type CustomAttributeSubject } from './custom-attributes.tables.ts';
-
-export interface ServiceDeps {
-  db: Kysely<DB>;
-  now: () => Date;
-}
 
 /** Creates the attribute or replaces its value, in one statement so that concurrent sets cannot collide. */
-export async function setCustomAttribute(deps: ServiceDeps, subject: CustomAttributeSubject, ownerId: number, key: string, value: string): Promise<CustomAttribute> {
-  if (value.trim() === '') throw invalidFields({ value: ["can't be blank"] });
+export async function setCustomAttribute(deps: ServiceContext, subject: CustomAttributeSubject, ownerId: number, key: string, value: string): Promise<CustomAttribute> {
+  if (value.trim() === '') throw invalidFields({ value: [BLANK] });
   const { table, owner } = CUSTOM_ATTRIBUTE_TABLES[subject];
   const now = deps.now().toISOString();
   return deps.db
@@ -23,7 +18,7 @@ export async function setCustomAttribute(deps: ServiceDeps, subject: CustomAttri
     .executeTakeFirstOrThrow();
 }
 
-export async function deleteCustomAttribute(deps: ServiceDeps, subject: CustomAttributeSubject, ownerId: number, key: string): Promise<void> {
+export async function deleteCustomAttribute(deps: ServiceContext, subject: CustomAttributeSubject, ownerId: number, key: string): Promise<void> {
   const { table, owner } = CUSTOM_ATTRIBUTE_TABLES[subject];
   const result = await deps.db.deleteFrom(table).where(owner, '=', ownerId).where('key', '=', key).executeTakeFirst();
   // The platform's current wording; releases before 16 answered the generic "404 Not found".

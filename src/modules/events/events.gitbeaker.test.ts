@@ -9,7 +9,7 @@ import { createProject } from '../../../test/factories.ts';
 import { expectEntities } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { ProjectRow } from '../../db/schema.ts';
-import { recordEvent } from './event-recorder.ts';
+import { recordEvent } from './events.service.ts';
 import { EventEntity } from './events.schemas.ts';
 
 let t: TestApp;

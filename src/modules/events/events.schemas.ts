@@ -4,7 +4,7 @@ import { PageParams } from '../../core/pagination.ts';
 import { IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
 import { UserBasicEntity } from '../users/users.schemas.ts';
-import { EVENT_ACTIONS } from './event-recorder.ts';
+import { EVENT_ACTIONS } from './events.service.ts';
 
 export const PushDataEntity = Entity({
   commit_count: Type.Integer(),

@@ -10,7 +10,7 @@ import { expectEntities, expectEntity, expectError, expectStatus } from '../../.
 import { ACCESS } from '../../core/access/levels.ts';
 import { issueToken } from '../access-tokens/access-tokens.service.ts';
 import type { ProjectRow } from '../../db/schema.ts';
-import { type NewEvent, recordEvent } from './event-recorder.ts';
+import { type NewEvent, recordEvent } from './events.service.ts';
 import { actionName } from './events.presenter.ts';
 import { EventEntity } from './events.schemas.ts';
 

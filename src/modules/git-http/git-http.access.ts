@@ -4,7 +4,7 @@
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import type { GitService } from '../../git/smart-http.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 
 export const GIT_ACCESS_MESSAGES = {
   authDownload: 'You are not allowed to download code.',

@@ -15,7 +15,7 @@ import { type GitCli, gitCli, gitUrl } from '../../../test/git-cli.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser } from '../../../test/harness.ts';
 import { createGroup, unprotectDefaultBranch } from '../../../test/factories.ts';
 import { listeningTestApp } from '../../../test/listening.ts';
-import { type RefsUpdated, onRefsUpdated } from '../pushes/ref-listeners.ts';
+import { refsUpdatedJob } from '../pushes/push.service.ts';
 
 const MAX_PUSH_BYTES = 2 * 1024 * 1024;
 
@@ -170,36 +170,40 @@ describe('events', () => {
     await push(dir, 'origin', ...['b1', 'b2', 'b3', 'b4', 't1', 't2', 't3'].map((r) => `:${r}`));
   });
 
-  test('the listener of ref updates hears every push, with the project as it is after it', async () => {
-    const heard: RefsUpdated[] = [];
-    const stop = onRefsUpdated(async (_deps, change) => {
-      heard.push(change);
-    });
+  test('what a push changed is recorded by its refs.updated job before the client hears it is done', async () => {
     const dir = await cloneAs(developer);
     const commit = await git.commit(dir, 'hooked.txt', 'x\n', 'Hooked');
-    try {
-      await push(dir, 'origin', 'HEAD:refs/heads/hooked');
-    } finally {
-      stop();
-    }
+    const since = await lastEventId();
+    await push(dir, 'origin', 'HEAD:refs/heads/hooked');
+    const events = await newPushEvents(since);
+    assert.deepEqual(events.map((e) => [e.push_data.ref, e.push_data.commit_to]), [['hooked', commit]]);
+    assert.equal(await t.count('background_jobs'), 0);
     await push(dir, 'origin', ':hooked');
-    assert.equal(heard.length, 1);
-    assert.equal(heard[0].project.id, project.id);
-    assert.equal(heard[0].userId, developer.user.id);
-    assert.deepEqual(heard[0].updates, [{ ref: 'refs/heads/hooked', before: ZERO_OID, after: commit }]);
   });
 
-  test('a listener that fails does not fail the push', async () => {
-    const stop = onRefsUpdated(async () => {
+  test('a follow-up that fails does not fail the push: its job stays queued, with its error, for a retry', async () => {
+    const kind = refsUpdatedJob as { run: typeof refsUpdatedJob.run };
+    const run = kind.run;
+    kind.run = async () => {
       throw new Error('boom');
-    });
+    };
+    const dir = await cloneAs(developer);
+    const since = await lastEventId();
     try {
-      const dir = await cloneAs(developer);
       await push(dir, 'origin', 'HEAD:refs/heads/after-boom');
-      await push(dir, 'origin', ':after-boom');
     } finally {
-      stop();
+      kind.run = run;
     }
+    const [job] = await t.deps.db.selectFrom('background_jobs').selectAll().execute();
+    assert.equal(job.kind, 'refs.updated');
+    assert.equal(job.state, 'queued');
+    assert.match(job.last_error ?? '', /boom/);
+    assert.deepEqual(await newPushEvents(since), []);
+    // The retry, once due, records the push.
+    await t.deps.db.updateTable('background_jobs').set({ run_at: new Date().toISOString() }).execute();
+    assert.deepEqual((await t.runJobs()).map((o) => o.ok), [true]);
+    assert.deepEqual((await newPushEvents(since)).map((e) => e.push_data.ref), ['after-boom']);
+    await push(dir, 'origin', ':after-boom');
   });
 });
 

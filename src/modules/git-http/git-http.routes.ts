@@ -22,7 +22,7 @@ import {
 import { MAX_ANCESTORS } from '../groups/groups.validation.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
-import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/push-session.ts';
+import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/index.ts';
 import { checkGitAccess } from './git-http.access.ts';
 
 /** Groups nest up to MAX_ANCESTORS + 1 deep, and the project comes last. */

@@ -6,7 +6,7 @@ import { inSubtree } from '../../core/access/subtree.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { escapeLike, fuzzyMatch } from '../../core/search.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
-import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
+import { hasCustomAttribute } from '../../domain/custom-attribute-tables.ts';
 import type { GroupStatistics, ListGroupsQuery } from './groups.schemas.ts';
 
 type GroupsQuery = SelectQueryBuilder<DB, 'namespaces', NamespaceRow>;
@@ -65,7 +65,7 @@ export function findGroups(db: Kysely<DB>, actor: Actor | null, q: ListGroupsQue
   } else if (q.min_access_level !== undefined) {
     qb = actor ? qb.where(membershipFrom(actor.user.id, now, q.min_access_level, true)) : qb.where(sql<SqlBool>`1 = 0`);
   } else if (!(admin && allAvailable)) {
-    const levels = visibleLevels(actor ? { isAdmin: admin, external: Boolean(actor.user.external) } : null);
+    const levels = visibleLevels(actor ? { isAdmin: admin, external: actor.user.external } : null);
     const byLevel = sql<SqlBool>`namespaces.visibility_level in (${sql.join(levels)})`;
     if (!actor) qb = qb.where(byLevel);
     else if (allAvailable) qb = qb.where((eb) => eb.or([membershipHierarchy(actor.user.id, now), byLevel]));

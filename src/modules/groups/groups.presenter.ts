@@ -1,10 +1,10 @@
 // Pure row → entity functions for groups. Lists pass in what they preloaded (custom attributes,
 // statistics); the detail form receives its projects already presented.
 import { visibilityName } from '../../core/access/levels.ts';
-import { groupWebUrl } from '../../core/urls.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
 import type { ApplicationSettings } from '../../domain/settings/application-settings.ts';
 import { GROUP_CREATION_LEVELS, NAMESPACE_SETTINGS, type NamespaceSettings } from '../../domain/settings/namespace-settings.ts';
+import { groupWebUrl } from '../../domain/urls.ts';
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import { EMPTY_STORAGE_STATISTICS } from '../projects/projects.presenter.ts';
 import type { Project } from '../projects/projects.schemas.ts';
@@ -41,7 +41,7 @@ export function presentGroup(row: NamespaceRow, view: GroupView): Group {
     lfs_enabled: s.lfs_enabled ?? INSTANCE_LFS_ENABLED,
     default_branch_protection: s.default_branch_protection ?? view.instance.default_branch_protection,
     avatar_url: null,
-    request_access_enabled: Boolean(row.request_access_enabled),
+    request_access_enabled: row.request_access_enabled,
     full_name: row.full_name,
     full_path: row.full_path,
     created_at: row.created_at,

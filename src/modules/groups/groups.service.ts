@@ -1,6 +1,7 @@
 // Writes of groups: create, update (renames carry every descendant along), delete. Each owns its
 // transaction and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import { ancestorIds, refreshAuthorizations, usersAroundNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
@@ -9,19 +10,13 @@ import type { Actor } from '../../core/auth/actor.ts';
 import { DomainError, type FieldErrors, invalidFields } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
-import type { Config } from '../../config.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import { applicationSettings, defaultProjectCreationLevel } from '../../domain/settings/application-settings.ts';
 import { GROUP_CREATION_LEVELS, NAMESPACE_SETTINGS, groupRunnersToken, readNamespaceSettings, updateNamespaceSettings } from '../../domain/settings/namespace-settings.ts';
-import { fullPathTaken } from '../namespaces/namespace-paths.ts';
+import { fullPathTaken } from '../../domain/namespace-paths.ts';
+import { TAKEN } from '../../domain/validation.ts';
 import type { CreateGroupBody, UpdateGroupBody } from './groups.schemas.ts';
 import { type GroupChanges, type GroupContext, rubyInspect, validateGroup } from './groups.validation.ts';
-
-export interface ServiceDeps {
-  db: Kysely<DB>;
-  config: Pick<Config, 'dataDir'>;
-  now: () => Date;
-}
 
 /** A group runners token: 20 URL-safe characters. */
 export function newRunnersToken(): string {
@@ -42,13 +37,13 @@ function saveFailed(errors: FieldErrors): DomainError {
   return new DomainError('bad_request', `Failed to save group ${rubyInspect(errors)}`);
 }
 
-const TAKEN: FieldErrors = { path: ['has already been taken'] };
+const PATH_TAKEN: FieldErrors = { path: [TAKEN] };
 
 /**
  * POST /groups. The caller's right to create here (create_group, or create_subgroup on `parent`)
  * is checked by the route. The creator becomes the group's Owner.
  */
-export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateGroupBody, parent: NamespaceRow | null): Promise<NamespaceRow> {
+export async function createGroup(deps: ServiceContext, actor: Actor, body: CreateGroupBody, parent: NamespaceRow | null): Promise<NamespaceRow> {
   const { db } = deps;
   const fullPath = parent ? `${parent.full_path}/${body.path}` : body.path;
   const instance = await applicationSettings(db);
@@ -77,7 +72,7 @@ export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateG
     ...(parentSettings?.share_with_group_lock ? { share_with_group_lock: true } : {}),
   };
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const inserted = await trx
         .insertInto('namespaces')
         .values({
@@ -123,7 +118,7 @@ export async function createGroup(deps: ServiceDeps, actor: Actor, body: CreateG
     });
   } catch (error) {
     // Two creations racing for one path: the loser fails as a later request would.
-    if (isUniqueViolation(error)) throw saveFailed(TAKEN);
+    if (isUniqueViolation(error)) throw saveFailed(PATH_TAKEN);
     throw error;
   }
 }
@@ -139,7 +134,7 @@ export interface UpdateContext {
  * project below, one statement per table, in the same transaction. Failures answer 400 with the
  * field messages.
  */
-export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: UpdateGroupBody, ctx: UpdateContext): Promise<NamespaceRow> {
+export async function updateGroup(deps: ServiceContext, group: NamespaceRow, body: UpdateGroupBody, ctx: UpdateContext): Promise<NamespaceRow> {
   const { db } = deps;
   const { parent } = ctx;
   const current = await readNamespaceSettings(db, group.id);
@@ -172,7 +167,7 @@ export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: 
   const settings = NAMESPACE_SETTINGS.fromParams(body, 'update');
   const fullName = name === undefined ? group.full_name : parent ? `${parent.full_name} / ${name}` : name;
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const updated = await trx
         .updateTable('namespaces')
         .set({
@@ -193,7 +188,7 @@ export async function updateGroup(deps: ServiceDeps, group: NamespaceRow, body: 
       return updated;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw invalidFields(TAKEN);
+    if (isUniqueViolation(error)) throw invalidFields(PATH_TAKEN);
     throw error;
   }
 }
@@ -231,7 +226,7 @@ async function lockBelow(db: Kysely<DB>, group: NamespaceRow): Promise<void> {
 }
 
 /** The group's runners token, made the first time it is shown. */
-export function ensureRunnersToken(deps: ServiceDeps, group: NamespaceRow): Promise<string> {
+export function ensureRunnersToken(deps: ServiceContext, group: NamespaceRow): Promise<string> {
   return groupRunnersToken(deps.db, secretBox(deps.config.dataDir), group.id, newRunnersToken);
 }
 
@@ -239,9 +234,9 @@ export function ensureRunnersToken(deps: ServiceDeps, group: NamespaceRow): Prom
  * DELETE /groups/:id: the group, its subgroups and every project in them, with their memberships;
  * whoever reached anything there has their authorizations recomputed.
  */
-export async function deleteGroup(deps: ServiceDeps, group: NamespaceRow): Promise<void> {
+export async function deleteGroup(deps: ServiceContext, group: NamespaceRow): Promise<void> {
   const below = inSubtree('traversal_path', group.traversal_path);
-  await deps.db.transaction().execute(async (trx) => {
+  await withTransaction(deps, async ({ db: trx }) => {
     const affected = await usersAroundNamespace(trx, group);
     const groupIds = trx.selectFrom('namespaces').select('id').where(below);
     const projectIds = trx.selectFrom('projects').select('id').where('namespace_id', 'in', groupIds);

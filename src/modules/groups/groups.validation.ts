@@ -2,7 +2,8 @@
 // name, description, path, nesting, visibility, grace period, name format, then path uniqueness.
 import type { FieldErrors } from '../../core/errors.ts';
 import { visibilityName } from '../../core/access/levels.ts';
-import { NAMESPACE_FORMAT_MESSAGE, isNamespaceFormat, isReservedPath } from '../namespaces/namespace-paths.ts';
+import { NAMESPACE_FORMAT_MESSAGE, isNamespaceFormat, isReservedPath } from '../../domain/namespace-paths.ts';
+import { BLANK, TAKEN, addError, atLeast, tooLong, tooShort } from '../../domain/validation.ts';
 
 /** Ancestors a group may have. */
 export const MAX_ANCESTORS = 20;
@@ -31,42 +32,38 @@ export interface GroupContext {
   pathTaken: boolean;
 }
 
-function add(errors: FieldErrors, field: string, message: string): void {
-  (errors[field] ??= []).push(message);
-}
-
 const length = (s: string) => [...s].length;
 
 export function validateGroup(changes: GroupChanges, ctx: GroupContext): FieldErrors {
   const errors: FieldErrors = {};
   const { name, path, description } = changes;
   if (name !== undefined) {
-    if (name.trim() === '') add(errors, 'name', "can't be blank");
-    if (length(name) > 255) add(errors, 'name', 'is too long (maximum is 255 characters)');
+    if (name.trim() === '') addError(errors, 'name', BLANK);
+    if (length(name) > 255) addError(errors, 'name', tooLong(255));
   }
-  if (description !== undefined && length(description) > 255) add(errors, 'description', 'is too long (maximum is 255 characters)');
+  if (description !== undefined && length(description) > 255) addError(errors, 'description', tooLong(255));
   if (path !== undefined) {
-    if (path.trim() === '') add(errors, 'path', "can't be blank");
-    if (length(path) > 255) add(errors, 'path', 'is too long (maximum is 255 characters)');
-    if (!isNamespaceFormat(path)) add(errors, 'path', NAMESPACE_FORMAT_MESSAGE);
-    else if (isReservedPath(path, ctx.topLevel)) add(errors, 'path', `${path} is a reserved name`);
-    if (length(path) < 2) add(errors, 'path', 'is too short (minimum is 2 characters)');
+    if (path.trim() === '') addError(errors, 'path', BLANK);
+    if (length(path) > 255) addError(errors, 'path', tooLong(255));
+    if (!isNamespaceFormat(path)) addError(errors, 'path', NAMESPACE_FORMAT_MESSAGE);
+    else if (isReservedPath(path, ctx.topLevel)) addError(errors, 'path', `${path} is a reserved name`);
+    if (length(path) < 2) addError(errors, 'path', tooShort(2));
   }
-  if (ctx.ancestors > MAX_ANCESTORS) add(errors, 'parent_id', 'has too deep level of nesting');
+  if (ctx.ancestors > MAX_ANCESTORS) addError(errors, 'parent_id', 'has too deep level of nesting');
   const level = changes.visibility_level;
   if (level !== undefined) {
     const name = visibilityName(level);
-    if (ctx.projectVisibility > level) add(errors, 'visibility_level', `${name} is not allowed since this group contains projects with higher visibility.`);
-    if (ctx.childVisibility > level) add(errors, 'visibility_level', `${name} is not allowed since there are sub-groups with higher visibility.`);
+    if (ctx.projectVisibility > level) addError(errors, 'visibility_level', `${name} is not allowed since this group contains projects with higher visibility.`);
+    if (ctx.childVisibility > level) addError(errors, 'visibility_level', `${name} is not allowed since there are sub-groups with higher visibility.`);
     if (ctx.parentVisibility !== null && level > ctx.parentVisibility) {
-      add(errors, 'visibility_level', `${name} is not allowed since the parent group has a ${visibilityName(ctx.parentVisibility)} visibility.`);
+      addError(errors, 'visibility_level', `${name} is not allowed since the parent group has a ${visibilityName(ctx.parentVisibility)} visibility.`);
     }
   }
   if (changes.two_factor_grace_period !== undefined && changes.two_factor_grace_period < 0) {
-    add(errors, 'two_factor_grace_period', 'must be greater than or equal to 0');
+    addError(errors, 'two_factor_grace_period', atLeast(0));
   }
-  if (name !== undefined && !NAME_FORMAT.test(name)) add(errors, 'name', NAME_FORMAT_MESSAGE);
-  if (ctx.pathTaken) add(errors, 'path', 'has already been taken');
+  if (name !== undefined && !NAME_FORMAT.test(name)) addError(errors, 'name', NAME_FORMAT_MESSAGE);
+  if (ctx.pathTaken) addError(errors, 'path', TAKEN);
   return errors;
 }
 

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
+import { NAMESPACE_FORMAT_MESSAGE } from '../../domain/namespace-paths.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { addMember, createGroup, createProject } from '../../../test/factories.ts';
 import { expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
-import { NAMESPACE_FORMAT_MESSAGE } from '../namespaces/namespace-paths.ts';
 import { GroupDetailEntity, GroupEntity } from './groups.schemas.ts';
 import { NAME_FORMAT_MESSAGE } from './groups.validation.ts';
 

@@ -2,13 +2,15 @@
 // and member policies. Every change recomputes the affected users' project authorizations in the
 // same transaction; project memberships record joined / left / expired events, group ones none.
 import type { Kysely } from 'kysely';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { refreshAuthorizations } from '../../core/access/authorizations.ts';
 import { ACCESS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS } from '../../core/access/levels.ts';
 import { DomainError, type FieldErrors, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import { recordEvent } from '../events/event-recorder.ts';
-import { type ServiceDeps, deleteUser } from '../users/users.service.ts';
+import { NOT_INCLUDED, addError, fullMessagesSentence, toSentence } from '../../domain/validation.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { deleteUser } from '../users/users.service.ts';
 import {
   type MemberSource,
   type MemberView,
@@ -48,23 +50,6 @@ export function expiryDate(value: string | null | undefined): string | null | un
   return new Date(value).toISOString().slice(0, 10);
 }
 
-/** "a", "a and b", "a, b, and c". */
-function toSentence(parts: string[]): string {
-  if (parts.length < 3) return parts.join(' and ');
-  return `${parts.slice(0, -1).join(', ')}, and ${parts.at(-1)}`;
-}
-
-/** Rails' humanized attribute name: "expires_at" → "Expires at", "user_id" → "User". */
-function humanize(field: string): string {
-  const words = field.replace(/_id$/, '').replace(/_/g, ' ');
-  return `${words[0].toUpperCase()}${words.slice(1)}`;
-}
-
-/** Model errors as Rails' full messages in one sentence. */
-export function fullMessages(errors: FieldErrors): string {
-  return toSentence(Object.entries(errors).flatMap(([field, list]) => list.map((m) => `${humanize(field)} ${m}`)));
-}
-
 export interface MembershipInput {
   userId: number;
   userType: string;
@@ -79,7 +64,7 @@ export interface MembershipInput {
  */
 export async function membershipErrors(db: Kysely<DB>, source: MemberSource, input: MembershipInput, now: Date, creating: boolean): Promise<FieldErrors | null> {
   const errors: FieldErrors = {};
-  const add = (field: string, message: string) => (errors[field] ??= []).push(message);
+  const add = (field: string, message: string) => addError(errors, field, message);
   if (input.expiresAt !== null && input.expiresAt < dayOf(now)) add('expires_at', 'cannot be a date in the past');
   const inherited = await highestGroupMembership(db, source.inheritedFrom, input.userId);
   if (inherited && inherited.access_level > input.accessLevel) {
@@ -87,7 +72,7 @@ export async function membershipErrors(db: Kysely<DB>, source: MemberSource, inp
   }
   if (creating && input.userType === 'project_bot') add('user_id', 'project bots cannot be added to other groups / projects');
   const allowed: readonly number[] = source.type === 'Project' ? PROJECT_ACCESS_LEVELS : GROUP_ACCESS_LEVELS;
-  if (!allowed.includes(input.accessLevel)) add('access_level', 'is not included in the list');
+  if (!allowed.includes(input.accessLevel)) add('access_level', NOT_INCLUDED);
   return Object.keys(errors).length > 0 ? errors : null;
 }
 
@@ -146,7 +131,7 @@ async function mayDestroy(db: Kysely<DB>, source: MemberSource, member: MemberVi
 // ---- Writes ---------------------------------------------------------------------------------------
 
 /** POST …/members with one user id. */
-export async function addMember(deps: ServiceDeps, source: MemberSource, editor: MemberEditor, input: { userId: number; accessLevel: number; expiresAt: string | null }): Promise<MemberView> {
+export async function addMember(deps: ServiceContext, source: MemberSource, editor: MemberEditor, input: { userId: number; accessLevel: number; expiresAt: string | null }): Promise<MemberView> {
   const { db } = deps;
   if (await findDirectMember(db, source, input.userId)) throw conflict('Member already exists');
   const user = await db.selectFrom('users').select(['id', 'user_type']).where('id', '=', input.userId).executeTakeFirst();
@@ -155,7 +140,7 @@ export async function addMember(deps: ServiceDeps, source: MemberSource, editor:
   const errors = await membershipErrors(db, source, { ...input, userType: user.user_type }, now, true);
   if (errors) throw invalidFields(errors);
   try {
-    await db.transaction().execute((trx) => insertMembership(trx, source, input, editor.userId, now));
+    await withTransaction(deps, ({ db: trx }) => insertMembership(trx, source, input, editor.userId, now));
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('Member already exists');
     throw error;
@@ -172,7 +157,7 @@ export type BulkResult = { status: 'success' } | { status: 'error'; message: str
  * POST …/members with several user ids (or emails of users) separated by commas: each is added,
  * or updated when already a member; unknown ids are skipped; failures are reported per user.
  */
-export async function addMembers(deps: ServiceDeps, source: MemberSource, editor: MemberEditor, list: string, accessLevel: number, expiresAt: string | null): Promise<BulkResult> {
+export async function addMembers(deps: ServiceContext, source: MemberSource, editor: MemberEditor, list: string, accessLevel: number, expiresAt: string | null): Promise<BulkResult> {
   const { db } = deps;
   const items = list.split(',');
   // Ruby's split drops trailing empty strings.
@@ -193,7 +178,7 @@ export async function addMembers(deps: ServiceDeps, source: MemberSource, editor
   const ordered = [...users.filter((u) => emails.includes(u.email)), ...users.filter((u) => !emails.includes(u.email))];
   const now = deps.now();
   const failures: string[] = [];
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(deps, async ({ db: trx }) => {
     for (const user of ordered) {
       const existing = await findDirectMember(trx, source, user.id);
       // A membership the editor may not change is left as it is, silently.
@@ -201,7 +186,7 @@ export async function addMembers(deps: ServiceDeps, source: MemberSource, editor
       const input = { userId: user.id, userType: user.user_type, accessLevel, expiresAt };
       const errors = await membershipErrors(trx, source, input, now, !existing);
       if (errors) {
-        failures.push(`${user.username}: ${fullMessages(errors)}`);
+        failures.push(`${user.username}: ${fullMessagesSentence(errors)}`);
         continue;
       }
       if (existing) await changeMembership(trx, existing, accessLevel, expiresAt, now);
@@ -222,7 +207,7 @@ async function changeMembership(trx: Kysely<DB>, member: MemberView, accessLevel
 
 /** PUT …/members/:user_id. An expiry left out stays as it is. */
 export async function updateMember(
-  deps: ServiceDeps,
+  deps: ServiceContext,
   source: MemberSource,
   editor: MemberEditor,
   userId: number,
@@ -236,7 +221,7 @@ export async function updateMember(
   const expiresAt = input.expiresAt === undefined ? member.expires_at : input.expiresAt;
   const errors = await membershipErrors(db, source, { userId, userType: member.user_type, accessLevel: input.accessLevel, expiresAt }, now, false);
   if (errors) throw invalidFields(errors);
-  await db.transaction().execute((trx) => changeMembership(trx, member, input.accessLevel, expiresAt, now));
+  await withTransaction(deps, ({ db: trx }) => changeMembership(trx, member, input.accessLevel, expiresAt, now));
   return (await findDirectMember(db, source, userId)) as MemberView;
 }
 
@@ -284,13 +269,13 @@ async function destroyGroupSubresources(trx: Kysely<DB>, group: MemberSource, us
 }
 
 /** DELETE …/members/:user_id. */
-export async function removeMember(deps: ServiceDeps, source: MemberSource, editor: MemberEditor, userId: number, options: { skipSubresources: boolean }): Promise<void> {
+export async function removeMember(deps: ServiceContext, source: MemberSource, editor: MemberEditor, userId: number, options: { skipSubresources: boolean }): Promise<void> {
   const { db } = deps;
   const member = await findDirectMember(db, source, userId);
   if (!member) throw memberNotFound();
   if (!(await mayDestroy(db, source, member, editor))) throw forbidden();
   const now = deps.now();
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(deps, async ({ db: trx }) => {
     await destroyMembership(trx, member, 'left', now);
     if (source.type === 'Namespace' && !options.skipSubresources) await destroyGroupSubresources(trx, source, userId, now);
     await refreshAuthorizations(trx, [userId], now);
@@ -318,7 +303,7 @@ export const EXPIRY_BATCH = 1000;
  * one also ends the user's memberships below it, a group's last owner stays, and a project bot
  * whose membership expired is deleted with its tokens.
  */
-export async function removeExpiredMembers(deps: ServiceDeps): Promise<void> {
+export async function removeExpiredMembers(deps: ServiceContext): Promise<void> {
   const { db } = deps;
   const now = deps.now();
   let failure: unknown = null;
@@ -339,7 +324,7 @@ export async function removeExpiredMembers(deps: ServiceDeps): Promise<void> {
       try {
         const source = await loadSource(db, member.source_type, member.source_id);
         if (!source || (await isLastOwner(db, source, member))) continue;
-        await db.transaction().execute(async (trx) => {
+        await withTransaction(deps, async ({ db: trx }) => {
           await destroyMembership(trx, member, 'expired', now);
           if (source.type === 'Namespace') await destroyGroupSubresources(trx, source, member.user_id, now);
           await refreshAuthorizations(trx, [member.user_id], now);

@@ -1,7 +1,7 @@
 // Pure row → entity for namespaces. What depends on the caller (who administers which namespace)
 // and the member counts arrive preloaded.
-import { groupWebUrl, userWebUrl } from '../../core/urls.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
+import { groupWebUrl, userWebUrl } from '../../domain/urls.ts';
 import type { NamespaceCounts } from './member-counts.ts';
 import type { Namespace, NamespaceBasic } from './namespaces.schemas.ts';
 

@@ -6,7 +6,7 @@ import { accessToGroup } from '../../core/access/loaders.ts';
 import { notFound } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
-import { suggestPath } from './namespace-paths.ts';
+import { suggestPath } from '../../domain/namespace-paths.ts';
 import { loadNamespaceCounts } from './member-counts.ts';
 import { findNamespace, findNamespaces, loadCallerLevels, pathExists, pathOrNameUsed } from './namespaces.finder.ts';
 import { type NamespaceView, presentNamespace } from './namespaces.presenter.ts';

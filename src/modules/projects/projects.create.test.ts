@@ -267,6 +267,8 @@ describe('POST /projects', () => {
     let n = 0;
     const allowed: Role[] = ['developer', 'maintainer', 'owner', 'admin'];
     await runMatrix(world, {
+      // Each creation recomputes the authorizations of the group's members, the shared callers.
+      serial: true,
       expect: (role) => (role === 'anonymous' ? 401 : role === 'blocked' ? 403 : allowed.includes(role) ? 201 : 400),
       errors: refusals('Group', { 400: { message: { namespace: ['is not valid'] } } }),
       call: ({ caller, group }) => create({ name: `matrix-${++n}`, namespace_id: group.id }, caller.token ?? null),

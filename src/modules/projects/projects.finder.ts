@@ -13,7 +13,7 @@ import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import { FEATURE_LEVEL_CODES, featureSetting, loadProjectSettings } from '../../domain/settings/project-settings.ts';
-import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
+import { hasCustomAttribute } from '../../domain/custom-attribute-tables.ts';
 import { PROJECT_NAMESPACE_COLUMNS, type ProjectForm, type ProjectView } from './projects.presenter.ts';
 import { type ListProjectsQuery, type ProjectStatistics, STATISTICS_ORDERS } from './projects.schemas.ts';
 

@@ -77,6 +77,8 @@ describe('GET /projects: who sees what', () => {
     expectStatus(res, 200);
     expectEntities(res.json(), ProjectWithAccessEntity);
     assert.deepEqual(fixtureIds(res), [p.hammer.id, p.rocket.id, p.anvil.id, p.gamma.id, p.beta.id, p.alpha.id]);
+    // Lists carry import_error too (spec Part 2 §2.1), null while no import failed.
+    assert.ok((res.json() as { import_error: unknown }[]).every((r) => r.import_error === null));
   });
 
   test('anonymous: public projects in the simple form; external users: public and their own', async () => {

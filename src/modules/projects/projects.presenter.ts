@@ -4,8 +4,8 @@
 import { type ProjectAbility, projectAbilities, projectFeatureAvailable } from '../../core/access/abilities.ts';
 import { visibilityName } from '../../core/access/levels.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { apiUrl } from '../../core/urls.ts';
 import type { NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
+import { apiUrl, projectWebUrl } from '../../domain/urls.ts';
 import { NAMESPACE_BASIC_COLUMNS, presentNamespaceBasic } from '../namespaces/namespaces.presenter.ts';
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
@@ -73,10 +73,6 @@ export const EMPTY_STORAGE_STATISTICS: Omit<ProjectStatistics, 'commit_count'> =
 };
 
 const EMPTY_STATISTICS: ProjectStatistics = { commit_count: 0, ...EMPTY_STORAGE_STATISTICS };
-
-export function projectWebUrl(baseUrl: string, row: Pick<ProjectRow, 'full_path'>): string {
-  return `${baseUrl}/${row.full_path}`;
-}
 
 /** What the view's viewer may do to one project, and the features open to them. */
 function accessOf(row: ProjectRow, view: ProjectView) {
@@ -158,8 +154,8 @@ function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set
       events: `${self}/events`,
       members: `${self}/members`,
     },
-    empty_repo: Boolean(row.empty_repo),
-    archived: Boolean(row.archived),
+    empty_repo: row.empty_repo,
+    archived: row.archived,
     visibility: visibilityName(row.visibility_level),
     owner: owner ? { ...userBasicFields(owner, view.baseUrl), created_at: owner.created_at } : undefined,
     issues_enabled: issues,
@@ -185,6 +181,9 @@ function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set
     ...PROJECT_FEATURES.present(features),
     ...PROJECT_CI_CD_SETTINGS.present(ciCd, audience),
     ...PROJECT_SETTINGS.present(settings, audience),
+    // Always in the full form (spec Part 2 §2.1); the message only for those who may administer the
+    // project, as the platform exposes it.
+    import_error: admin ? (settings.import_error ?? null) : null,
     permissions: withPermissions ? permissionsOf(row, view) : undefined,
   };
 }
@@ -201,8 +200,8 @@ function permissionsOf(row: ProjectRow, view: ProjectView): ProjectWithAccess['p
 
 /**
  * One project in the chosen form. `adminFields` (single-project answers only, as on the
- * platform) adds runners_token, import_error and build_git_strategy for callers who may
- * administer the project.
+ * platform) adds runners_token and build_git_strategy, and import_error's message, for callers
+ * who may administer the project.
  */
 export function presentProject(row: ProjectRow, view: ProjectView, form: 'simple'): ProjectSimple;
 export function presentProject(row: ProjectRow, view: ProjectView, form: 'full', adminFields?: boolean): Project;

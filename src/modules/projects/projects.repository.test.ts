@@ -9,9 +9,11 @@ import { expectError, expectStatus } from '../../../test/matchers.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { createCommit, getCommit, readBlob, readTree } from '../../git/commits.ts';
-import { deleteRef, listRefs } from '../../git/refs.ts';
+import { ZERO_OID } from '../../git/args.ts';
+import { deleteRef, listRefs, resolveRef } from '../../git/refs.ts';
+import { recordRefUpdates, refsUpdatedJob } from '../pushes/push.service.ts';
 import { projectRepositoryPath, readDefaultBranch, repositoryExists, repositoryPath } from '../../git/repository.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable, refreshEmptyRepo } from './projects.service.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../../domain/project-repository.ts';
 
 let t: TestApp;
 let alice: TestUser;
@@ -88,6 +90,34 @@ describe('creation', () => {
       protections.map((p: { name: string; push_access_levels: { access_level: number }[] }) => [p.name, p.push_access_levels.map((l) => l.access_level)]),
       [['main', [40]]],
     );
+  });
+
+  test('a server stopped right after the creation committed: the project is whole, and its first push is recorded by the workers', async () => {
+    // The creation's follow-up never runs in the request, as if the process had died there.
+    const kind = refsUpdatedJob as { run: typeof refsUpdatedJob.run };
+    const run = kind.run;
+    kind.run = async () => {
+      throw new Error('stopped');
+    };
+    let id: number;
+    try {
+      const res = await create({ name: 'Cut Short', initialize_with_readme: true });
+      expectStatus(res, 201);
+      id = res.json().id;
+      assert.equal(res.json().default_branch, 'main');
+      assert.equal(res.json().empty_repo, false);
+    } finally {
+      kind.run = run;
+    }
+    const project = await row(id);
+    assert.equal(project.default_branch, 'main');
+    assert.equal(Boolean(project.empty_repo), false);
+    await t.deps.db.updateTable('background_jobs').set({ run_at: new Date(0).toISOString() }).execute();
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true]]);
+    const events = (await t.get(`/api/v4/projects/${id}/events`, { token: alice.token })).json();
+    assert.deepEqual(events.map((e: { action_name: string }) => e.action_name), ['pushed new', 'created']);
+    const rules = await t.deps.db.selectFrom('protected_branches').select('name').where('project_id', '=', id).execute();
+    assert.deepEqual(rules.map((r) => r.name), ['main']);
   });
 
   test('the README goes on the requested default branch', async () => {
@@ -188,16 +218,20 @@ describe('changes', () => {
     } finally {
       await t.deps.db.updateTable('projects').set({ repository_read_only: false }).where('id', '=', project.id).execute();
     }
-    assert.throws(() => assertWritable({ repository_read_only: 1 }), (e: unknown) => e instanceof DomainError && e.status === 400 && e.message === REPOSITORY_READ_ONLY_MESSAGE);
-    assert.doesNotThrow(() => assertWritable({ repository_read_only: 0 }));
+    assert.throws(() => assertWritable({ repository_read_only: true }), (e: unknown) => e instanceof DomainError && e.status === 400 && e.message === REPOSITORY_READ_ONLY_MESSAGE);
+    assert.doesNotThrow(() => assertWritable({ repository_read_only: false }));
   });
 
   test('an administrator moves the repository to another storage', async () => {
     const res = await put({ repository_storage: 'other' }, ROOT_TOKEN);
     expectStatus(res, 200);
-    assert.equal(res.json().repository_storage, 'other');
+    // As on the platform, the move is scheduled: until it has run, the project is read-only where it was.
+    assert.equal(res.json().repository_storage, 'default');
+    assert.equal((await row(project.id)).repository_read_only, true);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.move', true], ['project.repository.remove', true]]);
+    assert.equal((await t.get(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN })).json().repository_storage, 'other');
     const moved = await row(project.id);
-    assert.equal(Boolean(moved.repository_read_only), false);
+    assert.equal(moved.repository_read_only, false);
     const target = await repoOf(project.id);
     assert.equal(target, repositoryPath(storageDir('other'), project.id));
     assert.equal(repositoryExists(dir), false);
@@ -207,10 +241,12 @@ describe('changes', () => {
   });
 
   test('empty_repo follows the branches when the writer refreshes it', async () => {
+    const gone = (ref: string, before: string) => ({ ref, before, after: ZERO_OID });
+    const [develop, main] = await Promise.all(['develop', 'main'].map((b) => resolveRef(dir, `refs/heads/${b}`)));
     await deleteRef(dir, 'refs/heads/develop');
     await deleteRef(dir, 'refs/heads/main');
-    assert.equal(await refreshEmptyRepo(t.deps, await row(project.id)), true);
-    assert.equal(Boolean((await row(project.id)).empty_repo), true);
+    await recordRefUpdates(t.deps, project, alice.user.id, [gone('refs/heads/develop', develop as string), gone('refs/heads/main', main as string)]);
+    assert.equal((await row(project.id)).empty_repo, true);
     const listed = await t.get('/api/v4/projects', { token: alice.token, query: { owned: 'true', per_page: '100' } });
     const entries = listed.json() as { id: number; empty_repo: boolean; name: string }[];
     assert.equal(entries.find((p) => p.id === project.id)?.empty_repo, true);
@@ -220,6 +256,7 @@ describe('changes', () => {
 
   test('deleting the project removes its repository', async () => {
     expectStatus(await t.del(`/api/v4/projects/${project.id}`, { token: alice.token }), 202);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.remove', true]]);
     assert.equal(fs.existsSync(dir), false);
     assert.deepEqual(fs.readdirSync(path.dirname(dir)), []);
   });

@@ -9,7 +9,6 @@ import { KEYSET_UNAVAILABLE, paginate, paginateByKeysetFilter, wantsKeyset } fro
 import type { ProjectRow } from '../../db/schema.ts';
 import { loadCustomAttributes } from '../custom-attributes/custom-attributes.finder.ts';
 import { customAttributeRoutes } from '../custom-attributes/custom-attributes.routes.ts';
-import { recordInitialCommit } from '../pushes/push.service.ts';
 import { presentUserBasic } from '../users/users.presenter.ts';
 import {
   type ProjectsQuery,
@@ -134,14 +133,10 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
 
   // ---- Create -----------------------------------------------------------------------------
 
-  /** The README commit of a new project counts as its creator's first push. */
-  const withInitialCommit = (row: ProjectRow, body: CreateProjectBody, creatorId: number) =>
-    body.initialize_with_readme ? recordInitialCommit(deps, row, creatorId) : Promise.resolve(row);
-
   api.post('/projects', { schema: { body: CreateProjectBody }, config: SIGNED_IN }, async (req, reply) => {
     const actor = requireUser(req);
     const body = req.body as CreateProjectBody;
-    const row = await withInitialCommit(await createProject(deps, actor, body), body, actor.user.id);
+    const row = await createProject(deps, actor, body);
     reply.code(201);
     return present(req, row, 'full', { adminFields: true });
   });
@@ -151,7 +146,7 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
     const user = await findUserByIdOrUsername(db, String((req.params as { user_id: number }).user_id));
     if (!user) throw notFound('User');
     const body = req.body as CreateProjectBody;
-    const row = await withInitialCommit(await createProject(deps, actor, body, { asUser: user }), body, user.id);
+    const row = await createProject(deps, actor, body, { asUser: user });
     reply.code(201);
     return present(req, row, 'full', { adminFields: true });
   });

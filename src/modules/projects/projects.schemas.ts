@@ -99,6 +99,7 @@ const fullBase = {
   can_create_merge_request_in: Type.Boolean(),
   creator_id: Nullable(Type.Integer()),
   import_status: Type.String(),
+  import_error: Nullable(Type.String()),
   // When issues are open to the caller.
   open_issues_count: Type.Optional(Type.Integer()),
   // For callers who may administer the project, on single-project answers (as import_error and build_git_strategy).

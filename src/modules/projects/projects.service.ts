@@ -1,25 +1,24 @@
 // Writes of projects: create, update, archive, star, delete. Each owns its transaction, checks
 // what the caller may do, and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import { groupAbilities, groupSubject } from '../../core/access/abilities.ts';
 import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY, visibilityName } from '../../core/access/levels.ts';
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { DomainError, type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
+import { type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
-import { validBranchName } from '../../git/args.ts';
-import { hasBranches, resolveRef } from '../../git/refs.ts';
+import { ZERO_OID, validBranchName } from '../../git/args.ts';
+import { enqueue, runNow } from '../../jobs/queue.ts';
 import {
-  copyRepository,
   createRepository,
   deleteRepository,
   existingProjectRepository,
   placeRepository,
-  projectRepositoryPath,
   repositoryPath,
   setDefaultBranch,
   stagingRepositoryPath,
@@ -41,16 +40,15 @@ import {
   newProjectFeatures,
   updateProjectSettings,
 } from '../../domain/settings/project-settings.ts';
-import { recordEvent } from '../events/event-recorder.ts';
-import { fullPathTaken } from '../namespaces/namespace-paths.ts';
+import { fullPathTaken } from '../../domain/namespace-paths.ts';
+import { assertWritable, branchExists, repositoryReadOnly } from '../../domain/project-repository.ts';
+import { BLANK, NOT_INCLUDED, TAKEN, addError as add, tooLong } from '../../domain/validation.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { refsUpdatedJob } from '../pushes/push.service.ts';
+import { removeRepositoryJob, requestStorageMove } from './projects.jobs.ts';
 import { normalizeTopics } from './projects.finder.ts';
 import type { CreateProjectBody, UpdateProjectBody } from './projects.schemas.ts';
 
-export interface ServiceDeps {
-  db: Kysely<DB>;
-  config: Config;
-  now: () => Date;
-}
 
 // ---- Validation -----------------------------------------------------------------------------------
 
@@ -64,22 +62,18 @@ const RESERVED_PROJECT_PATHS = new Set([
   '-', 'badges', 'blame', 'blob', 'builds', 'commits', 'create', 'create_dir', 'edit', 'files', 'find_file', 'new', 'preview', 'raw', 'refs', 'tree', 'update', 'wikis',
 ]);
 
-function add(errors: FieldErrors, field: string, message: string): void {
-  (errors[field] ??= []).push(message);
-}
-
 function validateFields(fields: { name?: string; path?: string; description?: string }, errors: FieldErrors): void {
-  if (fields.description !== undefined && fields.description.length > 2000) add(errors, 'description', 'is too long (maximum is 2000 characters)');
+  if (fields.description !== undefined && fields.description.length > 2000) add(errors, 'description', tooLong(2000));
   if (fields.name !== undefined) {
-    if (fields.name.trim() === '') add(errors, 'name', "can't be blank");
+    if (fields.name.trim() === '') add(errors, 'name', BLANK);
     else if (!NAME.test(fields.name)) add(errors, 'name', NAME_FORMAT);
-    if (fields.name.length > 255) add(errors, 'name', 'is too long (maximum is 255 characters)');
+    if (fields.name.length > 255) add(errors, 'name', tooLong(255));
   }
   if (fields.path !== undefined) {
-    if (fields.path.trim() === '') add(errors, 'path', "can't be blank");
+    if (fields.path.trim() === '') add(errors, 'path', BLANK);
     else if (!PATH.test(fields.path) || /\.(git|atom)$/i.test(fields.path)) add(errors, 'path', PATH_FORMAT);
     else if (RESERVED_PROJECT_PATHS.has(fields.path.toLowerCase())) add(errors, 'path', `${fields.path} is a reserved name`);
-    if (fields.path.length > 255) add(errors, 'path', 'is too long (maximum is 255 characters)');
+    if (fields.path.length > 255) add(errors, 'path', tooLong(255));
   }
 }
 
@@ -91,10 +85,10 @@ async function checkTaken(db: Kysely<DB>, namespace: NamespaceRow, fields: { nam
   if (fields.name !== undefined && !errors.name) {
     let q = db.selectFrom('projects').select('id').where('namespace_id', '=', namespace.id).where(sql`lower(name)`, '=', fields.name.toLowerCase());
     if (exceptId !== null) q = q.where('id', '!=', exceptId);
-    if (await q.executeTakeFirst()) add(errors, 'name', 'has already been taken');
+    if (await q.executeTakeFirst()) add(errors, 'name', TAKEN);
   }
   if (fields.path !== undefined && !errors.path && (await fullPathTaken(db, `${namespace.full_path}/${fields.path}`, { projectId: exceptId ?? undefined }))) {
-    add(errors, 'path', 'has already been taken');
+    add(errors, 'path', TAKEN);
   }
 }
 
@@ -161,72 +155,9 @@ function newRunnersToken(config: Pick<Config, 'dataDir'>): { runners_token_encry
 
 // ---- Repositories ----------------------------------------------------------------------------
 
-/** The platform's refusal of writes while a storage move copies the repository. */
-export const REPOSITORY_READ_ONLY_MESSAGE = 'The repository is temporarily read-only. Please try again later.';
-
-/**
- * The API answers a write to a read-only repository with 400 and the message, as the platform does
- * when its pre-receive check refuses an API commit; push code reports REPOSITORY_READ_ONLY_MESSAGE
- * in its own protocol.
- */
-const repositoryReadOnly = () => new DomainError('bad_request', REPOSITORY_READ_ONLY_MESSAGE);
-
-/** Refuses a write to the project's repository while it is read-only. */
-export function assertWritable(project: Pick<ProjectRow, 'repository_read_only'>): void {
-  if (project.repository_read_only) throw repositoryReadOnly();
-}
-
-/** Whether the project's repository has this branch. */
-export async function branchExists(config: Config, project: ProjectRow, branch: string): Promise<boolean> {
-  const dir = existingProjectRepository(config.repositoryStorages, project);
-  return dir !== null && validBranchName(branch) && (await resolveRef(dir, `refs/heads/${branch}`)) !== null;
-}
-
-/**
- * Brings projects.empty_repo up to date with the repository. Whatever creates or deletes branches
- * (pushes, the branch and commit APIs) calls this afterwards, so that lists never ask git.
- */
-export async function refreshEmptyRepo(deps: ServiceDeps, project: ProjectRow): Promise<boolean> {
-  const dir = existingProjectRepository(deps.config.repositoryStorages, project);
-  const empty = dir === null || !(await hasBranches(dir));
-  if (empty !== Boolean(project.empty_repo)) await deps.db.updateTable('projects').set({ empty_repo: empty }).where('id', '=', project.id).execute();
-  return empty;
-}
-
 /** A storage name an administrator may pick: one that is configured. */
 function checkStorage(config: Config, storage: string | undefined, errors: FieldErrors): void {
-  if (storage !== undefined && storageDirectory(config.repositoryStorages, storage) === null) add(errors, 'repository_storage', 'is not included in the list');
-}
-
-/**
- * Moves the project's repository to another storage: read-only while it is copied, then the new
- * storage recorded and the original removed. The platform schedules this as a background storage
- * move; done at once here, callers see what they would once the move had finished.
- */
-async function changeRepositoryStorage(deps: ServiceDeps, row: ProjectRow, storage: string): Promise<ProjectRow> {
-  const { db, config } = deps;
-  const from = storageDirectory(config.repositoryStorages, row.repository_storage);
-  const to = storageDirectory(config.repositoryStorages, storage) as string;
-  // Taking the flag is the lock: of two moves, or a move and a write, one is refused.
-  const taken = await db.updateTable('projects').set({ repository_read_only: true }).where('id', '=', row.id).where('repository_read_only', '=', false).executeTakeFirst();
-  if (Number(taken.numUpdatedRows) === 0) throw repositoryReadOnly();
-  let copied = false;
-  let moved: ProjectRow;
-  try {
-    copied = from !== null && (await copyRepository(row.id, from, to));
-    moved = await db
-      .updateTable('projects')
-      .set({ repository_storage: storage, repository_read_only: false })
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  } catch (error) {
-    if (copied) await deleteRepository(repositoryPath(to, row.id));
-    await db.updateTable('projects').set({ repository_read_only: false }).where('id', '=', row.id).execute();
-    throw error;
-  }
-  if (copied) await deleteRepository(repositoryPath(from as string, row.id));
-  return moved;
+  if (storage !== undefined && storageDirectory(config.repositoryStorages, storage) === null) add(errors, 'repository_storage', NOT_INCLUDED);
 }
 
 async function replaceTopics(db: Kysely<DB>, projectId: number, topics: readonly string[]): Promise<void> {
@@ -246,7 +177,7 @@ export interface CreateOptions {
  * Whether the creator may create projects in the namespace: its owner (or an administrator) for
  * a personal one, create_projects for a group.
  */
-async function mayCreateIn(deps: ServiceDeps, creator: { user: UserRow; isAdmin: boolean }, namespace: NamespaceRow): Promise<boolean> {
+async function mayCreateIn(deps: ServiceContext, creator: { user: UserRow; isAdmin: boolean }, namespace: NamespaceRow): Promise<boolean> {
   if (namespace.type === 'User') return namespace.owner_id === creator.user.id || creator.isAdmin;
   const access = await groupAccessLevel(deps.db, creator.user.id, namespace.traversal_path, deps.now());
   return groupAbilities(creator, groupSubject(namespace), access, false).has('create_projects');
@@ -266,7 +197,7 @@ async function limitReached(db: Kysely<DB>, creator: UserRow): Promise<string | 
 }
 
 /** POST /projects and POST /projects/user/:user_id. */
-export async function createProject(deps: ServiceDeps, actor: Actor, input: CreateProjectBody, options: CreateOptions = {}): Promise<ProjectRow> {
+export async function createProject(deps: ServiceContext, actor: Actor, input: CreateProjectBody, options: CreateOptions = {}): Promise<ProjectRow> {
   const { db } = deps;
   const creator = options.asUser ?? actor.user;
   const name = input.name ?? input.path ?? '';
@@ -278,7 +209,7 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
     input.namespace_id !== undefined
       ? await db.selectFrom('namespaces').selectAll().where('id', '=', input.namespace_id).executeTakeFirst()
       : await db.selectFrom('namespaces').selectAll().where('type', '=', 'User').where('owner_id', '=', creator.id).executeTakeFirst();
-  if (!namespace || !(await mayCreateIn(deps, options.asUser ? { user: creator, isAdmin: Boolean(creator.admin) } : actor, namespace))) {
+  if (!namespace || !(await mayCreateIn(deps, options.asUser ? { user: creator, isAdmin: creator.admin } : actor, namespace))) {
     add(errors, 'namespace', 'is not valid');
   } else {
     await checkTaken(db, namespace, { name, path }, null, errors);
@@ -311,10 +242,11 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
   const readme = input.initialize_with_readme
     ? { content: `# ${name}\n\n${input.description ?? ''}`, message: 'Initial commit', author, date: now }
     : undefined;
-  await createRepository(staging, { defaultBranch: headBranch, readme });
+  const readmeCommit = await createRepository(staging, { defaultBranch: headBranch, readme });
   let placed: string | null = null;
+  let followUp: number | null = null;
   try {
-    return await db.transaction().execute(async (trx) => {
+    const row = await withTransaction(deps, async ({ db: trx }) => {
       const inserted = await trx
         .insertInto('projects')
         .values({
@@ -326,12 +258,12 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
           description: input.description ?? '',
           visibility_level: visibilityLevel,
           creator_id: creator.id,
-          // As before any push: the README commit, when there is one, is recorded as the first push
-          // once the project exists (pushes/push.service.ts recordInitialCommit).
-          default_branch: null,
+          // With a README commit the project has its branch from the start; the rest of a first
+          // push (event, protection) is the refs.updated job enqueued below.
+          default_branch: readmeCommit !== null ? headBranch : null,
           archived: false,
           repository_storage: storage,
-          empty_repo: true,
+          empty_repo: readmeCommit === null,
           ...newRunnersToken(deps.config),
           import_status: 'none',
           star_count: 0,
@@ -362,12 +294,20 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
       }
       await refreshAuthorizations(trx, await usersAboveNamespace(trx, namespace), now);
       await recordEvent(trx, { projectId: inserted.id, authorId: creator.id, action: 'created' }, now);
-      const row = await trx.selectFrom('projects').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow();
+      if (readmeCommit !== null) {
+        const update = { ref: `refs/heads/${headBranch}`, before: ZERO_OID, after: readmeCommit };
+        followUp = await enqueue(trx, refsUpdatedJob, { projectId: inserted.id, userId: creator.id, updates: [update], firstPush: true }, { runHere: true });
+      }
+      const created = await trx.selectFrom('projects').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow();
       const target = repositoryPath(storageDir, inserted.id);
       await placeRepository(staging, target);
       placed = target;
-      return row;
+      return created;
     });
+    // The README commit counts as the creator's first push.
+    if (followUp === null) return row;
+    await runNow(deps, refsUpdatedJob, followUp);
+    return (await db.selectFrom('projects').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
   } catch (error) {
     await deleteRepository(placed ?? staging);
     // Two creations racing for one path: the loser sees the validation message a later request would.
@@ -383,7 +323,7 @@ export async function createProject(deps: ServiceDeps, actor: Actor, input: Crea
 // ---- Update ----------------------------------------------------------------------------------
 
 /** PUT /projects/:id. Renames need rename_project, visibility changes change_visibility_level. */
-export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pick<LoadedProject, 'row' | 'namespace' | 'can'>, input: UpdateProjectBody): Promise<ProjectRow> {
+export async function updateProject(deps: ServiceContext, actor: Actor, project: Pick<LoadedProject, 'row' | 'namespace' | 'can'>, input: UpdateProjectBody): Promise<ProjectRow> {
   const { db } = deps;
   const { row, namespace } = project;
   if (input.name !== undefined && input.name !== '' && !project.can.has('rename_project')) throw forbidden();
@@ -404,14 +344,15 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
     }
     assertWritable(row);
   }
-  const current = storage !== undefined && storage !== row.repository_storage ? await changeRepositoryStorage(deps, row, storage) : row;
+  const moveTo = storage !== undefined && storage !== row.repository_storage ? storage : null;
+  if (moveTo !== null) assertWritable(row);
 
   const changes = settingChanges(input, 'update');
   const name = input.name ?? row.name;
   const path = input.path ?? row.path;
   const now = deps.now().toISOString();
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       let update = trx
         .updateTable('projects')
         .set({
@@ -432,20 +373,23 @@ export async function updateProject(deps: ServiceDeps, actor: Actor, project: Pi
       await updateProjectSettings(trx, row.id, changes);
       const topics = input.topics ?? input.tag_list;
       if (topics !== undefined) await replaceTopics(trx, row.id, topics);
+      // The platform schedules a storage move: the project answers from its old storage, read-only
+      // until the move job has copied the repository.
+      if (moveTo !== null && !(await requestStorageMove(trx, row.id, moveTo))) throw repositoryReadOnly();
       // Last, so that a refusal from git undoes the row's change.
-      const dir = newDefaultBranch !== null ? existingProjectRepository(deps.config.repositoryStorages, current) : null;
+      const dir = newDefaultBranch !== null ? existingProjectRepository(deps.config.repositoryStorages, row) : null;
       if (dir !== null) await setDefaultBranch(dir, newDefaultBranch as string);
       return updated;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw invalidFields({ path: ['has already been taken'] });
+    if (isUniqueViolation(error)) throw invalidFields({ path: [TAKEN] });
     throw error;
   }
 }
 
 // ---- Archive, star, delete --------------------------------------------------------------------
 
-export async function setArchived(deps: ServiceDeps, row: ProjectRow, archived: boolean): Promise<ProjectRow> {
+export async function setArchived(deps: ServiceContext, row: ProjectRow, archived: boolean): Promise<ProjectRow> {
   return deps.db
     .updateTable('projects')
     .set({ archived, updated_at: deps.now().toISOString() })
@@ -455,9 +399,9 @@ export async function setArchived(deps: ServiceDeps, row: ProjectRow, archived: 
 }
 
 /** Stars the project for the user; false when it was already starred. */
-export async function starProject(deps: ServiceDeps, userId: number, projectId: number): Promise<boolean> {
+export async function starProject(deps: ServiceContext, userId: number, projectId: number): Promise<boolean> {
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const existing = await trx.selectFrom('users_star_projects').select('user_id').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst();
       if (existing) return false;
       await trx.insertInto('users_star_projects').values({ user_id: userId, project_id: projectId, created_at: deps.now().toISOString() }).execute();
@@ -472,8 +416,8 @@ export async function starProject(deps: ServiceDeps, userId: number, projectId: 
 }
 
 /** Unstars the project for the user; false when it was not starred. */
-export async function unstarProject(deps: ServiceDeps, userId: number, projectId: number): Promise<boolean> {
-  return deps.db.transaction().execute(async (trx) => {
+export async function unstarProject(deps: ServiceContext, userId: number, projectId: number): Promise<boolean> {
+  return withTransaction(deps, async ({ db: trx }) => {
     const result = await trx.deleteFrom('users_star_projects').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) return false;
     await trx.updateTable('projects').set({ star_count: sql`star_count - 1` }).where('id', '=', projectId).execute();
@@ -483,15 +427,14 @@ export async function unstarProject(deps: ServiceDeps, userId: number, projectId
 
 /**
  * DELETE /projects/:id. The platform marks the project pending deletion and removes it in the
- * background; here the rows go at once (everything that hangs off a project cascades), and then
- * the repository, which is what callers observe once the background removal has run. A repository
- * left behind by a failure here is an orphan no project reaches (ids are not handed out again).
+ * background; here the rows go at once (everything that hangs off a project cascades), and the
+ * repository's removal is enqueued in the same transaction, so that it happens even if the server
+ * stops now (ids are not handed out again, so nothing can take its place meanwhile).
  */
-export async function deleteProject(deps: ServiceDeps, row: ProjectRow): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
-    await trx.deleteFrom('projects').where('id', '=', row.id).execute();
+export async function deleteProject(deps: ServiceContext, row: ProjectRow): Promise<void> {
+  await withTransaction(deps, async ({ db }) => {
+    await db.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
+    await db.deleteFrom('projects').where('id', '=', row.id).execute();
+    await enqueue(db, removeRepositoryJob, { projectId: row.id, storage: row.repository_storage });
   });
-  const dir = projectRepositoryPath(deps.config.repositoryStorages, row);
-  if (dir !== null) await deleteRepository(dir);
 }

@@ -52,6 +52,8 @@ describe('PUT /projects/:id', () => {
     let n = 0;
     for (const body of [() => ({ name: `Renamed ${++n}` }), () => ({ visibility: 'private' })]) {
       await runMatrix(world, {
+        // Each call makes a project whose members are the shared callers.
+        serial: true,
         expect: expectation({ success: 200, auth: 'required', minLevel: ACCESS.OWNER }),
         errors: refusals('Project'),
         call: async ({ caller, visibility }) => {
@@ -172,6 +174,8 @@ describe('PUT /projects/:id', () => {
 describe('DELETE /projects/:id', () => {
   test('role × visibility: owners and administrators remove it (202)', async () => {
     await runMatrix(world, {
+      // Each call makes a project whose members are the shared callers.
+      serial: true,
       expect: expectation({ success: 202, auth: 'required', minLevel: ACCESS.OWNER }),
       errors: refusals('Project'),
       call: async ({ caller, visibility }) => {
@@ -219,6 +223,8 @@ describe('POST /projects/:id/archive and /unarchive', () => {
   test('role × visibility: owners archive (201, the full form)', async () => {
     for (const action of ['archive', 'unarchive']) {
       await runMatrix(world, {
+        // Each call makes a project whose members are the shared callers.
+        serial: true,
         expect: expectation({ success: 201, auth: 'required', minLevel: ACCESS.OWNER }),
         errors: refusals('Project'),
         call: async ({ caller, visibility }) => {

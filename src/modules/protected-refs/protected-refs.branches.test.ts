@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { ProjectRow } from '../../db/schema.ts';
+import { canForcePush, canPushToBranch, pusherOf } from '../../domain/ref-protection.ts';
 import { createProject } from '../../../test/factories.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
-import { canForcePush, canPushToBranch, loadRefProtections, pusherOf } from './protected-refs.rules.ts';
+import { loadRefProtections } from './protected-refs.finder.ts';
 import { ProtectedBranchEntity } from './protected-refs.schemas.ts';
 
 let t: TestApp;

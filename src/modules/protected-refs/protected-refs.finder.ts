@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import { fuzzyMatch } from '../../core/search.ts';
 import type { DB } from '../../db/schema.ts';
+import type { RefProtections } from '../../domain/ref-protection.ts';
 
 export interface ProtectedBranchFilters {
   search?: string;
@@ -62,6 +63,31 @@ export async function tagAccessLevels(db: Kysely<DB>, projectId: number, tagIds?
   if (tagIds) qb = qb.where('l.protected_tag_id', 'in', tagIds);
   const grouped = groupBy(await qb.orderBy('l.id').execute(), (r) => r.protected_tag_id);
   return new Map([...grouped].map(([id, rows]) => [id, rows.map((r) => r.access_level)]));
+}
+
+/** Every protection of a project, as the rules of domain/ref-protection.ts take them: one query per table. */
+export async function loadRefProtections(db: Kysely<DB>, projectId: number): Promise<RefProtections> {
+  const [branches, branchLevels, tags, tagLevels] = await Promise.all([
+    findProtectedBranches(db, projectId).execute(),
+    branchAccessLevels(db, projectId),
+    findProtectedTags(db, projectId).execute(),
+    tagAccessLevels(db, projectId),
+  ]);
+  return {
+    branches: branches.map((b) => {
+      const levels = branchLevels.get(b.id) ?? [];
+      const of = (action: string) => levels.filter((l) => l.action === action).map((l) => l.access_level);
+      return {
+        name: b.name,
+        pushAccessLevels: of('push'),
+        mergeAccessLevels: of('merge'),
+        unprotectAccessLevels: of('unprotect'),
+        allowForcePush: b.allow_force_push,
+        codeOwnerApprovalRequired: b.code_owner_approval_required,
+      };
+    }),
+    tags: tags.map((t) => ({ name: t.name, createAccessLevels: tagLevels.get(t.id) ?? [] })),
+  };
 }
 
 function groupBy<T>(rows: T[], key: (row: T) => number): Map<number, T[]> {

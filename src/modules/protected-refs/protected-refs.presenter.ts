@@ -1,6 +1,6 @@
 // Pure protection rows → protected branch and protected tag entities.
+import { accessLevelDescription } from '../../domain/ref-protection.ts';
 import type { BranchAccessLevelRow, ProtectedBranchRow, ProtectedTagRow } from './protected-refs.finder.ts';
-import { accessLevelDescription } from './protected-refs.rules.ts';
 import type { AccessLevel, ProtectedBranch, ProtectedTag } from './protected-refs.schemas.ts';
 
 function presentAccessLevel(level: number): AccessLevel {
@@ -14,9 +14,9 @@ export function presentProtectedBranch(row: ProtectedBranchRow, levels: readonly
     name: row.name,
     push_access_levels: of('push'),
     merge_access_levels: of('merge'),
-    allow_force_push: Boolean(row.allow_force_push),
+    allow_force_push: row.allow_force_push,
     unprotect_access_levels: of('unprotect'),
-    code_owner_approval_required: Boolean(row.code_owner_approval_required),
+    code_owner_approval_required: row.code_owner_approval_required,
   };
 }
 

@@ -7,9 +7,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { loadProject } from '../../core/access/loaders.ts';
 import { paginate } from '../../core/pagination.ts';
+import { pusherOf } from '../../domain/ref-protection.ts';
 import { branchAccessLevels, findProtectedBranch, findProtectedBranches, findProtectedTag, findProtectedTags, tagAccessLevels } from './protected-refs.finder.ts';
 import { presentProtectedBranch, presentProtectedTag } from './protected-refs.presenter.ts';
-import { pusherOf } from './protected-refs.rules.ts';
 import {
   ListProtectedBranchesQuery,
   ListProtectedTagsQuery,

@@ -4,7 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, IdOrPath, Params } from '../../core/params.ts';
 import { Entity, Nullable } from '../../core/schema.ts';
-import { PROTECTED_REF_ACCESS_LEVELS } from './protected-refs.rules.ts';
+import { PROTECTED_REF_ACCESS_LEVELS } from '../../domain/ref-protection.ts';
 
 /** One access level of a rule; user_id and group_id name a user or group rule, which Quarry does not offer. */
 export const AccessLevelEntity = Entity({

@@ -2,10 +2,12 @@
 // exists is a 409, a model refusal a 422 listing full messages, a rule the caller could not
 // unprotect a 403 (whether it is being created or removed, as the paid tiers rule).
 import { ACCESS } from '../../core/access/levels.ts';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { DomainError, conflict, forbidden, messageList } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { ServiceDeps } from '../users/users.service.ts';
+import { type Pusher, canUnprotect } from '../../domain/ref-protection.ts';
+import { BLANK, TAKEN, fullMessage } from '../../domain/validation.ts';
 import {
   type BranchAccessLevelRow,
   type ProtectedBranchRow,
@@ -14,14 +16,13 @@ import {
   findProtectedBranch,
   findProtectedTag,
 } from './protected-refs.finder.ts';
-import { type Pusher, canUnprotect } from './protected-refs.rules.ts';
 import type { ProtectBranchBody, ProtectTagBody } from './protected-refs.schemas.ts';
 
 /** The platform's find_by! miss. */
 export const ruleNotFound = () => new DomainError('not_found', '404 Not found');
 
 
-const BLANK_NAME = "Name can't be blank";
+const BLANK_NAME = fullMessage('name', BLANK);
 const isBlank = (name: string) => name.trim() === '';
 
 
@@ -31,7 +32,7 @@ const branchExists = (name: string) => conflict(`Protected branch '${name}' alre
 
 /** POST /projects/:id/protected_branches: each access level defaults to Maintainers. */
 export async function protectBranch(
-  deps: ServiceDeps,
+  deps: ServiceContext,
   projectId: number,
   pusher: Pusher,
   body: ProtectBranchBody,
@@ -43,7 +44,7 @@ export async function protectBranch(
   if (isBlank(body.name)) throw messageList([BLANK_NAME]);
   const at = deps.now().toISOString();
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const row = await trx
         .insertInto('protected_branches')
         .values({
@@ -72,7 +73,7 @@ export async function protectBranch(
 }
 
 /** DELETE /projects/:id/protected_branches/:name: the rule only, never the branch. */
-export async function unprotectBranch(deps: ServiceDeps, projectId: number, pusher: Pusher, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
+export async function unprotectBranch(deps: ServiceContext, projectId: number, pusher: Pusher, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
   const { db } = deps;
   const row = await findProtectedBranch(db, projectId, name);
   if (!row) throw ruleNotFound();
@@ -85,15 +86,15 @@ export async function unprotectBranch(deps: ServiceDeps, projectId: number, push
 // ---- Tags -------------------------------------------------------------------------------------------
 
 /** POST /projects/:id/protected_tags: the create level defaults to Maintainers. */
-export async function protectTag(deps: ServiceDeps, projectId: number, body: ProtectTagBody): Promise<{ row: ProtectedTagRow; levels: number[] }> {
+export async function protectTag(deps: ServiceContext, projectId: number, body: ProtectTagBody): Promise<{ row: ProtectedTagRow; levels: number[] }> {
   const { db } = deps;
-  const taken = ['Name has already been taken'];
+  const taken = [fullMessage('name', TAKEN)];
   if (isBlank(body.name)) throw messageList([BLANK_NAME]);
   if (await findProtectedTag(db, projectId, body.name)) throw messageList(taken);
   const at = deps.now().toISOString();
   const level = body.create_access_level ?? ACCESS.MAINTAINER;
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const row = await trx
         .insertInto('protected_tags')
         .values({ project_id: projectId, name: body.name, created_at: at, updated_at: at })
@@ -108,7 +109,7 @@ export async function protectTag(deps: ServiceDeps, projectId: number, body: Pro
   }
 }
 
-export async function unprotectTag(deps: ServiceDeps, projectId: number, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
+export async function unprotectTag(deps: ServiceContext, projectId: number, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
   const { db } = deps;
   const row = await findProtectedTag(db, projectId, name);
   if (!row) throw ruleNotFound();

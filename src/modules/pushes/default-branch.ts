@@ -3,16 +3,16 @@
 // branch pushed, the project names HEAD's branch, and that branch gets the protection its
 // namespace's default_branch_protection asks for (Projects::ProtectDefaultBranchService).
 import type { Kysely } from 'kysely';
+import type { ServiceContext } from '../../core/context.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { DB, ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID, validBranchName } from '../../git/args.ts';
-import { resolveRef } from '../../git/refs.ts';
+import { type RefUpdate, resolveRef } from '../../git/refs.ts';
 import { readDefaultBranch, setDefaultBranch } from '../../git/repository.ts';
 import { defaultBranchProtection as namespaceBranchProtection } from '../../domain/settings/namespace-settings.ts';
-import { ADMIN_ACCESS_LEVEL, type Pusher, defaultBranchRule, isProtectedBranch, loadRefProtections } from '../protected-refs/protected-refs.rules.ts';
+import { ADMIN_ACCESS_LEVEL, type Pusher, defaultBranchRule, isProtectedBranch } from '../../domain/ref-protection.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { protectBranch } from '../protected-refs/protected-refs.service.ts';
-import type { ServiceDeps } from '../users/users.service.ts';
-import type { RefUpdate } from './push.service.ts';
 
 const BRANCH_PREFIX = 'refs/heads/';
 
@@ -43,7 +43,7 @@ export async function settleHead(gitDir: string, updates: readonly RefUpdate[]):
 const SYSTEM: Pusher = { accessLevel: ADMIN_ACCESS_LEVEL, isAdmin: true, canPushCode: true };
 
 /** Protects the project's new default branch as its namespace asks, unless a rule already covers it. */
-export async function protectDefaultBranch(deps: ServiceDeps, project: Pick<ProjectRow, 'id' | 'namespace_id'>, branch: string): Promise<void> {
+export async function protectDefaultBranch(deps: ServiceContext, project: Pick<ProjectRow, 'id' | 'namespace_id'>, branch: string): Promise<void> {
   const rule = defaultBranchRule(await defaultBranchProtection(deps.db, project.namespace_id));
   if (rule === null || isProtectedBranch(await loadRefProtections(deps.db, project.id), branch)) return;
   try {

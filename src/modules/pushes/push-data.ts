@@ -2,9 +2,8 @@
 // TagHooksService, PushEventPayloadService): read from the repository once the refs have moved.
 import { ZERO_OID } from '../../git/args.ts';
 import { countCommits, logCommitIds, readCommits } from '../../git/history.ts';
-import { resolveCommit, resolveRef } from '../../git/refs.ts';
+import { type RefUpdate, resolveCommit, resolveRef } from '../../git/refs.ts';
 import type { PushData } from '../events/events.schemas.ts';
-import type { RefUpdate } from './push.service.ts';
 
 /** More refs of one type and action than this in one change make one bulk event instead (push_event_activities_limit). */
 const PUSH_EVENT_ACTIVITIES_LIMIT = 3;

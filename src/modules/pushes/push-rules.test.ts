@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ACCESS } from '../../core/access/levels.ts';
 import { ZERO_OID } from '../../git/args.ts';
-import { REFUSALS } from '../protected-refs/protected-refs.rules.ts';
+import { REFUSALS } from '../../domain/ref-protection.ts';
 import { type PushRules, firstRefusal, refusalOf } from './push-rules.ts';
 
 const A = 'a'.repeat(40);

@@ -1,4 +1,4 @@
-// What a push may change, ref by ref, by the platform's rules (protected-refs.rules.ts) for one
+// What a push may change, ref by ref, by the platform's rules (domain/ref-protection.ts) for one
 // pusher. The server works the rules out before receive-pack starts; the pre-receive hook applies
 // them to the refs pushed, with the force-push test that needs the pushed objects. Kept free of
 // the database, since the hook loads it for every push.
@@ -12,8 +12,8 @@ import {
   branchChangeRefusal,
   isProtectedBranch,
   tagChangeRefusal,
-} from '../protected-refs/protected-refs.rules.ts';
-import type { RefUpdate } from './push.service.ts';
+} from '../../domain/ref-protection.ts';
+import type { RefUpdate } from '../../git/refs.ts';
 
 /** The file of a push's directory (QUARRY_PUSH_DIR) that holds its rules, as JSON. */
 export const RULES_FILE = 'rules.json';

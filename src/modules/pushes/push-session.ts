@@ -10,13 +10,16 @@ import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import type { Config } from '../../config.ts';
+import { isLeftover, ownerTag } from '../../core/processes.ts';
 import { PUSH_DIR_ENV, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
-import { loadRefProtections, pusherOf } from '../protected-refs/protected-refs.rules.ts';
+import type { RefUpdate } from '../../git/refs.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
+import { pusherOf } from '../../domain/ref-protection.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { defaultBranchProtection } from './default-branch.ts';
-import type { RefUpdate } from './push.service.ts';
 import { type PushRules, RULES_FILE } from './push-rules.ts';
 
+const COMPILE_CACHE = 'compile-cache';
 const PRE_RECEIVE_SCRIPT = fileURLToPath(new URL('./pre-receive.ts', import.meta.url));
 
 /** Refs the server keeps for itself (pipelines, merge requests, environments): pushes neither see nor change them. */
@@ -52,11 +55,14 @@ export interface PushSession {
   close(): Promise<void>;
 }
 
+const pushesDir = (config: Pick<Config, 'dataDir'>) => path.join(config.dataDir, 'pushes');
+
 export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: PushRules): Promise<PushSession> {
-  const parent = path.join(config.dataDir, 'pushes');
+  const parent = pushesDir(config);
   await fs.mkdir(parent, { recursive: true });
-  const dir = await fs.mkdtemp(path.join(parent, 'push-'));
-  await writeHooks(dir, { preReceive: PRE_RECEIVE_SCRIPT, compileCache: path.join(parent, 'compile-cache') });
+  // Named after this process, so that a restart knows a dead one's leftovers.
+  const dir = await fs.mkdtemp(path.join(parent, `${ownerTag()}-`));
+  await writeHooks(dir, { preReceive: PRE_RECEIVE_SCRIPT, compileCache: path.join(parent, COMPILE_CACHE) });
   await fs.writeFile(path.join(dir, RULES_FILE), JSON.stringify(rules));
   return {
     config: [`core.hooksPath=${dir}`, ...HIDDEN_FROM_PUSHES],
@@ -71,4 +77,21 @@ export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: Pu
     },
     close: () => fs.rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** Removes push directories left over by processes that died mid-push (see isLeftover); returns how many. */
+export async function removePushLeftovers(config: Pick<Config, 'dataDir'>, maxAgeMs: number): Promise<number> {
+  const parent = pushesDir(config);
+  const names = await fs.readdir(parent).catch(() => [] as string[]);
+  let removed = 0;
+  const now = Date.now();
+  for (const name of names) {
+    // The compile cache of the hook is shared and kept.
+    if (name === COMPILE_CACHE) continue;
+    const stat = await fs.lstat(path.join(parent, name)).catch(() => null);
+    if (stat === null || !isLeftover(name, stat.mtimeMs, now, maxAgeMs)) continue;
+    await fs.rm(path.join(parent, name), { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
 }

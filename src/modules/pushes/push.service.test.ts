@@ -1,6 +1,6 @@
 // recordRefUpdates as the API's writers call it: refs changed with the git library, then recorded.
 // push_data for every kind of change, bulk events, the first branch of an empty repository,
-// empty_repo, and the listeners.
+// empty_repo, and the refs.updated job that carries them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { ProjectRow } from '../../db/schema.ts';
@@ -13,8 +13,8 @@ import { identityEnv } from '../../git/signature.ts';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../../../test/harness.ts';
 import { createProject as createProjectRow } from '../../../test/factories.ts';
 import { commitTitle } from './push-data.ts';
-import { recordRefUpdates } from './push.service.ts';
-import { onRefsUpdated } from './ref-listeners.ts';
+import { JobClaimLost, claimNext, enqueue, runClaimed } from '../../jobs/queue.ts';
+import { recordRefUpdates, refsUpdatedJob } from './push.service.ts';
 
 let t: TestApp;
 let project: ProjectRow;
@@ -122,43 +122,32 @@ describe('the project after a change', () => {
     assert.equal(Boolean(emptied.empty_repo), true);
   });
 
-  test('a project without a repository records no event, and listeners still hear of it', async () => {
+  test('a project without a repository records no event, and the job is done', async () => {
     const bare = await createProjectRow(t);
-    const heard: number[] = [];
-    const stop = onRefsUpdated(async (_deps, change) => {
-      heard.push(change.project.id);
-    });
-    try {
-      await recordRefUpdates(t.deps, bare, 1, [{ ref: 'refs/heads/main', before: ZERO_OID, after: main }]);
-    } finally {
-      stop();
-    }
-    assert.deepEqual(heard, [bare.id]);
+    const outcome = await recordRefUpdates(t.deps, bare, 1, [{ ref: 'refs/heads/main', before: ZERO_OID, after: main }]);
+    assert.deepEqual(outcome, { id: outcome?.id, kind: 'refs.updated', ok: true });
     assert.deepEqual(await pushData(bare, 0), []);
+    assert.equal(await t.count('background_jobs'), 0);
   });
 
-  test('every listener runs; their failures reject once everything is recorded', async () => {
-    const calls: string[] = [];
-    const stops = [
-      onRefsUpdated(async () => {
-        calls.push('first');
-        throw new Error('first failed');
-      }),
-      onRefsUpdated(async () => {
-        calls.push('second');
-      }),
-    ];
+  test('a run cut short records nothing; the next worker records it once', async () => {
     const since = await lastEventId();
-    try {
-      await assert.rejects(recordRefUpdates(t.deps, project, 1, [{ ref: 'refs/tags/x1', before: main, after: ZERO_OID }]), (error: unknown) => {
-        assert.ok(error instanceof AggregateError);
-        assert.equal((error.errors[0] as Error).message, 'first failed');
-        return true;
-      });
-    } finally {
-      for (const stop of stops) stop();
-    }
-    assert.deepEqual(calls, ['first', 'second']);
+    const update = { ref: 'refs/tags/x1', before: main, after: ZERO_OID };
+    // A worker claims the job and dies before finishing it; its claim then expires.
+    const id = await enqueue(t.deps.db, refsUpdatedJob, { projectId: project.id, userId: 1, updates: [update] }, { runHere: true });
+    const claimed = await claimNext(t.deps.db, id as number);
+    assert.equal(claimed?.state, 'running');
+    assert.deepEqual(await pushData(project, since), []);
+    await t.deps.db.updateTable('background_jobs').set({ run_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', id as number).execute();
+
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true]]);
+    assert.equal((await pushData(project, since)).length, 1);
+    assert.equal(await t.count('background_jobs'), 0);
+
+    // The dead worker coming back cannot complete what the other one did: its transaction rolls back.
+    const lost = await runClaimed(t.deps, new Map([[refsUpdatedJob.name, refsUpdatedJob]]), claimed as NonNullable<typeof claimed>);
+    assert.equal(lost.ok, false);
+    assert.ok(lost.error instanceof JobClaimLost);
     assert.equal((await pushData(project, since)).length, 1);
   });
 });

@@ -1,67 +1,87 @@
 // What follows a change of refs, whoever made it (a push over HTTP, or an API write): push events,
-// the project's activity, its default branch and empty_repo, and the listeners of ref updates.
-import type { Deps } from '../../core/deps.ts';
+// the project's activity, its default branch and empty_repo, the default branch's protection.
+// It is the `refs.updated` background job, enqueued once the refs have moved and run at once by
+// the writer, so that callers see its effects; if the server stops midway, a worker runs it again.
+import { Type } from '@sinclair/typebox';
+import type { ServiceContext } from '../../core/context.ts';
+import { withTransaction } from '../../core/context.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
-import { resolveRef } from '../../git/refs.ts';
+import { type RefUpdate, hasBranches, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
-import { recordEvent } from '../events/event-recorder.ts';
-import { refreshEmptyRepo } from '../projects/projects.service.ts';
+import { type JobOutcome, type RunningJob, defineJobKind, enqueue, runNow } from '../../jobs/queue.ts';
+import { recordEvent } from '../events/events.service.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
 import { pushEventsData } from './push-data.ts';
-import { notifyRefsUpdated } from './ref-listeners.ts';
 
-/** One ref's change: full ref name, and 40-hex ids (ZERO_OID from git/args.ts when created or deleted). */
-export interface RefUpdate {
-  ref: string;
-  before: string;
-  after: string;
-}
+const Oid = Type.String({ pattern: '^[0-9a-f]{40}$' });
+const RefUpdateSchema = Type.Object({ ref: Type.String({ minLength: 1 }), before: Oid, after: Oid }, { additionalProperties: false });
+
+const RefsUpdatedPayload = Type.Object(
+  {
+    projectId: Type.Integer(),
+    userId: Type.Integer(),
+    updates: Type.Array(RefUpdateSchema, { minItems: 1 }),
+    /** The project's first branch came with it (a README commit at creation): a first push whatever its row says. */
+    firstPush: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 
 const isBranch = (update: RefUpdate) => update.ref.startsWith('refs/heads/');
 
-/**
- * Records what a change of refs means for the project; called once the refs have changed. A first
- * push to an empty repository settles the default branch (HEAD and the project's row) and protects
- * it; then the push events (with last_activity_at), empty_repo, and last the listeners
- * (ref-listeners.ts), whose failures reject this call once everything else is recorded.
- */
-export async function recordRefUpdates(deps: Deps, project: ProjectRow, userId: number, updates: readonly RefUpdate[]): Promise<void> {
-  if (updates.length === 0) return;
-  const { db } = deps;
-  // The caller's row may predate the change, or another push that raced it.
-  const row = (await db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()) ?? project;
-  const gitDir = existingProjectRepository(deps.config.repositoryStorages, row);
+export const refsUpdatedJob = defineJobKind({
+  name: 'refs.updated',
+  payload: RefsUpdatedPayload,
+  run: (ctx, payload, job) => processRefUpdates(ctx, payload, job),
+});
 
+/**
+ * Records what a change of refs means for the project. A first push to an empty repository
+ * settles the default branch (HEAD and the project's row) and protects it; then the push events
+ * (with last_activity_at) and empty_repo. Git is read first; the rows change in one transaction
+ * that also completes the job, so a run cut short leaves nothing half-recorded.
+ */
+async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdatedPayload.static, job: RunningJob): Promise<void> {
+  const { updates } = payload;
+  const row = await ctx.db.selectFrom('projects').selectAll().where('id', '=', payload.projectId).executeTakeFirst();
+  if (!row) return; // deleted meanwhile: nothing left to record
+  const gitDir = existingProjectRepository(ctx.config.repositoryStorages, row);
+
+  const createsBranch = updates.some((u) => isBranch(u) && u.before === ZERO_OID);
+  const firstPush = payload.firstPush === true || ((row.empty_repo || row.default_branch === null) && createsBranch);
   let defaultBranch = row.default_branch;
-  const firstPush = (Boolean(row.empty_repo) || defaultBranch === null) && updates.some((u) => isBranch(u) && u.before === ZERO_OID);
   if (gitDir !== null && firstPush) defaultBranch = (await settleHead(gitDir, updates)) ?? defaultBranch;
   const data = gitDir !== null ? await pushEventsData(gitDir, updates, defaultBranch) : [];
+  const branchesComeOrGo = updates.some((u) => isBranch(u) && (u.before === ZERO_OID || u.after === ZERO_OID));
+  const empty = branchesComeOrGo ? gitDir === null || !(await hasBranches(gitDir)) : row.empty_repo;
+  const protect = firstPush && defaultBranch !== null && updates.some((u) => u.ref === `refs/heads/${defaultBranch}` && u.before === ZERO_OID);
 
-  const now = deps.now();
-  await db.transaction().execute(async (trx) => {
-    if (defaultBranch !== row.default_branch) await trx.updateTable('projects').set({ default_branch: defaultBranch }).where('id', '=', row.id).execute();
-    for (const pushData of data) await recordEvent(trx, { projectId: row.id, authorId: userId, action: 'pushed', pushData }, now);
+  const now = ctx.now();
+  await withTransaction(ctx, async (tx) => {
+    if (defaultBranch !== row.default_branch || empty !== row.empty_repo) {
+      await tx.db.updateTable('projects').set({ default_branch: defaultBranch, empty_repo: empty }).where('id', '=', row.id).execute();
+    }
+    for (const pushData of data) await recordEvent(tx.db, { projectId: row.id, authorId: payload.userId, action: 'pushed', pushData }, now);
+    if (protect) await protectDefaultBranch(tx, row, defaultBranch as string);
+    await job.complete(tx.db);
   });
-  if (updates.some((u) => isBranch(u) && (u.before === ZERO_OID || u.after === ZERO_OID))) await refreshEmptyRepo(deps, { ...row, default_branch: defaultBranch });
-  if (firstPush && defaultBranch !== null && updates.some((u) => u.ref === `refs/heads/${defaultBranch}` && u.before === ZERO_OID)) {
-    await protectDefaultBranch(deps, row, defaultBranch);
-  }
-
-  const updated = (await db.selectFrom('projects').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
-  await notifyRefsUpdated(deps, { project: updated, userId, updates });
 }
 
 /**
- * A project created with a first commit (initialize_with_readme) gets what pushing that commit
- * would have brought: the push event, its default branch settled and protected, the listeners
- * told. Returns the project's row as it then is.
+ * Records a change of refs, once the refs have moved: enqueues `refs.updated` and runs it here,
+ * so that the caller answers with its effects. Should that run fail, the job stays queued and the
+ * workers retry it; the outcome says so.
  */
-export async function recordInitialCommit(deps: Deps, project: ProjectRow, userId: number): Promise<ProjectRow> {
-  const dir = existingProjectRepository(deps.config.repositoryStorages, project);
-  const branch = dir === null ? null : await readDefaultBranch(dir);
-  const after = dir === null || branch === null ? null : await resolveRef(dir, `refs/heads/${branch}`);
-  if (after === null) return project;
-  await recordRefUpdates(deps, project, userId, [{ ref: `refs/heads/${branch}`, before: ZERO_OID, after }]);
-  return (await deps.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()) ?? project;
+export async function recordRefUpdates(ctx: ServiceContext, project: Pick<ProjectRow, 'id'>, userId: number, updates: readonly RefUpdate[]): Promise<JobOutcome | null> {
+  if (updates.length === 0) return null;
+  const id = await enqueue(ctx.db, refsUpdatedJob, { projectId: project.id, userId, updates: [...updates] }, { runHere: true });
+  return runNow(ctx, refsUpdatedJob, id);
+}
+
+/** The change a new project's README commit makes: its default branch created at that commit. */
+export async function initialCommitUpdate(gitDir: string): Promise<RefUpdate | null> {
+  const branch = await readDefaultBranch(gitDir);
+  const after = branch === null ? null : await resolveRef(gitDir, `refs/heads/${branch}`);
+  return after === null ? null : { ref: `refs/heads/${branch}`, before: ZERO_OID, after };
 }

@@ -1,7 +1,7 @@
 // A file's metadata (the platform's blob_data) as JSON and as X-Gitlab-* headers, and the headers
 // of its raw content.
 import { createHash } from 'node:crypto';
-import { headerText } from '../repository/repository.headers.ts';
+import { headerText } from '../../core/header-text.ts';
 import type { FoundFile } from './repository-files.finder.ts';
 import type { FileJson } from './repository-files.schemas.ts';
 

@@ -4,8 +4,8 @@
 // push_code (403), then a push to the branch (400 "You are not allowed to push into this branch").
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { notFound, paramError } from '../../core/errors.ts';
-import { resolveRevision } from '../commits/commits.finder.ts';
-import { loadRepository, repositoryDir } from '../repository/repository.access.ts';
+import { repositoryDir, resolveRevision } from '../../domain/project-repository.ts';
+import { loadRepository } from '../repository/index.ts';
 import { type FoundFile, findFile } from './repository-files.finder.ts';
 import { fileHeaders, presentFileData, rawHeaders } from './repository-files.presenter.ts';
 import {

@@ -13,7 +13,7 @@ import { getCommit, readBlob, readTree } from '../../git/commits.ts';
 import { resolveRef } from '../../git/refs.ts';
 import { projectRepositoryPath } from '../../git/repository.ts';
 import { runGit } from '../../git/run.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE } from '../projects/projects.service.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { FileCommitEntity, FileEntity } from './repository-files.schemas.ts';
 
 let t: TestApp;
@@ -461,7 +461,7 @@ describe('an empty repository', () => {
     assert.deepEqual(first?.parents, []);
     // The commit is recorded as a push: the project is no longer empty, and the owner pushed.
     const row = await t.deps.db.selectFrom('projects').selectAll().where('id', '=', empty.id).executeTakeFirstOrThrow();
-    assert.deepEqual([Boolean(row.empty_repo), row.default_branch], [false, 'main']);
+    assert.deepEqual([row.empty_repo, row.default_branch], [false, 'main']);
     const pushes = await t.deps.db.selectFrom('events').select(['author_id', 'push_data']).where('project_id', '=', empty.id).where('action', '=', 'pushed').execute();
     assert.equal(pushes.length, 1);
     assert.equal(pushes[0].author_id, owner.user.id);

@@ -2,16 +2,16 @@
 // every visibility. Reads need download_code (public repositories are open to anonymous callers,
 // guests of a private project get 403); writes need push_code (developers and up).
 import { after, before, test } from 'node:test';
-import { type Expectation, type MatrixWorld, ROLE_LEVEL, buildMatrixWorld, expectation, refusals, runMatrix } from '../../../test/access-matrix.ts';
+import { type MatrixWorld, buildMatrixWorld, expectation, refusals, runMatrix } from '../../../test/access-matrix.ts';
 import { type TestApp, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity } from '../../../test/matchers.ts';
+import { AUTHOR, codeReaders, giveRepository } from '../../../test/fixtures/repository.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { createCommit } from '../../git/commits.ts';
-import { createRepository, projectRepositoryPath } from '../../git/repository.ts';
-import { CommitEntity } from '../commits/commit.entity.ts';
+import { projectRepositoryPath } from '../../git/repository.ts';
+import { CommitEntity } from '../../domain/commit-entity.ts';
 import { CommitDetailEntity } from '../commits/commits.schemas.ts';
-import { AUTHOR } from '../branches/repository.fixtures.ts';
 import { FileCommitEntity, FileEntity } from '../repository-files/repository-files.schemas.ts';
 import { TreeObjectEntity } from './repository.schemas.ts';
 
@@ -21,20 +21,10 @@ let world: MatrixWorld;
 before(async () => {
   t = await createTestApp();
   world = await buildMatrixWorld(t);
-  // The factories write rows only: give each project a repository with a README on main.
-  for (const project of Object.values(world.projects)) {
-    const dir = projectRepositoryPath(t.deps.config.repositoryStorages, project) as string;
-    await createRepository(dir, { defaultBranch: 'main', readme: { content: '# r\n', message: 'Initial commit', author: AUTHOR } });
-    await t.deps.db.updateTable('projects').set({ default_branch: 'main', empty_repo: false }).where('id', '=', project.id).execute();
-  }
+  for (const project of Object.values(world.projects)) await giveRepository(t, project);
 });
 after(() => t.close());
 
-/** download_code: every reader of the project, except guests of a private one. */
-const codeReaders: Expectation = (role, visibility) => {
-  const status = expectation({ auth: 'optional', success: 200 })(role, visibility);
-  return status === 200 && visibility === 'private' && role !== 'admin' && ROLE_LEVEL[role] < ACCESS.REPORTER ? 403 : status;
-};
 const pushers = (success: number) => expectation({ auth: 'optional', success, minLevel: ACCESS.DEVELOPER });
 const errors = refusals('Project');
 const base = (project: ProjectRow) => `/api/v4/projects/${project.id}/repository`;

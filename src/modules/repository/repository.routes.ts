@@ -10,10 +10,10 @@ import { safeRepoPath } from '../../git/args.ts';
 import { type ArchiveFormat, archiveStream } from '../../git/archive.ts';
 import { pathExists } from '../../git/history.ts';
 import { readDefaultBranch } from '../../git/repository.ts';
-import { resolveRevision } from '../commits/commits.finder.ts';
-import { loadRepository, repositoryDir } from './repository.access.ts';
+import { loadRepository } from './repository.access.ts';
 import { findTree } from './repository.finder.ts';
-import { headerText } from './repository.headers.ts';
+import { headerText } from '../../core/header-text.ts';
+import { repositoryDir, resolveRevision } from '../../domain/project-repository.ts';
 import { ARCHIVE_EXTENSIONS, ArchiveParams, ArchiveQuery, ProjectParams, TreeObjectEntity, TreeQuery } from './repository.schemas.ts';
 
 /** A path inside the tree; '' for the root. */

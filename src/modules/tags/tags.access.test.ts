@@ -8,7 +8,7 @@ import { type MatrixCall, type MatrixWorld, buildMatrixWorld, expectation, refus
 import { type TestApp, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity } from '../../../test/matchers.ts';
 import { updateRef } from '../../git/refs.ts';
-import { codeReaders, giveRepository } from '../branches/repository.fixtures.ts';
+import { codeReaders, giveRepository } from '../../../test/fixtures/repository.ts';
 import { TagEntity } from './tags.schemas.ts';
 
 let t: TestApp;

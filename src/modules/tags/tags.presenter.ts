@@ -1,7 +1,7 @@
 // Pure tag → tag entity, from what the route loaded once for the whole list.
 import type { DetailedRef } from '../../git/ref-details.ts';
-import { presentCommit } from '../commits/commit.entity.ts';
-import { type RefProtections, isProtectedTag } from '../protected-refs/protected-refs.rules.ts';
+import { presentCommit } from '../../domain/commit-entity.ts';
+import { type RefProtections, isProtectedTag } from '../../domain/ref-protection.ts';
 import type { Tag } from './tags.schemas.ts';
 
 export interface TagView {

@@ -4,7 +4,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Nullable } from '../../core/schema.ts';
-import { CommitEntity } from '../commits/commit.entity.ts';
+import { CommitEntity } from '../../domain/commit-entity.ts';
 
 /** The release made from a tag. */
 export const TagReleaseEntity = Entity({ tag_name: Type.String(), description: Type.String() });

@@ -11,9 +11,10 @@ import { deleteRef, resolveCommit } from '../../git/refs.ts';
 import type { DetailedRef } from '../../git/ref-details.ts';
 import { GitError } from '../../git/run.ts';
 import { createTag as writeTag } from '../../git/tags.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../projects/projects.service.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../../domain/project-repository.ts';
+import { pusherOf, tagChangeRefusal } from '../../domain/ref-protection.ts';
 import { recordRefUpdates } from '../pushes/push.service.ts';
-import { loadRefProtections, pusherOf, tagChangeRefusal } from '../protected-refs/protected-refs.rules.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import type { CreateTagBody } from './tags.schemas.ts';
 
 // Spec part 1 §4.4: "On creation failure status 405 with an explanatory message".

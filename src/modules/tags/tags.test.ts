@@ -12,7 +12,7 @@ import { getCommit } from '../../git/commits.ts';
 import { resolveRef, updateRef } from '../../git/refs.ts';
 import { runGit } from '../../git/run.ts';
 import { identityEnv } from '../../git/signature.ts';
-import { AUTHOR, commitOn, giveRepository } from '../branches/repository.fixtures.ts';
+import { AUTHOR, commitOn, giveRepository } from '../../../test/fixtures/repository.ts';
 import { TagEntity } from './tags.schemas.ts';
 
 let t: TestApp;

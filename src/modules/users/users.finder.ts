@@ -3,7 +3,7 @@
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { fuzzyMatch, searchTerm } from '../../core/search.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
-import { hasCustomAttribute } from '../custom-attributes/custom-attributes.tables.ts';
+import { hasCustomAttribute } from '../../domain/custom-attribute-tables.ts';
 import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { ListUsersQuery } from './users.schemas.ts';
 

@@ -157,18 +157,32 @@ describe('search', () => {
     assert.deepEqual(ids(await admin({ search: '___' })), []);
   });
 
-  test('exact name first, then exact username, then the rest by name', async () => {
-    const ranked = idsOf('tomB', 'tomA', 'tomC', 'tomD');
-    assert.deepEqual(ids(await admin({ search: 'tom' })), ranked);
-    assert.deepEqual(ids(await regular({ search: 'tom' })), ranked);
+  test('for others: exact name first, then exact username, then the rest by name', async () => {
+    assert.deepEqual(ids(await regular({ search: 'tom' })), idsOf('tomB', 'tomA', 'tomC', 'tomD'));
     // An exact email ranks after exact names and usernames.
-    assert.deepEqual(ids(await admin({ search: 'tom@mail.test' })), idsOf('tomD'));
+    assert.deepEqual(ids(await regular({ search: 'TOM@mail.test' })), idsOf('tomD'));
   });
 
-  test('an administrator’s explicit order replaces the ranking; a regular user’s is ignored', async () => {
+  test('an administrator’s search follows order_by and sort, id descending by default; a regular user’s order is ignored', async () => {
+    for (const res of [await admin({ search: 'tom' }), await admin({ search: 'tom', per_page: '2' })]) {
+      expectStatus(res, 200);
+      expectEntities(res.json(), UserAdminEntity);
+    }
+    assert.deepEqual(ids(await admin({ search: 'tom' })), idsOf('tomC', 'tomD', 'tomA', 'tomB'));
+    assert.deepEqual(ids(await admin({ search: 'tom', sort: 'asc' })), idsOf('tomB', 'tomA', 'tomD', 'tomC'));
     assert.deepEqual(ids(await admin({ search: 'tom', order_by: 'id', sort: 'asc' })), idsOf('tomB', 'tomA', 'tomD', 'tomC'));
     assert.deepEqual(ids(await admin({ search: 'tom', order_by: 'username', sort: 'asc' })), idsOf('tomA', 'tomC', 'tomB', 'tomD'));
     assert.deepEqual(ids(await regular({ search: 'tom', order_by: 'id', sort: 'asc' })), idsOf('tomB', 'tomA', 'tomC', 'tomD'));
+  });
+
+  test('an administrator’s search pages by keyset like any other ordered list', async () => {
+    const first = await admin({ search: 'tom', pagination: 'keyset', per_page: '3', order_by: 'id', sort: 'desc' });
+    expectStatus(first, 200);
+    expectEntities(first.json(), UserAdminEntity);
+    assert.deepEqual(ids(first), idsOf('tomC', 'tomD', 'tomA'));
+    const next = new URL((/^<([^>]+)>; rel="next"$/.exec(String(first.headers.link)) ?? assert.fail('no next link'))[1]);
+    assert.equal(next.searchParams.get('search'), 'tom');
+    assert.deepEqual(ids(await t.get(`${next.pathname}${next.search}`, { token: ROOT_TOKEN })), idsOf('tomB'));
   });
 
   test('a search of spaces is no search', async () => {

@@ -1,6 +1,6 @@
 // Pure row → entity functions for users. Lists pass in what they preloaded (identities, attributes).
 import type { UserRow } from '../../db/schema.ts';
-import { userWebUrl } from '../../core/urls.ts';
+import { userWebUrl } from '../../domain/urls.ts';
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import type { UserAdmin, UserBasic, User, UserSelf } from './users.schemas.ts';
 
@@ -79,11 +79,11 @@ function selfFields(user: UserRow, view: UserView): UserSelf {
     projects_limit: user.projects_limit,
     current_sign_in_at: user.current_sign_in_at,
     identities: view.identities?.get(user.id) ?? [],
-    can_create_group: Boolean(user.can_create_group),
+    can_create_group: user.can_create_group,
     can_create_project: user.projects_limit > 0,
-    two_factor_enabled: Boolean(user.two_factor_enabled),
-    external: Boolean(user.external),
-    private_profile: Boolean(user.private_profile),
+    two_factor_enabled: user.two_factor_enabled,
+    external: user.external,
+    private_profile: user.private_profile,
     commit_email: user.commit_email ?? user.email,
   };
 }
@@ -96,7 +96,7 @@ export function presentUserAdmin(user: UserRow, view: UserView): UserAdmin {
   return withAttributes(
     {
       ...selfFields(user, view),
-      is_admin: Boolean(user.admin),
+      is_admin: user.admin,
       note: user.note,
       current_sign_in_ip: user.current_sign_in_ip,
       last_sign_in_ip: user.last_sign_in_ip,

@@ -55,8 +55,10 @@ export const userRoutes: FastifyPluginAsync = async (api) => {
     const query = findUsers(db, q, admin);
     const orderBy = (admin && q.order_by) || 'id';
     const sort = (admin && q.sort) || 'desc';
+    // Administrators' lists always follow order_by and sort (defaults id, desc), searches too;
+    // only others' searches are ranked by relevance (lib/api/users.rb, 14.x).
     const rows =
-      q.search?.trim() && !(admin && q.order_by)
+      q.search?.trim() && !admin
         ? await paginate(req, reply, query.orderBy(searchRank(q.search)).orderBy('users.name').orderBy('users.id'), { offsetCapType: 'User' })
         : await paginateWithKeyset(
             req,

@@ -1,24 +1,20 @@
 // Writes of users: create, update, delete, block, identities. Each owns its transaction and
 // throws the platform's errors (400 field messages, 404, 409 conflicts).
 import { randomBytes } from 'node:crypto';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
-import type { Config } from '../../config.ts';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { hashPassword } from '../../core/auth/secrets.ts';
 import { DomainError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
-import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from '../namespaces/personal-namespaces.ts';
+import { BLANK, TAKEN, addError, fullMessage } from '../../domain/validation.ts';
+import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from './personal-namespace.ts';
 import { findUserById } from './users.finder.ts';
 import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { CreateUserBody, UpdateUserBody } from './users.schemas.ts';
 import { validateUser } from './users.validation.ts';
 
-export interface ServiceDeps {
-  db: Kysely<DB>;
-  config: Config;
-  now: () => Date;
-}
 
 /** Column defaults of a new user, spelled out so that both dialects store the same values. */
 export const NEW_USER_DEFAULTS = {
@@ -57,9 +53,9 @@ async function usernameTaken(db: Kysely<DB>, username: string, exceptId?: number
 
 /** The conflict, if any, that makes this email or username unusable. */
 async function findConflict(db: Kysely<DB>, fields: { email?: string; username?: string }, exceptId?: number): Promise<string | null> {
-  if (fields.email !== undefined && (await emailTaken(db, fields.email, exceptId))) return 'Email has already been taken';
+  if (fields.email !== undefined && (await emailTaken(db, fields.email, exceptId))) return fullMessage('email', TAKEN);
   if (fields.username !== undefined && ((await usernameTaken(db, fields.username, exceptId)) || (await topLevelPathTaken(db, fields.username, exceptId)))) {
-    return 'Username has already been taken';
+    return fullMessage('username', TAKEN);
   }
   return null;
 }
@@ -95,13 +91,13 @@ export interface CreateUserOptions {
 }
 
 /** POST /users. Conflicts answer 409; other validation failures 400 with field messages. */
-export async function createUser(deps: ServiceDeps, input: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
+export async function createUser(deps: ServiceContext, input: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
   const body = { ...input, email: normalizeEmail(input.email) };
   const random = body.reset_password || body.force_random_password;
   const password = random ? randomPassword() : body.password;
   const instance = await applicationSettings(deps.db);
   const errors = validateUser({ ...body, password: random ? undefined : body.password }, true, instance.minimum_password_length);
-  if (password === undefined) (errors.password ??= []).push("can't be blank");
+  if (password === undefined) addError(errors, 'password', BLANK);
   const conflictMessage = await findConflict(deps.db, body);
   if (conflictMessage) throw conflict(conflictMessage);
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
@@ -111,7 +107,7 @@ export async function createUser(deps: ServiceDeps, input: CreateUserBody, optio
   // user_default_external makes new people external, not bots.
   const external = body.external ?? ((options.userType ?? 'human') === 'human' && instance.user_default_external);
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const user = await trx
         .insertInto('users')
         .values({
@@ -148,7 +144,7 @@ export async function createUser(deps: ServiceDeps, input: CreateUserBody, optio
 /**
  * PUT /users/:id. Spec Part 2 §4.2 rule 5: modification failures, conflicts included, answer 404.
  */
-export async function updateUser(deps: ServiceDeps, id: number, input: UpdateUserBody, actorId: number): Promise<UserRow> {
+export async function updateUser(deps: ServiceContext, id: number, input: UpdateUserBody, actorId: number): Promise<UserRow> {
   const body = input.email === undefined ? input : { ...input, email: normalizeEmail(input.email) };
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
@@ -168,7 +164,7 @@ export async function updateUser(deps: ServiceDeps, id: number, input: UpdateUse
   const changes: UserUpdate = { ...profileValues(body), updated_at: now };
   // Becoming external takes away group and project creation; leaving it restores the defaults
   // unless this same request sets them.
-  if (body.external !== undefined && body.external !== Boolean(user.external)) {
+  if (body.external !== undefined && body.external !== user.external) {
     if (body.external) Object.assign(changes, { can_create_group: false, projects_limit: 0 });
     else {
       changes.can_create_group ??= NEW_USER_DEFAULTS.can_create_group;
@@ -186,7 +182,7 @@ export async function updateUser(deps: ServiceDeps, id: number, input: UpdateUse
     if (id !== actorId) changes.password_expires_at = now;
   }
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    return await withTransaction(deps, async ({ db: trx }) => {
       const updated = await trx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
       if (!updated) throw notFound('User');
       if (body.extern_uid !== undefined && body.provider !== undefined) {
@@ -214,13 +210,13 @@ async function upsertIdentity(db: Kysely<DB>, userId: number, provider: string, 
 }
 
 /** DELETE /users/:id. Tokens, sessions and identities go with the user. */
-export async function deleteUser(deps: ServiceDeps, id: number): Promise<void> {
+export async function deleteUser(deps: ServiceContext, id: number): Promise<void> {
   const result = await deps.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('User');
 }
 
 /** POST /users/:id/block. The platform answers true, or null when the user was already blocked. */
-export async function blockUser(deps: ServiceDeps, id: number): Promise<true | null> {
+export async function blockUser(deps: ServiceContext, id: number): Promise<true | null> {
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
   if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be modified by the API');
@@ -232,7 +228,7 @@ export async function blockUser(deps: ServiceDeps, id: number): Promise<true | n
 }
 
 /** POST /users/:id/unblock. True when the user was activated, false when already active. */
-export async function unblockUser(deps: ServiceDeps, id: number): Promise<boolean> {
+export async function unblockUser(deps: ServiceContext, id: number): Promise<boolean> {
   const user = await findUserById(deps.db, id);
   if (!user) throw notFound('User');
   if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be unblocked by the API');
@@ -243,7 +239,7 @@ export async function unblockUser(deps: ServiceDeps, id: number): Promise<boolea
 }
 
 /** DELETE /users/:id/identities/:provider. */
-export async function deleteIdentity(deps: ServiceDeps, id: number, provider: string): Promise<void> {
+export async function deleteIdentity(deps: ServiceContext, id: number, provider: string): Promise<void> {
   if (!(await findUserById(deps.db, id))) throw notFound('User');
   const result = await deps.db.deleteFrom('identities').where('user_id', '=', id).where('provider', '=', provider).executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('Identity');

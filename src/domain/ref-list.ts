@@ -1,7 +1,7 @@
 // What the branch and tag lists share: the platform's ref search (GitRefsFinder, 14.x) and offset
 // pages cut from a list held in memory (a repository's refs are no table).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pageOf, setOffsetHeaders } from '../../core/pagination.ts';
+import { pageOf, setOffsetHeaders } from '../core/pagination.ts';
 
 /**
  * Case-insensitive search on names: `^term` a prefix, else `term$` a suffix, else anything

@@ -1,12 +1,13 @@
 // What protected branches and tags allow, as the platform decides it on a push or a web/API change
 // of a ref (14.x: Gitlab::UserAccess, Checks::BranchCheck and TagCheck, ProtectedRefAccess,
-// RefMatcher): pure functions over a project's rules, which loadRefProtections reads once.
+// RefMatcher): pure functions over a project's rules, which the protected-refs finder
+// (loadRefProtections) reads once. No database here: the pre-receive hook loads this for every
+// push and must start fast.
+//
 // Every rule matching a ref applies, exact or wildcard alike: one access level of any of them that
 // the pusher passes is enough (the platform gives exact names no precedence).
-import type { Kysely } from 'kysely';
-import type { LoadedProject } from '../../core/access/loaders.ts';
-import { ACCESS } from '../../core/access/levels.ts';
-import type { DB } from '../../db/schema.ts';
+import type { LoadedProject } from '../core/access/loaders.ts';
+import { ACCESS } from '../core/access/levels.ts';
 
 /** The level only instance administrators pass. */
 export const ADMIN_ACCESS_LEVEL = 60;
@@ -44,34 +45,6 @@ export interface TagProtection {
 export interface RefProtections {
   branches: readonly BranchProtection[];
   tags: readonly TagProtection[];
-}
-
-/** Every protection of a project: one query per table. */
-export async function loadRefProtections(db: Kysely<DB>, projectId: number): Promise<RefProtections> {
-  // Loaded here, not above: the pre-receive hook loads these rules for every push and must start
-  // fast, without the query builder.
-  const { branchAccessLevels, findProtectedBranches, findProtectedTags, tagAccessLevels } = await import('./protected-refs.finder.ts');
-  const [branches, branchLevels, tags, tagLevels] = await Promise.all([
-    findProtectedBranches(db, projectId).execute(),
-    branchAccessLevels(db, projectId),
-    findProtectedTags(db, projectId).execute(),
-    tagAccessLevels(db, projectId),
-  ]);
-  return {
-    branches: branches.map((b) => {
-      const levels = branchLevels.get(b.id) ?? [];
-      const of = (action: string) => levels.filter((l) => l.action === action).map((l) => l.access_level);
-      return {
-        name: b.name,
-        pushAccessLevels: of('push'),
-        mergeAccessLevels: of('merge'),
-        unprotectAccessLevels: of('unprotect'),
-        allowForcePush: Boolean(b.allow_force_push),
-        codeOwnerApprovalRequired: Boolean(b.code_owner_approval_required),
-      };
-    }),
-    tags: tags.map((t) => ({ name: t.name, createAccessLevels: tagLevels.get(t.id) ?? [] })),
-  };
 }
 
 // ---- Names ---------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // words the web routes reserve, at the top level and below a group, and full paths that groups and
 // projects may not share.
 import { type Kysely, sql } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { DB } from '../db/schema.ts';
 
 /** Letters, digits, '_', '-', '.'; not starting with '-'; not ending in '.', '.git' or '.atom'. */
 const NAMESPACE_FORMAT = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]|[a-zA-Z0-9_])$/;

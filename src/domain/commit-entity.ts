@@ -1,8 +1,9 @@
 // The commit entity every repository route shares (the platform's Entities::Commit, 14.x: files,
 // commits, branches, tags), and its presenter.
 import { type Static, Type } from '@sinclair/typebox';
-import { Entity } from '../../core/schema.ts';
-import type { Commit } from '../../git/commits.ts';
+import { Entity } from '../core/schema.ts';
+import type { Commit } from '../git/commits.ts';
+import { commitWebUrl } from './urls.ts';
 
 /** A git time in its signer's own offset, with milliseconds: 2024-01-02T03:04:05.000+01:00. */
 export const GitTimestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}[+-]\\d{2}:\\d{2}$' });
@@ -35,10 +36,6 @@ export type CommitJson = Static<typeof CommitEntity>;
 function fullTitle(message: string): string {
   if (message.trim() === '') return 'No commit message';
   return message.split(/[\r\n]/, 1)[0];
-}
-
-export function commitWebUrl(projectWebUrl: string, id: string): string {
-  return `${projectWebUrl}/-/commit/${id}`;
 }
 
 /** `projectWebUrl` is the project's web_url; `trailers` those parsed for it, when the route asks. */

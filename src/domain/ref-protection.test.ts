@@ -2,7 +2,7 @@
 // merge, force push, delete, unprotect, create and move tags, and the platform's refusal messages.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ACCESS } from '../../core/access/levels.ts';
+import { ACCESS } from '../core/access/levels.ts';
 import {
   ADMIN_ACCESS_LEVEL,
   type BranchProtection,
@@ -27,7 +27,7 @@ import {
   passesAccessLevel,
   pusherOf,
   tagChangeRefusal,
-} from './protected-refs.rules.ts';
+} from './ref-protection.ts';
 
 const { NO_ACCESS, GUEST, REPORTER, DEVELOPER, MAINTAINER, OWNER } = ACCESS;
 

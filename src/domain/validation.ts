@@ -1,0 +1,41 @@
+// Model validation in the platform's words (Rails' ActiveModel messages, English locale), written
+// once: modules collect messages per field (FieldErrors), which the error handler writes as
+// {"message": {"field": [...]}}, or join them as full messages ("Name can't be blank").
+import type { FieldErrors } from '../core/errors.ts';
+
+export const BLANK = "can't be blank";
+export const TAKEN = 'has already been taken';
+export const INVALID = 'is invalid';
+export const NOT_INCLUDED = 'is not included in the list';
+
+export const tooLong = (maximum: number) => `is too long (maximum is ${maximum} characters)`;
+export const tooShort = (minimum: number) => `is too short (minimum is ${minimum} characters)`;
+export const atLeast = (minimum: number) => `must be greater than or equal to ${minimum}`;
+export const atMost = (maximum: number) => `must be less than or equal to ${maximum}`;
+
+/** errors.add: one more message for a field, after those it has. */
+export function addError(errors: FieldErrors, field: string, message: string): void {
+  (errors[field] ??= []).push(message);
+}
+
+/** Rails' humanized attribute name: "expires_at" → "Expires at", "user_id" → "User". */
+export function humanAttribute(field: string): string {
+  const words = field.replace(/_id$/, '').replace(/_/g, ' ');
+  return `${words[0].toUpperCase()}${words.slice(1)}`;
+}
+
+/** A full message: the attribute's human name, then the message ("Name can't be blank"). */
+export function fullMessage(field: string, message: string): string {
+  return `${humanAttribute(field)} ${message}`;
+}
+
+/** Rails' Array#to_sentence: "a", "a and b", "a, b, and c". */
+export function toSentence(parts: readonly string[]): string {
+  if (parts.length < 3) return parts.join(' and ');
+  return `${parts.slice(0, -1).join(', ')}, and ${parts.at(-1)}`;
+}
+
+/** Every full message, in one sentence: "Name can't be blank and Scopes can't be blank". */
+export function fullMessagesSentence(errors: FieldErrors): string {
+  return toSentence(Object.entries(errors).flatMap(([field, list]) => list.map((message) => fullMessage(field, message))));
+}

@@ -1,0 +1,13 @@
+// Every kind of background job, listed explicitly, one line each; the workers run these (see
+// queue.ts for what a kind must guarantee).
+import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts';
+import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
+import { refsUpdatedJob } from '../modules/pushes/push.service.ts';
+import type { JobKind } from './queue.ts';
+
+export const backgroundJobKinds: readonly JobKind[] = [
+  refsUpdatedJob,
+  removeRepositoryJob,
+  moveRepositoryJob,
+  deleteMergedBranchesJob,
+];

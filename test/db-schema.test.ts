@@ -1,0 +1,178 @@
+// The live schema of the current dialect (tables, columns, nullability and broad type) against
+// src/db/schema.ts. TypeScript types vanish at run time, so COLUMNS restates schema.ts as data,
+// and the type checker holds the two together: a table or column missing from COLUMNS, one it
+// has that schema.ts lacks, a wrong kind or a wrong nullability is a type error. The test then
+// holds COLUMNS and the migrated database together, on SQLite and on PostgreSQL. (On SQLite a
+// column's declared `boolean` is also what makes the adapter return true/false for it.)
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
+import type { DB } from '../src/db/schema.ts';
+import { type TestApp, createTestApp } from './harness.ts';
+
+type Kind = 'integer' | 'real' | 'text' | 'boolean';
+
+/** What a column's TypeScript type allows it to be in the database; `?` marks a nullable column. */
+type KindOf<T> = [T] extends [boolean] ? 'boolean' : [T] extends [number] ? 'integer' | 'real' : [T] extends [string] ? 'text' : never;
+type ColumnSpec<T> = null extends T ? `${KindOf<NonNullable<T>>}?` : KindOf<T>;
+/**
+ * The settings tables have a column per declared setting (domain/settings), and schema.ts types
+ * them by the declarations; the 0008 migration's test holds those columns and declarations together.
+ */
+const DECLARED_TABLES = ['project_features', 'project_ci_cd_settings', 'project_settings', 'namespace_settings', 'application_settings'] as const;
+type Columns = { [Table in Exclude<keyof DB, (typeof DECLARED_TABLES)[number]>]: { [Column in keyof Selectable<DB[Table]>]-?: ColumnSpec<Selectable<DB[Table]>[Column]> } };
+
+const COLUMNS = {
+  events: {
+    id: 'integer', project_id: 'integer?', author_id: 'integer', action: 'text', target_type: 'text?', target_id: 'integer?',
+    target_iid: 'integer?', target_title: 'text?', push_data: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  group_custom_attributes: { id: 'integer', group_id: 'integer', key: 'text', value: 'text', created_at: 'text', updated_at: 'text' },
+  identities: { id: 'integer', user_id: 'integer', provider: 'text', extern_uid: 'text', created_at: 'text' },
+  members: {
+    id: 'integer', source_type: 'text', source_id: 'integer', user_id: 'integer', access_level: 'integer', expires_at: 'text?',
+    created_by_id: 'integer?', created_at: 'text', updated_at: 'text',
+  },
+  membership_generation: { id: 'integer', generation: 'integer' },
+  namespace_member_counts: {
+    namespace_id: 'integer', generation: 'integer', counted_on: 'text', billable: 'integer', with_descendants: 'integer',
+  },
+  namespaces: {
+    id: 'integer', type: 'text', name: 'text', path: 'text', owner_id: 'integer?', parent_id: 'integer?', traversal_path: 'text',
+    full_path: 'text', full_name: 'text', description: 'text', visibility_level: 'integer', request_access_enabled: 'boolean',
+    project_creation_level: 'text', subgroup_creation_level: 'text', created_at: 'text', updated_at: 'text',
+  },
+  oauth_access_tokens: {
+    id: 'integer', user_id: 'integer', token_digest: 'text', refresh_token_digest: 'text?', scopes: 'text', expires_in: 'integer?',
+    revoked_at: 'text?', created_at: 'text',
+  },
+  personal_access_tokens: {
+    id: 'integer', user_id: 'integer', name: 'text', token_digest: 'text', scopes: 'text', impersonation: 'boolean', revoked: 'boolean',
+    expires_at: 'text?', last_used_at: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  project_authorizations: { user_id: 'integer', project_id: 'integer', access_level: 'integer', visibility_level: 'integer' },
+  project_custom_attributes: { id: 'integer', project_id: 'integer', key: 'text', value: 'text', created_at: 'text', updated_at: 'text' },
+  project_statistics: {
+    project_id: 'integer', commit_count: 'integer', storage_size: 'integer', repository_size: 'integer', wiki_size: 'integer',
+    lfs_objects_size: 'integer', build_artifacts_size: 'integer', pipeline_artifacts_size: 'integer', packages_size: 'integer',
+    snippets_size: 'integer', uploads_size: 'integer',
+  },
+  project_topics: { project_id: 'integer', name: 'text', position: 'integer' },
+  project_visibility_counts: { visibility_level: 'integer', projects: 'integer' },
+  projects: {
+    id: 'integer', namespace_id: 'integer', name: 'text', path: 'text', full_path: 'text', name_with_namespace: 'text', description: 'text',
+    visibility_level: 'integer', creator_id: 'integer?', default_branch: 'text?', archived: 'boolean',
+    repository_storage: 'text', runners_token_encrypted: 'text', runners_token_digest: 'text', import_status: 'text', star_count: 'integer', created_at: 'text', updated_at: 'text',
+    last_activity_at: 'text', repository_read_only: 'boolean', empty_repo: 'boolean',
+  },
+  protected_branch_access_levels: { id: 'integer', protected_branch_id: 'integer', action: 'text', access_level: 'integer' },
+  protected_branches: {
+    id: 'integer', project_id: 'integer', name: 'text', allow_force_push: 'boolean', code_owner_approval_required: 'boolean',
+    created_at: 'text', updated_at: 'text',
+  },
+  protected_tag_create_access_levels: { id: 'integer', protected_tag_id: 'integer', access_level: 'integer' },
+  protected_tags: { id: 'integer', project_id: 'integer', name: 'text', created_at: 'text', updated_at: 'text' },
+  scheduled_task_runs: { name: 'text', next_run_at: 'text' },
+  background_jobs: {
+    id: 'integer', kind: 'text', payload: 'text', state: 'text', run_at: 'text', attempts: 'integer', max_attempts: 'integer',
+    locked_by: 'text?', last_error: 'text?', dedupe_key: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  instance_identity: { id: 'integer', instance_id: 'text', created_at: 'text' },
+  user_custom_attributes: { id: 'integer', user_id: 'integer', key: 'text', value: 'text', created_at: 'text', updated_at: 'text' },
+  users: {
+    id: 'integer', username: 'text', name: 'text', email: 'text', encrypted_password: 'text?', state: 'text', admin: 'boolean',
+    external: 'boolean', user_type: 'text', bio: 'text', location: 'text', public_email: 'text?', commit_email: 'text?', skype: 'text',
+    linkedin: 'text', twitter: 'text', website_url: 'text', organization: 'text', job_title: 'text', note: 'text?',
+    private_profile: 'boolean', projects_limit: 'integer', can_create_group: 'boolean', theme_id: 'integer', color_scheme_id: 'integer',
+    two_factor_enabled: 'boolean', confirmed_at: 'text?', password_expires_at: 'text?', last_sign_in_at: 'text?',
+    current_sign_in_at: 'text?', last_sign_in_ip: 'text?', current_sign_in_ip: 'text?', sign_in_count: 'integer', last_activity_on: 'text?',
+    created_by_id: 'integer?', created_at: 'text', updated_at: 'text',
+  },
+  users_star_projects: { user_id: 'integer', project_id: 'integer', created_at: 'text' },
+  web_sessions: { id: 'integer', user_id: 'integer', session_digest: 'text', csrf_token: 'text', expires_at: 'text', created_at: 'text' },
+} as const satisfies Columns;
+
+// The type check bites: each of these is an error (tsc fails on an unused @ts-expect-error).
+const { admin: _admin, ...usersWithoutAdmin } = COLUMNS.users;
+// @ts-expect-error a column of schema.ts missing here
+void ({ ...COLUMNS, users: usersWithoutAdmin } satisfies Columns);
+// @ts-expect-error a column schema.ts does not have
+void ({ ...COLUMNS, users: { ...COLUMNS.users, nickname: 'text' } } satisfies Columns);
+// @ts-expect-error a boolean column declared as an integer
+void ({ ...COLUMNS, users: { ...COLUMNS.users, admin: 'integer' } } satisfies Columns);
+// @ts-expect-error a nullable column declared as not null
+void ({ ...COLUMNS, users: { ...COLUMNS.users, note: 'text' } } satisfies Columns);
+
+/** Tables this test does not restate: the migrations' bookkeeping, and the declared settings tables. */
+const UNTYPED_TABLES = new Set<string>(['schema_migrations', ...DECLARED_TABLES]);
+
+/** A declared type's kind, by SQLite's affinity rules (which PostgreSQL's type names also fit). */
+function kindOf(declared: string): Kind | `unknown type ${string}` {
+  const type = declared.toLowerCase();
+  if (/int/.test(type)) return 'integer';
+  if (/char|text|clob/.test(type)) return 'text';
+  if (/bool/.test(type)) return 'boolean';
+  if (/real|floa|doub|numeric|decimal/.test(type)) return 'real';
+  return `unknown type ${declared}`;
+}
+
+interface LiveColumn {
+  table: string;
+  column: string;
+  type: string;
+  nullable: boolean;
+}
+
+async function sqliteColumns(db: Kysely<DB>): Promise<LiveColumn[]> {
+  // Ordinary tables only: the full-text search index (a virtual table and its shadow tables) is
+  // SQLite's way of searching, not part of the schema.
+  const tables = await sql<{ name: string }>`select name from pragma_table_list where schema = 'main' and type = 'table' and name not like 'sqlite_%'`.execute(db);
+  const columns: LiveColumn[] = [];
+  for (const { name } of tables.rows) {
+    const info = await sql<{ name: string; type: string; notnull: number; pk: number }>`select name, type, "notnull", pk from pragma_table_info(${name})`.execute(db);
+    // A primary key counts as not null: PostgreSQL makes it so, and SQLite does for an integer one
+    // (another can hold null there, a legacy quirk that nothing here relies on).
+    for (const c of info.rows) columns.push({ table: name, column: c.name, type: c.type, nullable: c.notnull === 0 && c.pk === 0 });
+  }
+  return columns;
+}
+
+async function postgresColumns(db: Kysely<DB>): Promise<LiveColumn[]> {
+  const rows = await sql<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>`
+    select c.table_name, c.column_name, c.data_type, c.is_nullable
+    from information_schema.columns c
+    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+    where c.table_schema = current_schema() and t.table_type = 'BASE TABLE'`.execute(db);
+  return rows.rows.map((r) => ({ table: r.table_name, column: r.column_name, type: r.data_type, nullable: r.is_nullable === 'YES' }));
+}
+
+/** table → column → kind, with `?` for a nullable column, as COLUMNS writes them. */
+function byTable(columns: readonly LiveColumn[]): Record<string, Record<string, string>> {
+  const tables: Record<string, Record<string, string>> = {};
+  for (const c of columns) {
+    if (UNTYPED_TABLES.has(c.table)) continue;
+    tables[c.table] ??= {};
+    tables[c.table][c.column] = `${kindOf(c.type)}${c.nullable ? '?' : ''}`;
+  }
+  return tables;
+}
+
+let t: TestApp;
+before(async () => {
+  t = await createTestApp();
+});
+after(() => t.close());
+
+test('the migrated database has the tables and columns of schema.ts, with their nullability and kinds', async () => {
+  const db = t.deps.db;
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const live = byTable(postgres ? await postgresColumns(db) : await sqliteColumns(db));
+  assert.deepEqual(live, COLUMNS);
+});
+
+test('kinds: every declared type the migrations use is known', () => {
+  assert.deepEqual(
+    ['INTEGER', 'bigint', 'varchar(255)', 'TEXT', 'character varying', 'text', 'boolean', 'double precision', 'real', 'blob'].map(kindOf),
+    ['integer', 'integer', 'text', 'text', 'text', 'text', 'boolean', 'real', 'real', 'unknown type blob'],
+  );
+});
