@@ -157,7 +157,9 @@ export const gitHttpRoutes: FastifyPluginAsync = async (app) => {
           beforeEnd: async () => {
             if (!push || !actor) return;
             try {
-              await recordRefUpdates(deps, project.row, actor.user.id, await push.refUpdates());
+              const outcome = await recordRefUpdates(deps, project.row, actor.user.id, await push.refUpdates());
+              // The job stays queued for a retry; the push itself has happened.
+              if (outcome && !outcome.ok) req.log.error({ err: outcome.error, job: outcome.id }, 'recording a push failed; it will be retried');
             } catch (error) {
               req.log.error({ err: error }, 'recording a push failed');
             } finally {
