@@ -1,4 +1,4 @@
-// Migration 0008 on a database holding settings as JSON (as 0006 left them): every value reaches
+// Migration 0008 on a database holding settings as JSON (as 0007 left them): every value reaches
 // its column, tokens end up encrypted, and the declarations' defaults are the columns' defaults.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -22,9 +22,10 @@ import * as m0003 from './0003_list_counts_and_search.ts';
 import * as m0004 from './0004_repositories.ts';
 import * as m0005 from './0005_protected_refs.ts';
 import * as m0006 from './0006_authorized_projects_by_level.ts';
+import * as m0007 from './0007_background_jobs_and_instance.ts';
 
-const BEFORE = [m0001, m0002, m0003, m0004, m0005, m0006];
-const BEFORE_NAMES = ['0001_users_and_tokens', '0002_namespaces_projects_members_events', '0003_list_counts_and_search', '0004_repositories', '0005_protected_refs', '0006_authorized_projects_by_level'];
+const BEFORE = [m0001, m0002, m0003, m0004, m0005, m0006, m0007];
+const BEFORE_NAMES = ['0001_users_and_tokens', '0002_namespaces_projects_members_events', '0003_list_counts_and_search', '0004_repositories', '0005_protected_refs', '0006_authorized_projects_by_level', '0007_background_jobs_and_instance'];
 
 const url = process.env.DATABASE_URL || null;
 let database: Database;
