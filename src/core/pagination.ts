@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Compilable, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { DomainError, paramError } from './errors.ts';
+import { paramError } from './errors.ts';
 import { toQuery, toQueryParts } from './query-string.ts';
 
 export const DEFAULT_PER_PAGE = 20;
@@ -133,7 +133,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   options: OffsetOptions = {},
 ): Promise<O[]> {
-  if (wantsKeyset(req) && options.keyset !== 'ignore') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+  if (wantsKeyset(req) && options.keyset !== 'ignore') throw paramError(KEYSET_UNAVAILABLE, 405);
   return offsetPage(req, reply, query, options);
 }
 
@@ -173,10 +173,9 @@ async function offsetPage<DB, TB extends keyof DB, O>(
 ): Promise<O[]> {
   const page = pageOf(req.query as Page & { per_page?: number });
   if (options.offsetCapType && page.page * page.perPage > OFFSET_LIMIT) {
-    throw new DomainError(
-      'param',
+    throw paramError(
       `Offset pagination has a maximum allowed offset of ${OFFSET_LIMIT} for requests that return objects of type ${options.offsetCapType}. Remaining records can be retrieved using keyset pagination.`,
-      { status: 405 },
+      405,
     );
   }
   // One row beyond the page tells whether a next page exists when the total is not counted.
@@ -267,7 +266,7 @@ export async function paginateWithKeyset<DB, TB extends keyof DB, O>(
   options: OffsetOptions = {},
 ): Promise<O[]> {
   const keyset = wantsKeyset(req) && options.keyset !== 'ignore';
-  if (keyset && options.keyset === 'refuse') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+  if (keyset && options.keyset === 'refuse') throw paramError(KEYSET_UNAVAILABLE, 405);
   if (!keyset) return offsetPage(req, reply, query.orderBy(sql.ref(order.column), order.direction).orderBy(sql.ref(order.idColumn), order.direction), options);
   const { perPage } = pageOf(req.query as { per_page?: number });
   const cursor = decodeCursor(req.rawParams.cursor, order.column === order.idColumn);

@@ -18,7 +18,7 @@ function parse(schema: Parameters<typeof parseParams>[0], data: unknown): unknow
     return parseParams(schema, data);
   } catch (error) {
     assert.ok(error instanceof DomainError);
-    assert.equal(error.kind, 'param');
+    assert.equal(error.shape, 'error');
     assert.equal(error.status, 400);
     return `error: ${error.message}`;
   }

@@ -6,17 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
-import {
-  DomainError,
-  IMPERSONATION_DISABLED,
-  TOKEN_EXPIRED,
-  TOKEN_REVOKED,
-  forbidden,
-  insufficientScope,
-  invalidToken,
-  notFound,
-  unauthorized,
-} from '../errors.ts';
+import { DomainError, IMPERSONATION_DISABLED, TOKEN_EXPIRED, TOKEN_REVOKED, apiError, forbidden, insufficientScope, invalidToken, notFound, unauthorized } from '../errors.ts';
 import type { Actor, CredentialKind, RouteAuth } from './actor.ts';
 import { JOB_TOKEN_PREFIX, type JobTokenResolver, type JobTokenResult } from './job-tokens.ts';
 import { acceptedScopes, hasAnyScope, registeredScopes } from './scopes.ts';
@@ -277,11 +267,11 @@ export async function resolveGitClient(deps: ResolveDeps, credentials: BasicCred
   if (!found) found = await quietly(fromPersonalToken(deps, password, now));
   if (!found) {
     const user = await checkPassword(login, password);
-    if (user?.two_factor_enabled) throw new DomainError('unauthorized', gitTokenRequired(deps.config));
+    if (user?.two_factor_enabled) throw apiError(401, gitTokenRequired(deps.config));
     if (user) found = { user, via: 'password', scopes: [], tokenId: null, impersonation: false, jobId: null };
   }
   if (!found) return null;
-  if (found.user.state === 'deactivated') throw new DomainError('forbidden', accessDeniedReason(deps.config, found.user) as string);
+  if (found.user.state === 'deactivated') throw apiError(403, accessDeniedReason(deps.config, found.user) as string);
   if (found.user.state !== 'active') return null;
   await recordActivity(deps, found.user, now);
   return { ...found, isAdmin: Boolean(found.user.admin), sudoBy: null };

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { adminOnly, requireUser } from '../../core/access/guards.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { DomainError, badRequest, notFound, unauthorized } from '../../core/errors.ts';
+import { apiError, badRequest, notFound, unauthorized } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import { findUserById } from '../users/users.finder.ts';
 import { findImpersonationToken, findTokenById, findTokens } from './access-tokens.finder.ts';
@@ -94,7 +94,7 @@ export const accessTokenRoutes: FastifyPluginAsync = async (api) => {
     const row = await findTokenById(db, (req.params as { id: number }).id);
     // The platform looks the token up with find (a record-not-found 404, lower-case "found"),
     // then refuses a token the caller may not revoke.
-    if (!row) throw new DomainError('not_found', '404 Not found');
+    if (!row) throw apiError(404, '404 Not found');
     if (!actor.isAdmin && row.user_id !== actor.user.id) throw badRequest();
     await revokeToken(db, row.id, now());
     return reply.code(204).send();

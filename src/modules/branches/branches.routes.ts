@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireUser } from '../../core/access/guards.ts';
-import { DomainError, notFound } from '../../core/errors.ts';
+import { apiError, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { validBranchName } from '../../git/args.ts';
 import { projectWebUrl } from '../projects/projects.presenter.ts';
@@ -18,7 +18,7 @@ import { createBranch, deleteBranch, deleteMergedBranches } from './branches.ser
 import { paginateList, searchRefs } from './ref-list.ts';
 
 /** find_branch!'s answer to a name git would refuse. */
-const invalidRefname = () => new DomainError('bad_request', 'The branch refname is invalid');
+const invalidRefname = () => apiError(400, 'The branch refname is invalid');
 
 function branchIn(branches: Branches, name: string): BranchRef {
   const branch = branches.byName.get(name);

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { accessToProject, findProject } from '../../core/access/loaders.ts';
-import { DomainError, forbidden, notFound, paramError } from '../../core/errors.ts';
+import { forbidden, notFound, paramError } from '../../core/errors.ts';
 import { KEYSET_UNAVAILABLE, pageOf, setOffsetHeaders, wantsKeyset } from '../../core/pagination.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { safeRepoPath } from '../../git/args.ts';
@@ -72,7 +72,7 @@ export const commitRoutes: FastifyPluginAsync = async (api) => {
       preHandler: read,
     },
     async (req, reply) => {
-      if (wantsKeyset(req)) throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+      if (wantsKeyset(req)) throw paramError(KEYSET_UNAVAILABLE, 405);
       const q = req.query as ListCommitsQuery;
       const { row } = req.project;
       const path = q.path === undefined || q.path === '' ? undefined : safeRepoPath(q.path);

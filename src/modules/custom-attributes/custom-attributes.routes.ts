@@ -4,7 +4,7 @@
 // callers are 401 before either, through the route's config).
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify';
-import { DomainError, forbidden } from '../../core/errors.ts';
+import { apiError, forbidden } from '../../core/errors.ts';
 import { Params } from '../../core/params.ts';
 import { findCustomAttribute, listCustomAttributes } from './custom-attributes.finder.ts';
 import { SetCustomAttributeBody } from './custom-attributes.schemas.ts';
@@ -45,7 +45,7 @@ export function customAttributeRoutes(api: FastifyInstance, options: CustomAttri
   api.get(`${base}/:key`, { schema: { params: byKey }, ...read }, async (req) => {
     const attribute = await findCustomAttribute(deps.db, subject, await ownerFor(req), keyOf(req));
     // A record lookup that fails answers the platform's generic "404 Not found" (lower-case f).
-    if (!attribute) throw new DomainError('not_found', '404 Not found');
+    if (!attribute) throw apiError(404, '404 Not found');
     return attribute;
   });
 

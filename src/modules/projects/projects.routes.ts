@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { requireAdmin, requireUser } from '../../core/access/guards.ts';
 import { findProject, loadGroup, loadProject } from '../../core/access/loaders.ts';
-import { DomainError, notFound } from '../../core/errors.ts';
+import { notFound, paramError } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { KEYSET_UNAVAILABLE, paginate, paginateByKeysetFilter, wantsKeyset } from '../../core/pagination.ts';
 import type { ProjectRow } from '../../db/schema.ts';
@@ -90,7 +90,7 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
 
     let rows: ProjectRow[];
     if (wantsKeyset(req)) {
-      if (!forms.keyset || orderBy !== 'id') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+      if (!forms.keyset || orderBy !== 'id') throw paramError(KEYSET_UNAVAILABLE, 405);
       rows = await paginateByKeysetFilter(req, reply, ordered, { param: 'id', key: 'id', direction: sort });
     } else {
       const countParts = countPartsOf(db, actor, q, visible, ordered);

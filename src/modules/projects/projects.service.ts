@@ -7,7 +7,7 @@ import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '..
 import { ACCESS, VISIBILITY, visibilityName } from '../../core/access/levels.ts';
 import { type LoadedProject, groupSettings } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { DomainError, type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
+import { type FieldErrors, apiError, errorList, forbidden, invalidFields } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
@@ -209,7 +209,7 @@ export const REPOSITORY_READ_ONLY_MESSAGE = 'The repository is temporarily read-
  * when its pre-receive check refuses an API commit; push code reports REPOSITORY_READ_ONLY_MESSAGE
  * in its own protocol.
  */
-const repositoryReadOnly = () => new DomainError('bad_request', REPOSITORY_READ_ONLY_MESSAGE);
+const repositoryReadOnly = () => apiError(400, REPOSITORY_READ_ONLY_MESSAGE);
 
 /** Refuses a write to the project's repository while it is read-only. */
 export function assertWritable(project: Pick<ProjectRow, 'repository_read_only'>): void {

@@ -2,7 +2,7 @@
 // exists is a 409, a model refusal a 422 listing full messages, a rule the caller could not
 // unprotect a 403 (whether it is being created or removed, as the paid tiers rule).
 import { ACCESS } from '../../core/access/levels.ts';
-import { DomainError, conflict, forbidden, messageList } from '../../core/errors.ts';
+import { apiError, conflict, forbidden, messageList } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ServiceDeps } from '../users/users.service.ts';
@@ -18,7 +18,7 @@ import { type Pusher, canUnprotect } from './protected-refs.rules.ts';
 import type { ProtectBranchBody, ProtectTagBody } from './protected-refs.schemas.ts';
 
 /** The platform's find_by! miss. */
-export const ruleNotFound = () => new DomainError('not_found', '404 Not found');
+export const ruleNotFound = () => apiError(404, '404 Not found');
 
 
 const BLANK_NAME = "Name can't be blank";

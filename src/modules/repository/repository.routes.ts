@@ -4,7 +4,7 @@
 // repositories.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, notFound, paramError } from '../../core/errors.ts';
+import { notFound, paramError } from '../../core/errors.ts';
 import { pageOf, setOffsetHeaders } from '../../core/pagination.ts';
 import { safeRepoPath } from '../../git/args.ts';
 import { type ArchiveFormat, archiveStream } from '../../git/archive.ts';
@@ -56,7 +56,7 @@ export const repositoryRoutes: FastifyPluginAsync = async (api) => {
   async function archive(req: FastifyRequest, reply: FastifyReply) {
     const extension = (req.params as ArchiveParams).format;
     // Other extensions do not route on the platform.
-    if (extension !== undefined && !(ARCHIVE_EXTENSIONS as readonly string[]).includes(extension)) throw new DomainError('param', '404 Not Found', { status: 404 });
+    if (extension !== undefined && !(ARCHIVE_EXTENSIONS as readonly string[]).includes(extension)) throw paramError('404 Not Found', 404);
     const q = req.query as ArchiveQuery;
     const path = q.path === undefined ? '' : treePath(q.path);
     const { row } = req.project;
