@@ -4,6 +4,7 @@
 // would refuse is a 400 before git is asked anything.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { loadedProject } from '../../core/access/loaders.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { apiError, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
@@ -33,8 +34,8 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
   const write = loadRepository('push_code');
 
   function view(req: FastifyRequest, protections: RefProtections, merged: ReadonlySet<string>): BranchView {
-    const row = req.project.row;
-    return { protections, pusher: pusherOf(req.project, req.actor), defaultBranch: row.default_branch, merged, projectWebUrl: projectWebUrl(config.externalUrl, row) };
+    const row = loadedProject(req).row;
+    return { protections, pusher: pusherOf(loadedProject(req), req.actor), defaultBranch: row.default_branch, merged, projectWebUrl: projectWebUrl(config.externalUrl, row) };
   }
 
   /** The branch named in the path; a name git would refuse is a 400. */
@@ -45,7 +46,7 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
   }
 
   async function showBranch(req: FastifyRequest, dir: string | null, name: string): Promise<Branch> {
-    const row = req.project.row;
+    const row = loadedProject(req).row;
     const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(db, row.id)]);
     const branch = branchIn(branches, name);
     return presentBranch(branch, view(req, protections, await mergedBranches(dir, branches, row.default_branch)));
@@ -55,7 +56,7 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
     '/projects/:id/repository/branches',
     { schema: { params: ProjectParams, querystring: ListBranchesQuery, response: { 200: Type.Array(BranchEntity) } }, preHandler: read },
     async (req, reply) => {
-      const row = req.project.row;
+      const row = loadedProject(req).row;
       const dir = repositoryDir(config, row);
       const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(db, row.id)]);
       const page = paginateList(req, reply, searchRefs(branches.list, (req.query as ListBranchesQuery).search));
@@ -66,33 +67,33 @@ export const branchRoutes: FastifyPluginAsync = async (api) => {
 
   // Before the GET below, which would otherwise answer HEAD itself: 204 or 404, never a body.
   api.head('/projects/:id/repository/branches/:branch', { schema: { params: BranchParams }, preHandler: read }, async (req, reply) => {
-    const branches = await readBranches(repositoryDir(config, req.project.row));
+    const branches = await readBranches(repositoryDir(config, loadedProject(req).row));
     return reply.code(branches.byName.has((req.params as BranchParams).branch) ? 204 : 404).send();
   });
 
   api.get('/projects/:id/repository/branches/:branch', { schema: { params: BranchParams, response: { 200: BranchEntity } }, preHandler: read }, async (req) => {
-    return showBranch(req, repositoryDir(config, req.project.row), branchName(req));
+    return showBranch(req, repositoryDir(config, loadedProject(req).row), branchName(req));
   });
 
   api.post('/projects/:id/repository/branches', { schema: { params: ProjectParams, body: CreateBranchBody, response: { 201: BranchEntity } }, preHandler: write }, async (req, reply) => {
     const body = req.body as CreateBranchBody;
-    const dir = requireRepositoryDir(config, req.project.row);
-    await createBranch(deps, req.project, requireUser(req), dir, body.branch, body.ref);
+    const dir = requireRepositoryDir(config, loadedProject(req).row);
+    await createBranch(deps, loadedProject(req), requireUser(req), dir, body.branch, body.ref);
     reply.code(201);
     return showBranch(req, dir, body.branch);
   });
 
   api.delete('/projects/:id/repository/branches/:branch', { schema: { params: BranchParams }, preHandler: write }, async (req, reply) => {
     const name = branchName(req);
-    const dir = requireRepositoryDir(config, req.project.row);
+    const dir = requireRepositoryDir(config, loadedProject(req).row);
     const branch = branchIn(await readBranches(dir), name);
     checkUnmodifiedSince(req.headers['if-unmodified-since'], branch.details.author.timestamp * 1000);
-    await deleteBranch(deps, req.project, requireUser(req), dir, branch);
+    await deleteBranch(deps, loadedProject(req), requireUser(req), dir, branch);
     return reply.code(204).send();
   });
 
   api.delete('/projects/:id/repository/merged_branches', { schema: { params: ProjectParams }, preHandler: write }, async (req, reply) => {
-    await deleteMergedBranches(deps, req.project, requireUser(req), requireRepositoryDir(config, req.project.row));
+    await deleteMergedBranches(deps, loadedProject(req), requireUser(req), requireRepositoryDir(config, loadedProject(req).row));
     return reply.code(202).send({ message: '202 Accepted' });
   });
 };

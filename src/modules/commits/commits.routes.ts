@@ -4,7 +4,7 @@
 // needs a push to the branch, refused with 403 as authorize_push_to_branch! does.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { accessToProject, findProject } from '../../core/access/loaders.ts';
+import { accessToProject, findProject, loadedProject } from '../../core/access/loaders.ts';
 import { forbidden, notFound, paramError } from '../../core/errors.ts';
 import { KEYSET_UNAVAILABLE, pageOf, setOffsetHeaders, wantsKeyset } from '../../core/pagination.ts';
 import type { ProjectRow } from '../../db/schema.ts';
@@ -74,7 +74,7 @@ export const commitRoutes: FastifyPluginAsync = async (api) => {
     async (req, reply) => {
       if (wantsKeyset(req)) throw paramError(KEYSET_UNAVAILABLE, 405);
       const q = req.query as ListCommitsQuery;
-      const { row } = req.project;
+      const { row } = loadedProject(req);
       const path = q.path === undefined || q.path === '' ? undefined : safeRepoPath(q.path);
       if (path === null) throw paramError('path should be a valid file path');
       const page = pageOf(q);
@@ -103,7 +103,7 @@ export const commitRoutes: FastifyPluginAsync = async (api) => {
     '/projects/:id/repository/commits/:sha',
     { schema: { params: CommitParams, querystring: ShowCommitQuery, response: { 200: CommitDetailEntity } }, preHandler: read },
     async (req) => {
-      const { row } = req.project;
+      const { row } = loadedProject(req);
       return detail(row, (req.params as CommitParams).sha, Boolean((req.query as ShowCommitQuery).stats));
     },
   );
@@ -114,14 +114,14 @@ export const commitRoutes: FastifyPluginAsync = async (api) => {
     async (req, reply) => {
       const body = req.body as CreateCommitBody;
       const actions = actionInputs(body.actions);
-      const { row } = req.project;
+      const { row } = loadedProject(req);
       if (body.start_project !== undefined) {
         const start = await findProject(req, body.start_project);
         if (!start || !(await accessToProject(req, start.row)).can.has('read_project')) throw notFound('Project');
         // Forks do not exist here: the only project a commit may start from is this one.
         if (start.row.id !== row.id) throw forbidden(`Project is not included in the fork network for ${start.row.name_with_namespace}`);
       }
-      const id = await commitChange(deps, { project: req.project, actor: req.actor }, {
+      const id = await commitChange(deps, { project: loadedProject(req), actor: req.actor }, {
         branch: body.branch,
         startBranch: body.start_branch,
         startSha: body.start_sha,

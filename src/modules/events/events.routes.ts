@@ -1,7 +1,7 @@
 // Activity events (spec Part 2 §4.6): the caller's own, a user's, and a project's.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { loadProject } from '../../core/access/loaders.ts';
+import { loadProject, loadedProject } from '../../core/access/loaders.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { notFound } from '../../core/errors.ts';
 import { pageOf, paginate, setOffsetHeaders } from '../../core/pagination.ts';
@@ -51,6 +51,6 @@ export const eventRoutes: FastifyPluginAsync = async (api) => {
   api.get(
     '/projects/:id/events',
     { schema: { params: ProjectEventsParams, querystring: ListEventsQuery, response }, preHandler: loadProject('read_project') },
-    async (req, reply) => list(req, reply, { projectId: req.project.row.id }, req.query as ListEventsQuery),
+    async (req, reply) => list(req, reply, { projectId: loadedProject(req).row.id }, req.query as ListEventsQuery),
   );
 };

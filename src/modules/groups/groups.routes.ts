@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { globalAbilities } from '../../core/access/abilities.ts';
 import { requireUser } from '../../core/access/guards.ts';
-import { accessToGroup, findGroup, loadGroup } from '../../core/access/loaders.ts';
+import { accessToGroup, findGroup, loadGroup, loadedGroup } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
@@ -102,7 +102,7 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
 
   api.get('/groups/:id', { schema: { ...byId, querystring: ShowGroupQuery }, preHandler: loadGroup('read_group') }, async (req) => {
     const q = req.query as ShowGroupQuery;
-    const { row, can } = req.group;
+    const { row, can } = loadedGroup(req);
     const withCustomAttributes = q.with_custom_attributes === true;
     if (q.with_projects === false) return presentGroup(row, await listView([row], req.actor, { with_custom_attributes: withCustomAttributes }));
     const runnersToken = can.has('admin_group') ? await ensureRunnersToken(deps, row) : null;
@@ -110,7 +110,7 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
   });
 
   api.put('/groups/:id', { schema: { ...byId, body: UpdateGroupBody }, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req) => {
-    const { row } = req.group;
+    const { row } = loadedGroup(req);
     const parent = row.parent_id === null ? null : await findGroup(req, String(row.parent_id));
     const administersParent = parent !== null && (await accessToGroup(req, parent)).can.has('admin_group');
     const updated = await updateGroup(deps, row, req.body as UpdateGroupBody, { parent, administersParent });
@@ -118,18 +118,18 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
   });
 
   api.delete('/groups/:id', { schema: byId, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req, reply) => {
-    const { row } = req.group;
+    const { row } = loadedGroup(req);
     checkUnmodifiedSince(req.headers['if-unmodified-since'], Date.parse(row.updated_at));
     await deleteGroup(deps, row);
     return reply.code(202).send({ message: '202 Accepted' });
   });
 
   api.get('/groups/:id/subgroups', { schema: { ...byId, querystring: ListGroupsQuery }, preHandler: loadGroup('read_group') }, (req, reply) =>
-    listGroups(req, reply, { parent: req.group.row }),
+    listGroups(req, reply, { parent: loadedGroup(req).row }),
   );
 
   api.get('/groups/:id/descendant_groups', { schema: { ...byId, querystring: ListGroupsQuery }, preHandler: loadGroup('read_group') }, (req, reply) =>
-    listGroups(req, reply, { parent: req.group.row, descendants: true }),
+    listGroups(req, reply, { parent: loadedGroup(req).row, descendants: true }),
   );
 
   // Custom attributes: the group must be visible (404), then the caller an administrator (403).
@@ -139,7 +139,7 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
     id: GroupIdParams.properties.id,
     load: async (req) => {
       await loadGroup('read_group')(req);
-      return req.group.row.id;
+      return loadedGroup(req).row.id;
     },
   });
 };

@@ -4,7 +4,7 @@
 // for managers and for members leaving on their own.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { loadGroup, loadProject } from '../../core/access/loaders.ts';
+import { loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { notFound } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
@@ -39,15 +39,15 @@ const KINDS: SourceKind[] = [
     prefix: '/projects/:id',
     read: loadProject('read_project_member'),
     manage: loadProject('admin_project_member'),
-    source: (req) => projectSource(req.project.row, req.project.namespace),
-    canManage: (req) => req.project.can.has('admin_project_member'),
+    source: (req) => projectSource(loadedProject(req).row, loadedProject(req).namespace),
+    canManage: (req) => loadedProject(req).can.has('admin_project_member'),
   },
   {
     prefix: '/groups/:id',
     read: loadGroup('read_group_member'),
     manage: loadGroup('admin_group_member'),
-    source: (req) => groupSource(req.group.row),
-    canManage: (req) => req.group.can.has('admin_group_member'),
+    source: (req) => groupSource(loadedGroup(req).row),
+    canManage: (req) => loadedGroup(req).can.has('admin_group_member'),
   },
 ];
 

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { requireUser } from '../../core/access/guards.ts';
-import { loadProject } from '../../core/access/loaders.ts';
+import { loadProject, loadedProject } from '../../core/access/loaders.ts';
 import { unauthorized } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import { findProjectTokens } from './project-access-tokens.finder.ts';
@@ -27,7 +27,7 @@ export const projectAccessTokenRoutes: FastifyPluginAsync = async (api) => {
   const today = () => deps.now().toISOString().slice(0, 10);
 
   function requireReader(req: FastifyRequest): void {
-    if (!req.project.can.has('admin_project')) throw unauthorized();
+    if (!loadedProject(req).can.has('admin_project')) throw unauthorized();
   }
 
   api.get(
@@ -35,7 +35,7 @@ export const projectAccessTokenRoutes: FastifyPluginAsync = async (api) => {
     { schema: { params: ProjectParams, querystring: ListProjectTokensQuery, response: { 200: Type.Array(ProjectAccessTokenEntity) } }, config: REQUIRED, preHandler: readable },
     async (req, reply) => {
       requireReader(req);
-      const rows = await paginate(req, reply, findProjectTokens(deps.db, req.project.row.id));
+      const rows = await paginate(req, reply, findProjectTokens(deps.db, loadedProject(req).row.id));
       const day = today();
       return rows.map((r) => presentProjectToken(r, day));
     },
@@ -46,7 +46,7 @@ export const projectAccessTokenRoutes: FastifyPluginAsync = async (api) => {
     { schema: { params: TokenParams, response: { 200: ProjectAccessTokenEntity } }, config: REQUIRED, preHandler: readable },
     async (req) => {
       requireReader(req);
-      const row = await findTokenOrFail(deps, req.project.row.id, (req.params as { token_id: string }).token_id);
+      const row = await findTokenOrFail(deps, loadedProject(req).row.id, (req.params as { token_id: string }).token_id);
       return presentProjectToken(row, today());
     },
   );
@@ -55,14 +55,14 @@ export const projectAccessTokenRoutes: FastifyPluginAsync = async (api) => {
     '/projects/:id/access_tokens',
     { schema: { params: ProjectParams, body: CreateProjectTokenBody, response: { 201: ProjectAccessTokenWithSecretEntity } }, config: REQUIRED, preHandler: readable },
     async (req, reply) => {
-      const { row, token, accessLevel } = await createProjectAccessToken(deps, req.project, requireUser(req), req.body as CreateProjectTokenBody);
+      const { row, token, accessLevel } = await createProjectAccessToken(deps, loadedProject(req), requireUser(req), req.body as CreateProjectTokenBody);
       reply.code(201);
       return { ...presentProjectToken({ ...row, access_level: accessLevel }, today()), token };
     },
   );
 
   api.delete('/projects/:id/access_tokens/:token_id', { schema: { params: TokenParams }, config: REQUIRED, preHandler: readable }, async (req, reply) => {
-    await revokeProjectAccessToken(deps, req.project, requireUser(req), (req.params as { token_id: string }).token_id);
+    await revokeProjectAccessToken(deps, loadedProject(req), requireUser(req), (req.params as { token_id: string }).token_id);
     return reply.code(204).send();
   });
 };

@@ -2,7 +2,7 @@
 // (show, create, update, delete, archive, star, users, custom attributes).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { requireAdmin, requireUser } from '../../core/access/guards.ts';
-import { findProject, loadGroup, loadProject } from '../../core/access/loaders.ts';
+import { findProject, loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
 import { notFound, paramError } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { KEYSET_UNAVAILABLE, paginate, paginateByKeysetFilter, wantsKeyset } from '../../core/pagination.ts';
@@ -126,7 +126,7 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
     const q = req.query as GroupProjectsQuery;
     const admin = req.actor?.isAdmin ?? false;
     const visible = visibleProjects(db, req.actor, q);
-    const query = filterProjects(groupProjectsOf(visible, req.group.row, q.include_subgroups ?? false), req.actor, q, { admin });
+    const query = filterProjects(groupProjectsOf(visible, loadedGroup(req).row, q.include_subgroups ?? false), req.actor, q, { admin });
     // The platform answers a group's projects in the full form without permissions, to everyone,
     // with offset pagination only.
     return list(req, reply, visible, query, q, { anonymous: 'full', signedIn: 'full', keyset: false });
@@ -161,16 +161,16 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
   api.get('/projects/:id', { schema: { params: ProjectIdParams, querystring: ShowProjectQuery }, preHandler: loadProject('read_project') }, async (req) => {
     const q = req.query as ShowProjectQuery;
     const options = { statistics: q.statistics, license: q.license, customAttributes: (req.actor?.isAdmin ?? false) && q.with_custom_attributes, adminFields: true };
-    return present(req, req.project.row, req.actor ? 'with_access' : 'simple', options);
+    return present(req, loadedProject(req).row, req.actor ? 'with_access' : 'simple', options);
   });
 
   api.put('/projects/:id', { schema: { params: ProjectIdParams, body: UpdateProjectBody }, config: SIGNED_IN, preHandler: loadProject('admin_project') }, async (req) => {
-    const row = await updateProject(deps, requireUser(req), req.project, req.body as UpdateProjectBody);
+    const row = await updateProject(deps, requireUser(req), loadedProject(req), req.body as UpdateProjectBody);
     return present(req, row, 'full', { adminFields: true });
   });
 
   api.delete('/projects/:id', { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('remove_project') }, async (req, reply) => {
-    const row = req.project.row;
+    const row = loadedProject(req).row;
     checkUnmodifiedSince(req.headers['if-unmodified-since'], Date.parse(row.updated_at));
     await deleteProject(deps, row);
     return reply.code(202).send({ message: '202 Accepted' });
@@ -178,7 +178,7 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
 
   for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
     api.post(`/projects/:id/${action}`, { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('archive_project') }, async (req, reply) => {
-      const row = await setArchived(deps, req.project.row, archived);
+      const row = await setArchived(deps, loadedProject(req).row, archived);
       reply.code(201);
       return present(req, row, 'full');
     });
@@ -188,8 +188,8 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
   for (const [action, change] of [['star', starProject], ['unstar', unstarProject]] as const) {
     api.post(`/projects/:id/${action}`, { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('read_project') }, async (req, reply) => {
       const actor = requireUser(req);
-      if (!(await change(deps, actor.user.id, req.project.row.id))) return reply.code(304).send();
-      const row = (await findProjectById(db, req.project.row.id)) as ProjectRow;
+      if (!(await change(deps, actor.user.id, loadedProject(req).row.id))) return reply.code(304).send();
+      const row = (await findProjectById(db, loadedProject(req).row.id)) as ProjectRow;
       reply.code(201);
       return present(req, row, 'full');
     });
@@ -197,7 +197,7 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
 
   api.get('/projects/:id/users', { schema: { params: ProjectIdParams, querystring: ProjectUsersQuery }, preHandler: loadProject('read_project') }, async (req, reply) => {
     const q = req.query as ProjectUsersQuery;
-    let query = projectUsers(db, req.project.row.id);
+    let query = projectUsers(db, loadedProject(req).row.id);
     if (q.skip_users?.length) query = query.where('users.id', 'not in', q.skip_users);
     const search = q.search?.trim() ? userSearch(q.search) : null;
     const matching = search?.where;

@@ -5,7 +5,7 @@
 // callers included.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { loadProject } from '../../core/access/loaders.ts';
+import { loadProject, loadedProject } from '../../core/access/loaders.ts';
 import { paginate } from '../../core/pagination.ts';
 import { branchAccessLevels, findProtectedBranch, findProtectedBranches, findProtectedTag, findProtectedTags, tagAccessLevels } from './protected-refs.finder.ts';
 import { presentProtectedBranch, presentProtectedTag } from './protected-refs.presenter.ts';
@@ -35,7 +35,7 @@ export const protectedRefRoutes: FastifyPluginAsync = async (api) => {
     '/projects/:id/protected_branches',
     { schema: { params: ProjectParams, querystring: ListProtectedBranchesQuery, response: { 200: Type.Array(ProtectedBranchEntity) } }, preHandler: branches },
     async (req, reply) => {
-      const projectId = req.project.row.id;
+      const projectId = loadedProject(req).row.id;
       const rows = await paginate(req, reply, findProtectedBranches(db, projectId, req.query as ListProtectedBranchesQuery));
       const levels = await branchAccessLevels(db, projectId, rows.map((r) => r.id));
       return rows.map((r) => presentProtectedBranch(r, levels.get(r.id) ?? []));
@@ -43,7 +43,7 @@ export const protectedRefRoutes: FastifyPluginAsync = async (api) => {
   );
 
   api.get('/projects/:id/protected_branches/:name', { schema: { params: RuleParams, response: { 200: ProtectedBranchEntity } }, preHandler: branches }, async (req) => {
-    const projectId = req.project.row.id;
+    const projectId = loadedProject(req).row.id;
     const row = await findProtectedBranch(db, projectId, ruleName(req.params));
     if (!row) throw ruleNotFound();
     const levels = await branchAccessLevels(db, projectId, [row.id]);
@@ -54,14 +54,14 @@ export const protectedRefRoutes: FastifyPluginAsync = async (api) => {
     '/projects/:id/protected_branches',
     { schema: { params: ProjectParams, body: ProtectBranchBody, response: { 201: ProtectedBranchEntity } }, preHandler: branches },
     async (req, reply) => {
-      const { row, levels } = await protectBranch(deps, req.project.row.id, pusherOf(req.project, req.actor), req.body as ProtectBranchBody);
+      const { row, levels } = await protectBranch(deps, loadedProject(req).row.id, pusherOf(loadedProject(req), req.actor), req.body as ProtectBranchBody);
       reply.code(201);
       return presentProtectedBranch(row, levels);
     },
   );
 
   api.delete('/projects/:id/protected_branches/:name', { schema: { params: RuleParams }, preHandler: branches }, async (req, reply) => {
-    await unprotectBranch(deps, req.project.row.id, pusherOf(req.project, req.actor), ruleName(req.params), req.headers['if-unmodified-since']);
+    await unprotectBranch(deps, loadedProject(req).row.id, pusherOf(loadedProject(req), req.actor), ruleName(req.params), req.headers['if-unmodified-since']);
     return reply.code(204).send();
   });
 
@@ -71,7 +71,7 @@ export const protectedRefRoutes: FastifyPluginAsync = async (api) => {
     '/projects/:id/protected_tags',
     { schema: { params: ProjectParams, querystring: ListProtectedTagsQuery, response: { 200: Type.Array(ProtectedTagEntity) } }, preHandler: tags },
     async (req, reply) => {
-      const projectId = req.project.row.id;
+      const projectId = loadedProject(req).row.id;
       const rows = await paginate(req, reply, findProtectedTags(db, projectId));
       const levels = await tagAccessLevels(db, projectId, rows.map((r) => r.id));
       return rows.map((r) => presentProtectedTag(r, levels.get(r.id) ?? []));
@@ -79,7 +79,7 @@ export const protectedRefRoutes: FastifyPluginAsync = async (api) => {
   );
 
   api.get('/projects/:id/protected_tags/:name', { schema: { params: RuleParams, response: { 200: ProtectedTagEntity } }, preHandler: tags }, async (req) => {
-    const projectId = req.project.row.id;
+    const projectId = loadedProject(req).row.id;
     const row = await findProtectedTag(db, projectId, ruleName(req.params));
     if (!row) throw ruleNotFound();
     const levels = await tagAccessLevels(db, projectId, [row.id]);
@@ -87,13 +87,13 @@ export const protectedRefRoutes: FastifyPluginAsync = async (api) => {
   });
 
   api.post('/projects/:id/protected_tags', { schema: { params: ProjectParams, body: ProtectTagBody, response: { 201: ProtectedTagEntity } }, preHandler: tags }, async (req, reply) => {
-    const { row, levels } = await protectTag(deps, req.project.row.id, req.body as ProtectTagBody);
+    const { row, levels } = await protectTag(deps, loadedProject(req).row.id, req.body as ProtectTagBody);
     reply.code(201);
     return presentProtectedTag(row, levels);
   });
 
   api.delete('/projects/:id/protected_tags/:name', { schema: { params: RuleParams }, preHandler: tags }, async (req, reply) => {
-    await unprotectTag(deps, req.project.row.id, ruleName(req.params), req.headers['if-unmodified-since']);
+    await unprotectTag(deps, loadedProject(req).row.id, ruleName(req.params), req.headers['if-unmodified-since']);
     return reply.code(204).send();
   });
 };

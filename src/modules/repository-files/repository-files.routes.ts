@@ -3,6 +3,7 @@
 // Reads need download_code and work without authentication on public repositories; writes need
 // push_code (403), then a push to the branch (400 "You are not allowed to push into this branch").
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { loadedProject } from '../../core/access/loaders.ts';
 import { notFound, paramError } from '../../core/errors.ts';
 import { resolveRevision } from '../commits/commits.finder.ts';
 import { loadRepository, repositoryDir } from '../repository/repository.access.ts';
@@ -49,7 +50,7 @@ export const repositoryFileRoutes: FastifyPluginAsync = async (api) => {
   /** The file at a ref: 404 "404 Commit Not Found" when the ref names no commit, "404 File Not Found" when the file is not there. */
   async function fileAt(req: FastifyRequest, ref: string): Promise<FoundFile> {
     const filePath = filePathOf(req);
-    const dir = repositoryDir(config, req.project.row);
+    const dir = repositoryDir(config, loadedProject(req).row);
     const commitId = await resolveRevision(dir, ref);
     if (dir === null || commitId === null) throw notFound('Commit');
     const file = await findFile(dir, commitId, filePath);
@@ -87,7 +88,7 @@ export const repositoryFileRoutes: FastifyPluginAsync = async (api) => {
     async (req, reply) => {
       const body = req.body as WriteFileBody;
       const filePath = filePathOf(req);
-      await createFile(deps, { project: req.project, actor: req.actor }, filePath, body);
+      await createFile(deps, { project: loadedProject(req), actor: req.actor }, filePath, body);
       reply.code(201);
       return { file_path: filePath, branch: body.branch };
     },
@@ -99,13 +100,13 @@ export const repositoryFileRoutes: FastifyPluginAsync = async (api) => {
     async (req) => {
       const body = req.body as WriteFileBody;
       const filePath = filePathOf(req);
-      await updateFile(deps, { project: req.project, actor: req.actor }, filePath, body);
+      await updateFile(deps, { project: loadedProject(req), actor: req.actor }, filePath, body);
       return { file_path: filePath, branch: body.branch };
     },
   );
 
   api.delete('/projects/:id/repository/files/:file_path', { schema: { params: FileParams, body: DeleteFileBody }, preHandler: write }, async (req, reply) => {
-    await deleteFile(deps, { project: req.project, actor: req.actor }, filePathOf(req), req.body as DeleteFileBody);
+    await deleteFile(deps, { project: loadedProject(req), actor: req.actor }, filePathOf(req), req.body as DeleteFileBody);
     return reply.code(204).send();
   });
 };

@@ -4,6 +4,7 @@
 // repositories.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { loadedProject } from '../../core/access/loaders.ts';
 import { notFound, paramError } from '../../core/errors.ts';
 import { pageOf, setOffsetHeaders } from '../../core/pagination.ts';
 import { safeRepoPath } from '../../git/args.ts';
@@ -41,7 +42,7 @@ export const repositoryRoutes: FastifyPluginAsync = async (api) => {
     async (req, reply) => {
       const q = req.query as TreeQuery;
       const path = treePath(q.path);
-      const { row } = req.project;
+      const { row } = loadedProject(req);
       const dir = repositoryDir(config, row);
       const commitId = await resolveRevision(dir, q.ref || row.default_branch || 'HEAD');
       if (dir === null || commitId === null) throw notFound('Tree');
@@ -59,7 +60,7 @@ export const repositoryRoutes: FastifyPluginAsync = async (api) => {
     if (extension !== undefined && !(ARCHIVE_EXTENSIONS as readonly string[]).includes(extension)) throw paramError('404 Not Found', 404);
     const q = req.query as ArchiveQuery;
     const path = q.path === undefined ? '' : treePath(q.path);
-    const { row } = req.project;
+    const { row } = loadedProject(req);
     const dir = repositoryDir(config, row);
     const ref = q.sha || (dir !== null ? await readDefaultBranch(dir) : null) || 'HEAD';
     const commitId = await resolveRevision(dir, ref);

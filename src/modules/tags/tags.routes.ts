@@ -3,6 +3,7 @@
 // protected-tag rules.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { loadedProject } from '../../core/access/loaders.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
@@ -23,7 +24,7 @@ export const tagRoutes: FastifyPluginAsync = async (api) => {
   const write = loadRepository('push_code');
 
   async function view(req: FastifyRequest): Promise<TagView> {
-    const row = req.project.row;
+    const row = loadedProject(req).row;
     return { protections: await loadRefProtections(db, row.id), projectWebUrl: projectWebUrl(config.externalUrl, row) };
   }
 
@@ -43,30 +44,30 @@ export const tagRoutes: FastifyPluginAsync = async (api) => {
     { schema: { params: ProjectParams, querystring: ListTagsQuery, response: { 200: Type.Array(TagEntity) } }, preHandler: read },
     async (req, reply) => {
       const query = req.query as ListTagsQuery;
-      const [tags, shown] = await Promise.all([listTags(repositoryDir(config, req.project.row), query.order_by ?? 'updated', query.sort ?? 'desc'), view(req)]);
+      const [tags, shown] = await Promise.all([listTags(repositoryDir(config, loadedProject(req).row), query.order_by ?? 'updated', query.sort ?? 'desc'), view(req)]);
       return paginateList(req, reply, searchRefs(tags, query.search)).map((t) => presentTag(t, shown));
     },
   );
 
   api.get('/projects/:id/repository/tags/:tag_name', { schema: { params: TagParams, response: { 200: TagEntity } }, preHandler: read }, async (req) => {
-    return showTag(req, repositoryDir(config, req.project.row), (req.params as TagParams).tag_name);
+    return showTag(req, repositoryDir(config, loadedProject(req).row), (req.params as TagParams).tag_name);
   });
 
   api.post('/projects/:id/repository/tags', { schema: { params: ProjectParams, body: CreateTagBody, response: { 201: TagEntity } }, preHandler: write }, async (req, reply) => {
     const body = req.body as CreateTagBody;
-    const dir = requireRepositoryDir(config, req.project.row);
-    await createTag(deps, req.project, requireUser(req), dir, body);
+    const dir = requireRepositoryDir(config, loadedProject(req).row);
+    await createTag(deps, loadedProject(req), requireUser(req), dir, body);
     reply.code(201);
     return showTag(req, dir, body.tag_name);
   });
 
   // The tag is found before the ability is checked, as the platform does (an absent tag is a 404 to any reader).
   api.delete('/projects/:id/repository/tags/:tag_name', { schema: { params: TagParams }, preHandler: read }, async (req, reply) => {
-    const dir = requireRepositoryDir(config, req.project.row);
+    const dir = requireRepositoryDir(config, loadedProject(req).row);
     const tag = await requireTag(dir, (req.params as TagParams).tag_name);
-    if (!req.project.can.has('push_code')) throw forbidden();
+    if (!loadedProject(req).can.has('push_code')) throw forbidden();
     if (tag.details) checkUnmodifiedSince(req.headers['if-unmodified-since'], tag.details.author.timestamp * 1000);
-    await deleteTag(deps, req.project, requireUser(req), dir, tag);
+    await deleteTag(deps, loadedProject(req), requireUser(req), dir, tag);
     return reply.code(204).send();
   });
 };
