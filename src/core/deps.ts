@@ -1,10 +1,13 @@
 // What the application is built from, and the request/instance decorations every route relies on.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { DB } from '../db/schema.ts';
 import type { Actor, RouteAuth } from './auth/actor.ts';
 import type { JobTokenResolver } from './auth/job-tokens.ts';
+import type { RouteContract } from './contract.ts';
 
 export interface Deps {
   readonly config: Config;
@@ -24,5 +27,11 @@ declare module 'fastify' {
     /** Query and body parameters as received (body wins), for credentials and Link headers. */
     rawParams: Record<string, unknown>;
   }
-  interface FastifyContextConfig extends RouteAuth {}
+  // Every route says how it authenticates (test/conventions/contract.test.ts checks those without a config).
+  interface FastifyContextConfig extends RouteAuth, RouteContract {
+    auth: NonNullable<RouteAuth['auth']>;
+  }
 }
+
+/** The application as route modules see it: parameters, bodies and answers typed from the route's TypeBox schemas. */
+export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;

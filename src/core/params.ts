@@ -320,6 +320,11 @@ export const Params = <T extends TProperties>(properties: T, rules: GroupRules =
 /** `:id` of a project or group: an integer or a URL-encoded full path. */
 export const IdOrPath = Type.String({ minLength: 1 });
 
+/** A request part (params, query, body) as a record of its fields; anything but an object reads as empty. */
+export function fieldsOf(part: unknown): Record<string, unknown> {
+  return typeof part === 'object' && part !== null ? Object.fromEntries(Object.entries(part)) : {};
+}
+
 /** Splits `:id` into a numeric id or a full path, the way the platform resolves it. */
 export function parseIdOrPath(raw: string): { id: number } | { path: string } | null {
   if (/^-?\d+$/.test(raw)) return { id: Number(raw) };
