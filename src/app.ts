@@ -1,6 +1,6 @@
 // Builds the HTTP application: core conventions first, then every module, registered explicitly.
 import cookie from '@fastify/cookie';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { Actor } from './core/auth/actor.ts';
 import { installContentParsers } from './core/content-types.ts';
 import type { Deps } from './core/deps.ts';
@@ -16,7 +16,13 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
 
-export async function buildApp(deps: Deps, options: { logger?: FastifyServerOptions['logger'] } = {}): Promise<FastifyInstance> {
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Sees every route as it is registered (convention tests read the declarations). */
+  onRoute?: (route: RouteOptions) => void;
+}
+
+export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
     genReqId,
@@ -31,6 +37,7 @@ export async function buildApp(deps: Deps, options: { logger?: FastifyServerOpti
       querystringParser: parseQueryString,
     },
   });
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   app.decorate('deps', deps);
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('rawParams', null as unknown as Record<string, unknown>);

@@ -3,7 +3,7 @@
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DomainError, badRequest, paramError } from './errors.ts';
+import { badRequest, paramError, payloadTooLarge, unsupportedMediaType } from './errors.ts';
 import { parseQueryString } from './query-string.ts';
 
 const BAD_JSON = 'message body does not match declared format';
@@ -31,7 +31,7 @@ export async function installContentParsers(app: FastifyInstance): Promise<void>
   app.addContentTypeParser('*', { parseAs: 'string' }, (req: FastifyRequest, body, done) => {
     const type = req.headers['content-type'];
     if (type !== undefined && type !== '') {
-      done(new DomainError('param', `The provided content-type '${type}' is not supported.`, { status: 415 }), undefined);
+      done(unsupportedMediaType(type), undefined);
       return;
     }
     try {
@@ -58,7 +58,7 @@ async function readMultipart(req: FastifyRequest): Promise<Record<string, unknow
     }
   } catch (error) {
     const status = (error as { statusCode?: number }).statusCode;
-    if (status === 413) throw new DomainError('payload_too_large', '413 Request Entity Too Large');
+    if (status === 413) throw payloadTooLarge();
     throw badRequest();
   }
   // The nesting comes from the query-string parser; its leaves are indexes into `entries`.

@@ -1,9 +1,12 @@
 // What the application is built from, and the request/instance decorations every route relies on.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { Actor } from './auth/actor.ts';
 import type { RouteAuth } from './auth/scopes.ts';
 import type { JobTokenResolver } from './auth/job-tokens.ts';
 import type { ServiceContext } from './context.ts';
+import type { RouteContract } from './contract.ts';
 
 /** The application's context: the service context with the database it came from. */
 export interface Deps extends ServiceContext {
@@ -20,5 +23,11 @@ declare module 'fastify' {
     /** Query and body parameters as received (body wins), for credentials and Link headers. */
     rawParams: Record<string, unknown>;
   }
-  interface FastifyContextConfig extends RouteAuth {}
+  // Every route says how it authenticates (test/conventions/contract.test.ts checks those without a config).
+  interface FastifyContextConfig extends RouteAuth, RouteContract {
+    auth: NonNullable<RouteAuth['auth']>;
+  }
 }
+
+/** The application as route modules see it: parameters, bodies and answers typed from the route's TypeBox schemas. */
+export type Api = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;

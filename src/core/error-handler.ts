@@ -3,14 +3,14 @@
 //   application errors → {"message": "..."} or {"message": {field: [...]}}
 //   token failures → {"error": "invalid_token" | "insufficient_scope", "error_description": ...}
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError } from './errors.ts';
+import { BAD_BODY, DomainError, apiError, badRequest, paramError, payloadTooLarge, unsupportedMediaType } from './errors.ts';
 
 function bodyOf(error: DomainError): Record<string, unknown> {
-  if (error.kind === 'param') return { error: error.extra?.messages ?? error.message };
-  if (error.kind === 'invalid_token' || error.kind === 'insufficient_scope') {
-    return { error: error.kind, error_description: error.message, ...(error.extra ?? {}) };
-  }
-  return { message: error.fields ?? error.message };
+  const { shape } = error;
+  if (shape === 'error') return { error: error.messages ?? error.message };
+  if (shape === 'message') return { message: error.fields ?? error.message };
+  const body = { error: shape.oauth, error_description: error.message };
+  return shape.scope === undefined ? body : { ...body, scope: shape.scope };
 }
 
 /**
@@ -22,10 +22,8 @@ function sendJson(reply: FastifyReply, status: number, body: unknown) {
 }
 
 function sendDomainError(reply: FastifyReply, error: DomainError) {
-  if (error.kind === 'invalid_token') {
-    reply.header('www-authenticate', `Bearer realm="Protected by OAuth 2.0", error="invalid_token", error_description="${error.message}"`);
-  }
-  if (error.kind === 'too_many_requests' && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
+  reply.headers(error.headers);
+  if (error.status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '60');
   return sendJson(reply, error.status, bodyOf(error));
 }
 
@@ -33,21 +31,17 @@ function sendDomainError(reply: FastifyReply, error: DomainError) {
 function fromFastify(error: FastifyError, request: FastifyRequest): DomainError | null {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new DomainError('payload_too_large', '413 Request Entity Too Large');
+      return payloadTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new DomainError('param', `The provided content-type '${request.headers['content-type'] ?? ''}' is not supported.`, { status: 415 });
+      return unsupportedMediaType(request.headers['content-type'] ?? '');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new DomainError('bad_request', '400 Bad request - invalid Content-Length');
+      return badRequest('invalid Content-Length');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new DomainError('param', 'message body does not match declared format');
+      return paramError(BAD_BODY);
   }
-  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|body/i.test(error.message))) {
-    return new DomainError('param', 'message body does not match declared format');
-  }
-  if (error.code?.startsWith('FST_') && error.statusCode && error.statusCode < 500) {
-    return new DomainError('bad_request', `400 Bad request - ${error.message}`, { status: error.statusCode });
-  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|body/i.test(error.message))) return paramError(BAD_BODY);
+  if (error.code?.startsWith('FST_') && error.statusCode && error.statusCode < 500) return apiError(error.statusCode, `400 Bad request - ${error.message}`);
   return null;
 }
 

@@ -1,73 +1,78 @@
 // The error vocabulary. Services and routes throw these; core/error-handler.ts writes every body.
+// An error names its HTTP status and the shape of its body separately, so a new status needs
+// nothing new here: `new DomainError({ status: 412, message: '412 Precondition Failed' })`.
 
-export type ErrorKind =
-  | 'param' // parameter validation: {"error": "..."}
-  | 'bad_request'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'conflict'
-  | 'payload_too_large'
-  | 'unprocessable'
-  | 'too_many_requests'
-  | 'invalid_token' // OAuth-style bodies: {"error", "error_description"}
-  | 'insufficient_scope'
-  | 'unavailable';
-
-const STATUS: Record<ErrorKind, number> = {
-  param: 400,
-  bad_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  payload_too_large: 413,
-  unprocessable: 422,
-  too_many_requests: 429,
-  invalid_token: 401,
-  insufficient_scope: 403,
-  unavailable: 503,
-};
+/**
+ * The body shapes the platform uses:
+ *   'message' — application errors: {"message": "..."}, or {"message": fields} (render_api_error!)
+ *   'error'   — parameter failures, unknown routes and Grape's error!: {"error": "..."} or {"error": [...]}
+ *   { oauth } — token refusals: {"error": code, "error_description": "...", "scope"?: "..."}
+ */
+export type ErrorShape = 'message' | 'error' | { oauth: 'invalid_token' | 'insufficient_scope'; scope?: string };
 
 export type FieldErrors = Record<string, string[]>;
 
-export class DomainError extends Error {
-  readonly kind: ErrorKind;
-  /** Model validation failures: {"message": {field: [...]}}, or their full messages: {"message": [...]}. */
-  readonly fields: FieldErrors | readonly string[] | undefined;
-  /** Overrides the status the kind implies, where the spec asks for another. */
-  readonly status: number;
-  readonly extra: Record<string, unknown> | undefined;
+export interface DomainErrorInit {
+  status: number;
+  message: string;
+  /** 'message' unless said. */
+  shape?: ErrorShape;
+  /** 'message' bodies: a model's failures by field, or their full messages, in place of the message. */
+  fields?: FieldErrors | readonly string[];
+  /** 'error' bodies: a list of messages in place of the message. */
+  messages?: readonly string[];
+  /** Headers the answer carries (WWW-Authenticate of a refused token). */
+  headers?: Readonly<Record<string, string>>;
+}
 
-  constructor(kind: ErrorKind, message: string, options: { fields?: FieldErrors | readonly string[]; status?: number; extra?: Record<string, unknown> } = {}) {
-    super(message);
-    this.kind = kind;
-    this.fields = options.fields;
-    this.status = options.status ?? STATUS[kind];
-    this.extra = options.extra;
+export class DomainError extends Error {
+  readonly status: number;
+  readonly shape: ErrorShape;
+  readonly fields: FieldErrors | readonly string[] | undefined;
+  readonly messages: readonly string[] | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(init: DomainErrorInit) {
+    super(init.message);
+    this.status = init.status;
+    this.shape = init.shape ?? 'message';
+    this.fields = init.fields;
+    this.messages = init.messages;
+    this.headers = init.headers ?? {};
   }
 }
 
-export const paramError = (message: string) => new DomainError('param', message);
+/** {"message": message} at any status. */
+export const apiError = (status: number, message: string) => new DomainError({ status, message });
+/** {"error": message}: parameter validation (400 unless said). */
+export const paramError = (message: string, status = 400) => new DomainError({ status, message, shape: 'error' });
 /** Grape's error! with an array of messages: {"error": ["…", …]}. */
-export const errorList = (messages: string[], status: number) => new DomainError('param', messages.join(', '), { status, extra: { messages } });
+export const errorList = (messages: string[], status: number) => new DomainError({ status, message: messages.join(', '), shape: 'error', messages });
 /** render_api_error! with a model's full messages: {"message": ["Name can't be blank"]}. */
-export const messageList = (messages: string[], status = 422) => new DomainError('unprocessable', messages.join(', '), { fields: messages, status });
-export const badRequest = (reason?: string) => new DomainError('bad_request', reason ? `400 Bad request - ${reason}` : '400 Bad request');
-export const unauthorized = (reason?: string) => new DomainError('unauthorized', reason ? `401 Unauthorized - ${reason}` : '401 Unauthorized');
-export const forbidden = (reason?: string) => new DomainError('forbidden', reason ? `403 Forbidden - ${reason}` : '403 Forbidden');
-export const notFound = (what?: string) => new DomainError('not_found', what ? `404 ${what} Not Found` : '404 Not Found');
-export const conflict = (message = '409 Conflict') => new DomainError('conflict', message);
-export const methodNotAllowed = (message = '405 Method Not Allowed') => new DomainError('method_not_allowed', message);
-export const invalidFields = (fields: FieldErrors, status = 400) => new DomainError('bad_request', 'validation failed', { fields, status });
+export const messageList = (messages: string[], status = 422) => new DomainError({ status, message: messages.join(', '), fields: messages });
+export const badRequest = (reason?: string) => apiError(400, reason ? `400 Bad request - ${reason}` : '400 Bad request');
+export const unauthorized = (reason?: string) => apiError(401, reason ? `401 Unauthorized - ${reason}` : '401 Unauthorized');
+export const forbidden = (reason?: string) => apiError(403, reason ? `403 Forbidden - ${reason}` : '403 Forbidden');
+export const notFound = (what?: string) => apiError(404, what ? `404 ${what} Not Found` : '404 Not Found');
+export const conflict = (message = '409 Conflict') => apiError(409, message);
+export const methodNotAllowed = (message = '405 Method Not Allowed') => apiError(405, message);
+export const payloadTooLarge = () => apiError(413, '413 Request Entity Too Large');
+/** A request body of a media type the API does not read. */
+export const unsupportedMediaType = (type: string) => paramError(`The provided content-type '${type}' is not supported.`, 415);
+export const BAD_BODY = 'message body does not match declared format';
+export const invalidFields = (fields: FieldErrors, status = 400) => new DomainError({ status, message: 'validation failed', fields });
 
 export const TOKEN_EXPIRED = 'Token is expired. You can either do re-authorization or token refresh.';
 export const TOKEN_REVOKED = 'Token was revoked. You have to re-authorize from the user.';
 export const IMPERSONATION_DISABLED = 'Token is an impersonation token but impersonation was disabled.';
 export const INSUFFICIENT_SCOPE = 'The request requires higher privileges than provided by the access token.';
 
-export const invalidToken = (description: string) => new DomainError('invalid_token', description);
+export const invalidToken = (description: string) =>
+  new DomainError({
+    status: 401,
+    message: description,
+    shape: { oauth: 'invalid_token' },
+    headers: { 'www-authenticate': `Bearer realm="Protected by OAuth 2.0", error="invalid_token", error_description="${description}"` },
+  });
 export const insufficientScope = (scopes: readonly string[]) =>
-  new DomainError('insufficient_scope', INSUFFICIENT_SCOPE, { extra: { scope: scopes.join(' ') } });
+  new DomainError({ status: 403, message: INSUFFICIENT_SCOPE, shape: { oauth: 'insufficient_scope', scope: scopes.join(' ') } });

@@ -1,5 +1,6 @@
 // OPTIONS on any known path answers 204 with `Allow: OPTIONS, <methods in definition order>, HEAD`.
 import type { FastifyInstance } from 'fastify';
+import { NoContent } from './schema.ts';
 
 export function collectRouteMethods(app: FastifyInstance): Map<string, string[]> {
   const byUrl = new Map<string, string[]>();
@@ -16,6 +17,6 @@ export function registerOptionsRoutes(app: FastifyInstance, byUrl: Map<string, s
   for (const [url, methods] of byUrl) {
     if (methods.length === 0) continue;
     const allow = ['OPTIONS', ...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].join(', ');
-    app.options(url, { config: { auth: 'optional' } }, async (_req, reply) => reply.code(204).header('allow', allow).send());
+    app.options(url, { schema: { response: { 204: NoContent } }, config: { auth: 'optional' } }, async (_req, reply) => reply.code(204).header('allow', allow).send());
   }
 }

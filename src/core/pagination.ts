@@ -4,7 +4,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Compilable, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { DomainError, paramError } from './errors.ts';
+import { paramError } from './errors.ts';
+import { fieldsOf } from './params.ts';
 import { toQuery, toQueryParts } from './query-string.ts';
 
 export const DEFAULT_PER_PAGE = 20;
@@ -24,11 +25,14 @@ export interface Page {
   perPage: number;
 }
 
-/** Negative or missing per_page means 20, more than 100 means 100; page below 1 means 1. */
-export function pageOf(query: { page?: number; per_page?: number }): Page {
-  const perRaw = query.per_page;
-  const perPage = perRaw === undefined || perRaw < 0 ? DEFAULT_PER_PAGE : Math.min(perRaw, MAX_PER_PAGE);
-  const page = query.page === undefined || query.page < 1 ? 1 : query.page;
+/**
+ * The page a validated query asks for (its schema includes PageParams): negative or missing
+ * per_page means 20, more than 100 means 100; page below 1 means 1.
+ */
+export function pageOf(query: unknown): Page {
+  const { page: pageRaw, per_page: perRaw } = fieldsOf(query);
+  const perPage = typeof perRaw !== 'number' || perRaw < 0 ? DEFAULT_PER_PAGE : Math.min(perRaw, MAX_PER_PAGE);
+  const page = typeof pageRaw !== 'number' || pageRaw < 1 ? 1 : pageRaw;
   return { page, perPage };
 }
 
@@ -43,8 +47,8 @@ function linkBase(req: FastifyRequest): string {
 
 /** Every parameter of the request, as the platform echoes them into links. */
 function linkParams(req: FastifyRequest): Record<string, unknown> {
-  const validated = (req.method === 'GET' || req.method === 'HEAD' ? req.query : req.body) as Record<string, unknown> | undefined;
-  return { ...req.rawParams, ...(validated ?? {}), ...(req.params as Record<string, unknown>) };
+  const validated = fieldsOf(req.method === 'GET' || req.method === 'HEAD' ? req.query : req.body);
+  return { ...req.rawParams, ...validated, ...fieldsOf(req.params) };
 }
 
 function link(req: FastifyRequest, overrides: Record<string, unknown>, rel: string): string {
@@ -133,7 +137,7 @@ export async function paginate<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   options: OffsetOptions = {},
 ): Promise<O[]> {
-  if (wantsKeyset(req) && options.keyset !== 'ignore') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+  if (wantsKeyset(req) && options.keyset !== 'ignore') throw paramError(KEYSET_UNAVAILABLE, 405);
   return offsetPage(req, reply, query, options);
 }
 
@@ -171,12 +175,11 @@ async function offsetPage<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   options: OffsetOptions,
 ): Promise<O[]> {
-  const page = pageOf(req.query as Page & { per_page?: number });
+  const page = pageOf(req.query);
   if (options.offsetCapType && page.page * page.perPage > OFFSET_LIMIT) {
-    throw new DomainError(
-      'param',
+    throw paramError(
       `Offset pagination has a maximum allowed offset of ${OFFSET_LIMIT} for requests that return objects of type ${options.offsetCapType}. Remaining records can be retrieved using keyset pagination.`,
-      { status: 405 },
+      405,
     );
   }
   // One row beyond the page tells whether a next page exists when the total is not counted.
@@ -200,7 +203,7 @@ export async function paginateByKeysetFilter<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   order: { param: string; key: keyof O & string; direction: 'asc' | 'desc' },
 ): Promise<O[]> {
-  const { perPage } = pageOf(req.query as { per_page?: number });
+  const { perPage } = pageOf(req.query);
   const rows = await query.limit(perPage).execute();
   if (rows.length > 0) {
     const last = (rows[rows.length - 1] as Record<string, unknown>)[order.key];
@@ -267,9 +270,9 @@ export async function paginateWithKeyset<DB, TB extends keyof DB, O>(
   options: OffsetOptions = {},
 ): Promise<O[]> {
   const keyset = wantsKeyset(req) && options.keyset !== 'ignore';
-  if (keyset && options.keyset === 'refuse') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+  if (keyset && options.keyset === 'refuse') throw paramError(KEYSET_UNAVAILABLE, 405);
   if (!keyset) return offsetPage(req, reply, query.orderBy(sql.ref(order.column), order.direction).orderBy(sql.ref(order.idColumn), order.direction), options);
-  const { perPage } = pageOf(req.query as { per_page?: number });
+  const { perPage } = pageOf(req.query);
   const cursor = decodeCursor(req.rawParams.cursor, order.column === order.idColumn);
   let q = query;
   if (cursor) {

@@ -1,7 +1,8 @@
 // Request parameters the way the platform reads them: coercion of strings into typed values,
 // GitLab's boolean spellings, `a[]=` arrays and comma lists, `a[b]=` hashes, and failure messages
 // "<param> is missing" / "is invalid" / "does not have a valid value" joined with ", ".
-// The route's TypeBox schema is the declaration; undeclared parameters are dropped.
+// The route's TypeBox schema is the declaration; undeclared parameters are dropped. A schema that
+// uses a keyword this file does not enforce is refused when its route is registered.
 import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { paramError } from './errors.ts';
 
@@ -81,7 +82,14 @@ function coerceString(value: unknown, schema: Schema): string | Invalid {
     case 'email':
       return EMAIL.test(s) ? s : new Invalid('contains an invalid email address');
   }
-  if (schema.pattern && !new RegExp(schema.pattern).test(s)) return INVALID;
+  if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(s)) return INVALID;
+  if (schema.minLength !== undefined || schema.maxLength !== undefined) {
+    // Characters, as the platform counts them, not UTF-16 units.
+    const length = [...s].length;
+    if (length < (schema.minLength ?? 0) || length > (schema.maxLength ?? Infinity)) return INVALID;
+  }
+  if (schema.enum && !schema.enum.includes(s)) return NOT_VALID_VALUE;
+  if (schema['x-blank'] === false && s.trim() === '') return new Invalid('is empty');
   return s;
 }
 
@@ -98,13 +106,8 @@ function coerce(value: unknown, schema: Schema, name: string, errors: string[]):
       return withinBounds(coerceInteger(value), schema);
     case 'number':
       return withinBounds(coerceNumber(value), schema);
-    case 'string': {
-      const s = coerceString(value, schema);
-      if (s instanceof Invalid) return s;
-      if (schema.enum && !schema.enum.includes(s)) return NOT_VALID_VALUE;
-      if (schema['x-blank'] === false && s.trim() === '') return new Invalid('is empty');
-      return s;
-    }
+    case 'string':
+      return coerceString(value, schema);
     case 'array':
       return coerceArray(value, schema, name, errors);
     case 'object':
@@ -153,7 +156,7 @@ function coerceArray(value: unknown, schema: Schema, name: string, errors: strin
     if (result instanceof Invalid) return result;
     out.push(result);
   }
-  if (schema.maxItems !== undefined && out.length > schema.maxItems) return INVALID;
+  if (out.length < (schema.minItems ?? 0) || out.length > (schema.maxItems ?? Infinity)) return INVALID;
   return out;
 }
 
@@ -232,8 +235,62 @@ export function parseParams<T = Record<string, unknown>>(schema: TSchema, data: 
   return value as T;
 }
 
-/** Fastify validator compiler: every route schema goes through parseParams. */
-export function validatorCompiler({ schema }: { schema: TSchema }) {
+// ---- What a parameter schema may say ---------------------------------------------------------
+
+/** Words that change nothing in validation. `default` applies to an object's properties. */
+const ANNOTATIONS = ['description', 'title', 'default', 'examples'];
+/** The keywords coerce() implements, by type; `const` is checked before the type. */
+const KEYWORDS: Record<string, readonly string[]> = {
+  string: ['format', 'pattern', 'minLength', 'maxLength', 'enum', 'x-blank'],
+  integer: ['minimum', 'maximum', 'enum', 'x-except'],
+  number: ['minimum', 'maximum', 'enum', 'x-except'],
+  boolean: [],
+  null: [],
+  array: ['items', 'minItems', 'maxItems', 'x-comma'],
+  object: ['properties', 'required', 'patternProperties', 'additionalProperties', 'x-mutually-exclusive', 'x-at-least-one-of', 'x-exactly-one-of', 'x-all-or-none-of'],
+};
+const FORMATS = new Set(['date-time', 'date', 'email']);
+/** The one pattern of a TypeBox Record with string keys: any key. */
+const ANY_KEY = new Set(['^(.*)$', '^.*$']);
+
+/**
+ * Refuses, when a route is registered, a schema that says something parseParams would not
+ * enforce: an unknown keyword, a keyword of another type, a format it does not know.
+ */
+export function checkParamSchema(schema: TSchema, where: string): void {
+  const s = schema as Schema;
+  const refuse = (what: string) => {
+    throw new Error(`${where}: the parameter validator does not implement ${what}`);
+  };
+  const type: unknown = s.type;
+  if (s.anyOf !== undefined) {
+    if (type !== undefined) refuse(`"type" beside "anyOf"`);
+    (s.anyOf as TSchema[]).forEach((member, i) => checkParamSchema(member, `${where}.anyOf[${i}]`));
+  } else if (type !== undefined && (typeof type !== 'string' || !Object.hasOwn(KEYWORDS, type))) {
+    refuse(`type ${JSON.stringify(type)}`);
+  }
+  const allowed = new Set([...ANNOTATIONS, 'type', 'anyOf', 'const', ...(typeof type === 'string' ? (KEYWORDS[type] ?? []) : [])]);
+  for (const keyword of Object.keys(s)) if (!allowed.has(keyword)) refuse(`"${keyword}"${type === undefined ? '' : ` for type ${type}`}`);
+
+  if (s.format !== undefined && !FORMATS.has(s.format)) refuse(`format "${s.format}"`);
+  if (s.pattern !== undefined) new RegExp(s.pattern);
+  if (s.items !== undefined) checkParamSchema(s.items, `${where}[]`);
+  for (const [key, property] of Object.entries((s.properties ?? {}) as Record<string, TSchema>)) checkParamSchema(property, `${where}.${key}`);
+  if (s.patternProperties !== undefined) {
+    const patterns = Object.keys(s.patternProperties);
+    if (patterns.length !== 1 || !ANY_KEY.has(patterns[0])) refuse(`patternProperties other than any key`);
+    checkParamSchema(s.patternProperties[patterns[0]], `${where}[*]`);
+  }
+  if (s.additionalProperties !== undefined && s.additionalProperties !== false) {
+    // Declared properties drop the others: a schema for them would never be applied.
+    if (s.properties !== undefined || s.patternProperties !== undefined) refuse(`"additionalProperties" beside declared properties`);
+    if (typeof s.additionalProperties === 'object') checkParamSchema(s.additionalProperties, `${where}[*]`);
+  }
+}
+
+/** Fastify validator compiler: every route schema is checked once, then goes through parseParams. */
+export function validatorCompiler({ schema, method, url, httpPart }: { schema: TSchema; method?: string; url?: string; httpPart?: string }) {
+  checkParamSchema(schema, `${method ?? ''} ${url ?? ''} ${httpPart ?? 'schema'}`.trim());
   return (data: unknown) => {
     try {
       return { value: parseParams(schema, data) };
@@ -262,6 +319,11 @@ export const Params = <T extends TProperties>(properties: T, rules: GroupRules =
 
 /** `:id` of a project or group: an integer or a URL-encoded full path. */
 export const IdOrPath = Type.String({ minLength: 1 });
+
+/** A request part (params, query, body) as a record of its fields; anything but an object reads as empty. */
+export function fieldsOf(part: unknown): Record<string, unknown> {
+  return typeof part === 'object' && part !== null ? Object.fromEntries(Object.entries(part)) : {};
+}
 
 /** Splits `:id` into a numeric id or a full path, the way the platform resolves it. */
 export function parseIdOrPath(raw: string): { id: number } | { path: string } | null {

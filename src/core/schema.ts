@@ -1,4 +1,5 @@
-// Small TypeBox helpers for entity schemas: strict objects, nullable fields and enum fields.
+// Small TypeBox helpers for entity schemas: strict objects, nullable fields and enum fields, and the
+// bodies of answers that carry no entity.
 import { type TLiteral, type TProperties, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 
 /** An entity: exactly these keys, no others. */
@@ -13,3 +14,9 @@ export const Literals = <const T extends readonly string[]>(values: T) => Type.U
 export const Timestamp = Type.String({ format: 'date-time' });
 /** YYYY-MM-DD. */
 export const DateOnly = Type.String({ format: 'date' });
+
+/** An answer without a body (204, 304, a HEAD's refusal); its schema says so. */
+export const NoContent = Type.Unsafe<undefined>({ type: 'null', description: 'no body' });
+
+/** {"message": "202 Accepted"}: a deletion that finishes in the background. */
+export const AcceptedEntity = Entity({ message: Type.Literal('202 Accepted') });

@@ -2,7 +2,7 @@
 // an empty repository), whether writes may go to it while a storage move copies it, whether it
 // has a branch, and the revisions the API names. Pure of modules, so that projects, pushes,
 // branches, tags, commits and files all use it.
-import { DomainError, notFound } from '../core/errors.ts';
+import { apiError, notFound } from '../core/errors.ts';
 import type { Config } from '../config.ts';
 import type { ProjectRow } from '../db/schema.ts';
 import { validBranchName, validRevision } from '../git/args.ts';
@@ -34,7 +34,7 @@ export const REPOSITORY_READ_ONLY_MESSAGE = 'The repository is temporarily read-
  * when its pre-receive check refuses an API commit; push code reports REPOSITORY_READ_ONLY_MESSAGE
  * in its own protocol.
  */
-export const repositoryReadOnly = () => new DomainError('bad_request', REPOSITORY_READ_ONLY_MESSAGE);
+export const repositoryReadOnly = () => apiError(400, REPOSITORY_READ_ONLY_MESSAGE);
 
 /** Refuses a write to the project's repository while it is read-only. */
 export function assertWritable(project: Pick<ProjectRow, 'repository_read_only'>): void {

@@ -29,7 +29,7 @@ export function searchRefs<T extends { name: string }>(refs: readonly T[], searc
  * (their Link still leads on), since the list is cut in memory either way.
  */
 export function paginateList<T>(req: FastifyRequest, reply: FastifyReply, items: readonly T[]): T[] {
-  const page = pageOf(req.query as { page?: number; per_page?: number });
+  const page = pageOf(req.query);
   const start = (page.page - 1) * page.perPage;
   const rows = items.slice(start, start + page.perPage);
   setOffsetHeaders(req, reply, page, items.length, rows.length);

@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../harness.ts';
 import { expectError } from '../matchers.ts';
 import { installErrorHandling } from '../../src/core/error-handler.ts';
-import { DomainError, badRequest, conflict, forbidden, insufficientScope, invalidFields, invalidToken, notFound, TOKEN_REVOKED } from '../../src/core/errors.ts';
+import { DomainError, apiError, badRequest, conflict, errorList, messageList, forbidden, insufficientScope, invalidFields, invalidToken, notFound, TOKEN_REVOKED } from '../../src/core/errors.ts';
 
 const BODY_LIMIT = 4096;
 let t: TestApp;
@@ -163,7 +163,19 @@ describe('the error handler', () => {
       throw insufficientScope(['api', 'read_api']);
     },
     throttled: () => {
-      throw new DomainError('too_many_requests', '429 Too Many Requests');
+      throw apiError(429, '429 Too Many Requests');
+    },
+    teapot: () => {
+      throw new DomainError({ status: 418, message: "418 I'm a teapot" });
+    },
+    refusedParams: () => {
+      throw new DomainError({ status: 405, message: 'not here', shape: 'error' });
+    },
+    listed: () => {
+      throw errorList(['first', 'second'], 403);
+    },
+    fullMessages: () => {
+      throw messageList(["Name can't be blank"]);
     },
   };
   for (const [name, fn] of Object.entries(thrown)) app.get(`/${name}`, async () => fn());
@@ -196,6 +208,13 @@ describe('the error handler', () => {
       scope: 'api read_api',
     });
     assert.equal(scope.headers['www-authenticate'], undefined);
+  });
+
+  test('any status with either body shape, no new kind needed', async () => {
+    expectError(await app.inject({ url: '/teapot' }), 418, { message: "418 I'm a teapot" });
+    expectError(await app.inject({ url: '/refusedParams' }), 405, { error: 'not here' });
+    expectError(await app.inject({ url: '/listed' }), 403, { error: ['first', 'second'] });
+    expectError(await app.inject({ url: '/fullMessages' }), 422, { message: ["Name can't be blank"] });
   });
 
   test('429 carries Retry-After: 60', async () => {

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../harness.ts';
 import { expectEntities, expectEntity, expectError } from '../matchers.ts';
 import { DomainError } from '../../src/core/errors.ts';
-import { Bool, CommaList, OneOf, Params, parseIdOrPath, parseParams } from '../../src/core/params.ts';
+import { Bool, CommaList, OneOf, Params, parseIdOrPath, parseParams, validatorCompiler } from '../../src/core/params.ts';
 import { PageParams } from '../../src/core/pagination.ts';
 import { parseQueryString, toQuery } from '../../src/core/query-string.ts';
 import { PersonalAccessTokenWithSecretEntity } from '../../src/modules/access-tokens/access-tokens.schemas.ts';
@@ -18,7 +18,7 @@ function parse(schema: Parameters<typeof parseParams>[0], data: unknown): unknow
     return parseParams(schema, data);
   } catch (error) {
     assert.ok(error instanceof DomainError);
-    assert.equal(error.kind, 'param');
+    assert.equal(error.shape, 'error');
     assert.equal(error.status, 400);
     return `error: ${error.message}`;
   }
@@ -82,6 +82,39 @@ describe('parseParams', () => {
     assert.equal(parse(blank, { name: '   ' }), 'error: name is empty');
     const bounded = Params({ n: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })) });
     assert.equal(parse(bounded, { n: 4 }), 'error: n does not have a valid value');
+  });
+
+  test('string lengths and patterns are "is invalid"; bounds "does not have a valid value"', () => {
+    const s = Params({
+      code: Type.Optional(Type.String({ minLength: 2, maxLength: 3 })),
+      slug: Type.Optional(Type.String({ pattern: '^[a-z]+$' })),
+      n: Type.Optional(Type.Integer({ minimum: 1 })),
+      x: Type.Optional(Type.Number({ maximum: 1.5 })),
+      tags: Type.Optional(Type.Array(Type.String(), { minItems: 1, maxItems: 2 })),
+    });
+    assert.deepEqual(parse(s, { code: 'ab', slug: 'abc', n: '1', x: '1.5', tags: ['a', 'b'] }), { code: 'ab', slug: 'abc', n: 1, x: 1.5, tags: ['a', 'b'] });
+    // Characters, not UTF-16 units: three emoji are three characters.
+    assert.deepEqual(parse(s, { code: '😀😀😀' }), { code: '😀😀😀' });
+    assert.equal(parse(s, { code: 'a', slug: 'A1', n: '0', x: '2', tags: [] }), 'error: code is invalid, slug is invalid, n does not have a valid value, x does not have a valid value, tags is invalid');
+    assert.equal(parse(s, { code: 'abcd', tags: ['a', 'b', 'c'] }), 'error: code is invalid, tags is invalid');
+  });
+
+  test('a schema keyword the validator does not implement is refused when the route is registered', () => {
+    const compile = (schema: Parameters<typeof validatorCompiler>[0]['schema']) => () => validatorCompiler({ schema, method: 'GET', url: '/things', httpPart: 'querystring' });
+    for (const [schema, reason] of [
+      [Params({ n: Type.Integer({ exclusiveMinimum: 0 }) }), '"exclusiveMinimum" for type integer'],
+      [Params({ n: Type.Integer({ minLength: 1 }) }), '"minLength" for type integer'],
+      [Params({ s: Type.String({ format: 'uri' }) }), 'format "uri"'],
+      [Params({ a: Type.Array(Type.String(), { uniqueItems: true }) }), '"uniqueItems" for type array'],
+      [Params({ a: Type.Optional(Type.Array(Type.Integer({ multipleOf: 2 }))) }), '"multipleOf" for type integer'],
+      [Params({ u: Type.Union([Type.String({ maxProperties: 1 }), Type.Null()]) }), '"maxProperties" for type string'],
+      [Params({ s: Type.String() }, { 'x-mutualy-exclusive': [['s']] } as never), '"x-mutualy-exclusive" for type object'],
+      [Params({ h: Type.Record(Type.String({ pattern: '^x' }), Type.String()) }), 'patternProperties other than any key'],
+      [Params({ o: Type.Object({ a: Type.String() }, { additionalProperties: Type.String() }) }), '"additionalProperties" beside declared properties'],
+    ] as const) {
+      assert.throws(compile(schema), (e: unknown) => e instanceof Error && e.message.startsWith('GET /things querystring') && e.message.endsWith(`does not implement ${reason}`), reason);
+    }
+    assert.doesNotThrow(compile(Params({ s: Type.Optional(Type.String({ minLength: 1, description: 'any' })), h: Type.Optional(Type.Record(Type.String(), Type.Integer())) })));
   });
 
   test('null: missing when required, dropped when optional, [] for arrays', () => {

@@ -1,6 +1,7 @@
 // preHandlers that load the project or group named by `:id` (a number or a URL-encoded full path),
 // work out what the actor may do to it, and refuse: 404 when it may not be seen, 403 when the
-// ability is missing.
+// ability is missing. Handlers read what was loaded with loadedProject(req) / loadedGroup(req),
+// which throw when the route has no such preHandler.
 import type { FastifyRequest } from 'fastify';
 import type { NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import { forbidden, notFound } from '../errors.ts';
@@ -23,11 +24,27 @@ export interface LoadedGroup {
   can: Set<GroupAbility>;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    project: LoadedProject;
-    group: LoadedGroup;
-  }
+const projects = new WeakMap<FastifyRequest, LoadedProject>();
+const groups = new WeakMap<FastifyRequest, LoadedGroup>();
+
+/** The project loadProject loaded for this request; a route without that preHandler is a bug. */
+export function loadedProject(req: FastifyRequest): LoadedProject {
+  const project = projects.get(req);
+  if (!project) throw new Error(`${req.method} ${req.routeOptions.url}: no project was loaded (the route has no loadProject preHandler)`);
+  return project;
+}
+
+/** The group loadGroup loaded for this request; a route without that preHandler is a bug. */
+export function loadedGroup(req: FastifyRequest): LoadedGroup {
+  const group = groups.get(req);
+  if (!group) throw new Error(`${req.method} ${req.routeOptions.url}: no group was loaded (the route has no loadGroup preHandler)`);
+  return group;
+}
+
+/** The `:id` path parameter, as the router gave it. */
+function idParam(req: FastifyRequest): string {
+  const params = req.params;
+  return typeof params === 'object' && params !== null && 'id' in params ? String(params.id) : '';
 }
 
 /** Finds a project by id or full path (case-insensitive), with its namespace. */
@@ -50,15 +67,15 @@ export async function accessToProject(req: FastifyRequest, row: ProjectRow): Pro
   return { access, can: projectAbilities(actor, row, access) };
 }
 
-/** Loads `req.project` from the `:id` parameter (or another one) and requires an ability. */
-export function loadProject(ability: ProjectAbility, param = 'id') {
+/** Loads the project named by `:id` and requires an ability; loadedProject(req) then reads it. */
+export function loadProject(ability: ProjectAbility) {
   return async (req: FastifyRequest) => {
-    const found = await findProject(req, String((req.params as Record<string, unknown>)[param] ?? ''));
+    const found = await findProject(req, idParam(req));
     if (!found) throw notFound('Project');
     const { access, can } = await accessToProject(req, found.row);
     if (!can.has('read_project')) throw notFound('Project');
     if (!can.has(ability)) throw forbidden();
-    req.project = { ...found, access, can };
+    projects.set(req, { ...found, access, can });
   };
 }
 
@@ -86,14 +103,14 @@ export async function accessToGroup(req: FastifyRequest, row: NamespaceRow): Pro
   return { access, can };
 }
 
-/** Loads `req.group` from the `:id` parameter and requires an ability. */
-export function loadGroup(ability: GroupAbility, param = 'id') {
+/** Loads the group named by `:id` and requires an ability; loadedGroup(req) then reads it. */
+export function loadGroup(ability: GroupAbility) {
   return async (req: FastifyRequest) => {
-    const row = await findGroup(req, String((req.params as Record<string, unknown>)[param] ?? ''));
+    const row = await findGroup(req, idParam(req));
     if (!row) throw notFound('Group');
     const { access, can } = await accessToGroup(req, row);
     if (!can.has('read_group')) throw notFound('Group');
     if (!can.has(ability)) throw forbidden();
-    req.group = { row, access, can };
+    groups.set(req, { row, access, can });
   };
 }

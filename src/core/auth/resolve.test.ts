@@ -137,8 +137,7 @@ describe('tokens', () => {
     const readUser = await t.user({ username: 'ru' }, ['read_user']);
     await assert.rejects(resolveActor(deps, source({ method: 'POST', headers: { 'private-token': readUser.token } }), { scopes: ['read_user'] }), (e: unknown) => {
       assert.ok(e instanceof DomainError);
-      assert.equal(e.kind, 'insufficient_scope');
-      assert.deepEqual(e.extra, { scope: 'read_user api read_api' });
+      assert.deepEqual(e.shape, { oauth: 'insufficient_scope', scope: 'read_user api read_api' });
       return true;
     });
     const ok = await resolveActor(deps, source({ method: 'HEAD', headers: { 'private-token': readUser.token } }), { scopes: ['read_user'] });

@@ -11,6 +11,7 @@ import {
   IMPERSONATION_DISABLED,
   TOKEN_EXPIRED,
   TOKEN_REVOKED,
+  apiError,
   forbidden,
   insufficientScope,
   invalidToken,
@@ -277,11 +278,11 @@ export async function resolveGitClient(deps: ResolveDeps, credentials: BasicCred
   if (!found) found = await quietly(fromPersonalToken(deps, password, now));
   if (!found) {
     const user = await checkPassword(login, password);
-    if (user?.two_factor_enabled) throw new DomainError('unauthorized', gitTokenRequired(deps.config));
+    if (user?.two_factor_enabled) throw apiError(401, gitTokenRequired(deps.config));
     if (user) found = { user, via: 'password', scopes: [], tokenId: null, impersonation: false, jobId: null };
   }
   if (!found) return null;
-  if (found.user.state === 'deactivated') throw new DomainError('forbidden', accessDeniedReason(deps.config, found.user) as string);
+  if (found.user.state === 'deactivated') throw apiError(403, accessDeniedReason(deps.config, found.user) as string);
   if (found.user.state !== 'active') return null;
   await recordActivity(deps, found.user, now);
   return { ...found, isAdmin: found.user.admin, sudoBy: null };

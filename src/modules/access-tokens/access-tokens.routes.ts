@@ -1,11 +1,12 @@
 // Personal access tokens (/personal_access_tokens, /users/:user_id/personal_access_tokens) and
 // impersonation tokens (/users/:user_id/impersonation_tokens), with the platform's statuses.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { adminOnly, requireUser } from '../../core/access/guards.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { DomainError, badRequest, notFound, unauthorized } from '../../core/errors.ts';
+import { apiError, badRequest, notFound, unauthorized } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
+import { NoContent } from '../../core/schema.ts';
 import { findUserById } from '../users/users.finder.ts';
 import { findImpersonationToken, findTokenById, findTokens } from './access-tokens.finder.ts';
 import { presentImpersonationToken, presentToken } from './access-tokens.presenter.ts';
@@ -32,12 +33,12 @@ const adminConfig = { config: required, preValidation: adminOnly };
 
 const NOT_A_PERSONAL_TOKEN = 'This endpoint requires token type to be a personal access token';
 
-export const accessTokenRoutes: FastifyPluginAsync = async (api) => {
+export const accessTokenRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { db, now } = api.deps;
   const today = () => now().toISOString().slice(0, 10);
 
-  async function targetUser(req: FastifyRequest) {
-    const user = await findUserById(db, (req.params as { user_id: number }).user_id);
+  async function targetUser(userId: number) {
+    const user = await findUserById(db, userId);
     if (!user) throw notFound('User');
     return user;
   }
@@ -54,7 +55,7 @@ export const accessTokenRoutes: FastifyPluginAsync = async (api) => {
     { schema: { querystring: ListTokensQuery, response: { 200: Type.Array(PersonalAccessTokenEntity) } }, config: required },
     async (req, reply) => {
       const actor = requireUser(req);
-      const { user_id: userId, page: _page, per_page: _perPage, ...filters } = req.query as ListTokensQuery;
+      const { user_id: userId, page: _page, per_page: _perPage, ...filters } = req.query;
       let scope: { userId?: number; impersonation?: boolean };
       if (actor.isAdmin) {
         // Administrators see every token, or one user's (404 when that user does not exist).
@@ -78,23 +79,23 @@ export const accessTokenRoutes: FastifyPluginAsync = async (api) => {
 
   api.get('/personal_access_tokens/:id', { schema: { params: TokenIdParams, response: { 200: PersonalAccessTokenEntity } }, config: required }, async (req) => {
     const actor = requireUser(req);
-    const row = await findTokenById(db, (req.params as { id: number }).id);
+    const row = await findTokenById(db, req.params.id);
     // Only administrators learn whether a token exists; others get 401 for a token not theirs.
     if (!row || (!actor.isAdmin && row.user_id !== actor.user.id)) throw actor.isAdmin ? notFound() : unauthorized();
     return presentToken(row, today());
   });
 
-  api.delete('/personal_access_tokens/self', { config: selfConfig }, async (req, reply) => {
+  api.delete('/personal_access_tokens/self', { schema: { response: { 204: NoContent } }, config: selfConfig }, async (req, reply) => {
     await revokeToken(db, ownToken(requireUser(req)), now());
     return reply.code(204).send();
   });
 
-  api.delete('/personal_access_tokens/:id', { schema: { params: TokenIdParams }, config: required }, async (req, reply) => {
+  api.delete('/personal_access_tokens/:id', { schema: { params: TokenIdParams, response: { 204: NoContent } }, config: required }, async (req, reply) => {
     const actor = requireUser(req);
-    const row = await findTokenById(db, (req.params as { id: number }).id);
+    const row = await findTokenById(db, req.params.id);
     // The platform looks the token up with find (a record-not-found 404, lower-case "found"),
     // then refuses a token the caller may not revoke.
-    if (!row) throw new DomainError('not_found', '404 Not found');
+    if (!row) throw apiError(404, '404 Not found');
     if (!actor.isAdmin && row.user_id !== actor.user.id) throw badRequest();
     await revokeToken(db, row.id, now());
     return reply.code(204).send();
@@ -104,8 +105,8 @@ export const accessTokenRoutes: FastifyPluginAsync = async (api) => {
     '/users/:user_id/personal_access_tokens',
     { schema: { params: UserTokenParams, body: CreatePersonalTokenBody, response: { 201: PersonalAccessTokenWithSecretEntity } }, ...adminConfig },
     async (req, reply) => {
-      const user = await targetUser(req);
-      const body = req.body as CreatePersonalTokenBody;
+      const user = await targetUser(req.params.user_id);
+      const { body } = req;
       const { row, token } = await createPersonalToken(db, { userId: user.id, name: body.name, scopes: body.scopes, expiresAt: body.expires_at }, user, now());
       reply.code(201);
       return { ...presentToken(row, today()), token };
@@ -118,17 +119,17 @@ export const accessTokenRoutes: FastifyPluginAsync = async (api) => {
     '/users/:user_id/impersonation_tokens',
     { schema: { params: UserTokenParams, querystring: ListImpersonationTokensQuery, response: { 200: Type.Array(ImpersonationTokenEntity) } }, ...adminConfig },
     async (req, reply) => {
-      const user = await targetUser(req);
-      const { state } = req.query as ListImpersonationTokensQuery;
+      const user = await targetUser(req.params.user_id);
+      const { state } = req.query;
       const rows = await paginate(req, reply, findTokens(db, { userId: user.id, impersonation: true, state }, today()).orderBy('id', 'asc'));
       const day = today();
       return rows.map((r) => presentImpersonationToken(r, day));
     },
   );
 
-  async function impersonationToken(req: FastifyRequest) {
-    const user = await targetUser(req);
-    const row = await findImpersonationToken(db, user.id, (req.params as { impersonation_token_id: number }).impersonation_token_id);
+  async function impersonationToken(params: ImpersonationTokenParams) {
+    const user = await targetUser(params.user_id);
+    const row = await findImpersonationToken(db, user.id, params.impersonation_token_id);
     if (!row) throw notFound('Impersonation Token');
     return row;
   }
@@ -136,15 +137,15 @@ export const accessTokenRoutes: FastifyPluginAsync = async (api) => {
   api.get(
     '/users/:user_id/impersonation_tokens/:impersonation_token_id',
     { schema: { params: ImpersonationTokenParams, response: { 200: ImpersonationTokenEntity } }, ...adminConfig },
-    async (req) => presentImpersonationToken(await impersonationToken(req), today()),
+    async (req) => presentImpersonationToken(await impersonationToken(req.params), today()),
   );
 
   api.post(
     '/users/:user_id/impersonation_tokens',
     { schema: { params: UserTokenParams, body: CreateImpersonationTokenBody, response: { 201: ImpersonationTokenWithSecretEntity } }, ...adminConfig },
     async (req, reply) => {
-      const user = await targetUser(req);
-      const body = req.body as CreateImpersonationTokenBody;
+      const user = await targetUser(req.params.user_id);
+      const { body } = req;
       const { row, token } = await issueToken(
         db,
         { userId: user.id, name: body.name, scopes: body.scopes ?? [], expiresAt: body.expires_at, impersonation: true },
@@ -156,9 +157,13 @@ export const accessTokenRoutes: FastifyPluginAsync = async (api) => {
     },
   );
 
-  api.delete('/users/:user_id/impersonation_tokens/:impersonation_token_id', { schema: { params: ImpersonationTokenParams }, ...adminConfig }, async (req, reply) => {
-    const row = await impersonationToken(req);
-    await revokeToken(db, row.id, now());
-    return reply.code(204).send();
-  });
+  api.delete(
+    '/users/:user_id/impersonation_tokens/:impersonation_token_id',
+    { schema: { params: ImpersonationTokenParams, response: { 204: NoContent } }, ...adminConfig },
+    async (req, reply) => {
+      const row = await impersonationToken(req.params);
+      await revokeToken(db, row.id, now());
+      return reply.code(204).send();
+    },
+  );
 };

@@ -60,5 +60,6 @@ export type ListTokensQuery = Static<typeof ListTokensQuery>;
 export const TokenIdParams = Params({ id: Type.Integer() });
 export const UserTokenParams = Params({ user_id: Type.Integer() });
 export const ImpersonationTokenParams = Params({ user_id: Type.Integer(), impersonation_token_id: Type.Integer() });
+export type ImpersonationTokenParams = Static<typeof ImpersonationTokenParams>;
 export const ListImpersonationTokensQuery = Params({ ...PageParams, state: Type.Optional(OneOf(['all', 'active', 'inactive'], { default: 'all' })) });
 export type ListImpersonationTokensQuery = Static<typeof ListImpersonationTokensQuery>;

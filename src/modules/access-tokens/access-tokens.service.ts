@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { DB, PersonalAccessTokenRow } from '../../db/schema.ts';
 import { ADMIN_ONLY_SCOPES, SCOPES } from '../../core/auth/scopes.ts';
 import { digest, generateToken } from '../../core/auth/secrets.ts';
-import { DomainError, type FieldErrors, invalidFields } from '../../core/errors.ts';
+import { type FieldErrors, apiError, invalidFields } from '../../core/errors.ts';
 import { BLANK, fullMessagesSentence } from '../../domain/validation.ts';
 
 export interface IssueTokenInput {
@@ -64,7 +64,7 @@ export async function issueToken(db: Kysely<DB>, input: IssueTokenInput, owner: 
  */
 export async function createPersonalToken(db: Kysely<DB>, input: IssueTokenInput, owner: Owner, now: Date) {
   const errors = tokenErrors(input, owner);
-  if (errors) throw new DomainError('unprocessable', fullMessagesSentence(errors));
+  if (errors) throw apiError(422, fullMessagesSentence(errors));
   return issueToken(db, input, owner, now);
 }
 

@@ -7,7 +7,7 @@ import type { Actor } from '../../core/auth/actor.ts';
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../core/context.ts';
 import type { Deps } from '../../core/deps.ts';
-import { DomainError } from '../../core/errors.ts';
+import { apiError } from '../../core/errors.ts';
 import { ZERO_OID, validBranchName, validRevision } from '../../git/args.ts';
 import { branchesContaining } from '../../git/reachability.ts';
 import { type RefChange, deleteRef, hasBranches, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
@@ -22,7 +22,7 @@ import { recordRefUpdates } from '../pushes/push.service.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { type BranchRef, mergedBranches, readBranches } from './branches.finder.ts';
 
-const refused = (message: string) => new DomainError('bad_request', message);
+const refused = (message: string) => apiError(400, message);
 const isConflict = (error: unknown) => error instanceof GitError && error.kind === 'conflict';
 
 const BRANCH_NAME_INVALID = 'Branch name is invalid';

@@ -2,10 +2,10 @@
 // all, first_parent, order, with_stats and trailers; show one by any revision; create one from
 // file actions. Reads need download_code (public repositories need no authentication); creating
 // needs a push to the branch, refused with 403 as authorize_push_to_branch! does.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync } from 'fastify';
-import { accessToProject, findProject } from '../../core/access/loaders.ts';
-import { DomainError, forbidden, notFound, paramError } from '../../core/errors.ts';
+import { accessToProject, findProject, loadedProject } from '../../core/access/loaders.ts';
+import { forbidden, notFound, paramError } from '../../core/errors.ts';
 import { KEYSET_UNAVAILABLE, pageOf, setOffsetHeaders, wantsKeyset } from '../../core/pagination.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { safeRepoPath } from '../../git/args.ts';
@@ -51,7 +51,10 @@ function actionInputs(actions: readonly ActionParams[]): ActionInput[] {
   return inputs;
 }
 
-export const commitRoutes: FastifyPluginAsync = async (api) => {
+/** Anonymous callers read public repositories; creating a commit refuses them through the push rules. */
+const OPTIONAL = { auth: 'optional' } as const;
+
+export const commitRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const deps = api.deps;
   const { config } = deps;
   const read = loadRepository('download_code');
@@ -70,12 +73,13 @@ export const commitRoutes: FastifyPluginAsync = async (api) => {
     '/projects/:id/repository/commits',
     {
       schema: { params: ProjectParams, querystring: ListCommitsQuery, response: { 200: Type.Array(Type.Union([CommitWithStatsEntity, CommitEntity])) } },
+      config: OPTIONAL,
       preHandler: read,
     },
     async (req, reply) => {
-      if (wantsKeyset(req)) throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
-      const q = req.query as ListCommitsQuery;
-      const { row } = req.project;
+      if (wantsKeyset(req)) throw paramError(KEYSET_UNAVAILABLE, 405);
+      const q = req.query;
+      const { row } = loadedProject(req);
       const path = q.path === undefined || q.path === '' ? undefined : safeRepoPath(q.path);
       if (path === null) throw paramError('path should be a valid file path');
       const page = pageOf(q);
@@ -102,27 +106,28 @@ export const commitRoutes: FastifyPluginAsync = async (api) => {
 
   api.get(
     '/projects/:id/repository/commits/:sha',
-    { schema: { params: CommitParams, querystring: ShowCommitQuery, response: { 200: CommitDetailEntity } }, preHandler: read },
+    { schema: { params: CommitParams, querystring: ShowCommitQuery, response: { 200: CommitDetailEntity } }, config: OPTIONAL, preHandler: read },
     async (req) => {
-      const { row } = req.project;
-      return detail(row, (req.params as CommitParams).sha, Boolean((req.query as ShowCommitQuery).stats));
+      const { row } = loadedProject(req);
+      return detail(row, req.params.sha, Boolean(req.query.stats));
     },
   );
 
   api.post(
     '/projects/:id/repository/commits',
-    { schema: { params: ProjectParams, body: CreateCommitBody, response: { 201: CommitDetailEntity } }, preHandler: read },
+    { schema: { params: ProjectParams, body: CreateCommitBody, response: { 201: CommitDetailEntity } }, config: OPTIONAL, preHandler: read },
     async (req, reply) => {
-      const body = req.body as CreateCommitBody;
+      const { body } = req;
       const actions = actionInputs(body.actions);
-      const { row } = req.project;
+      const project = loadedProject(req);
+      const { row } = project;
       if (body.start_project !== undefined) {
         const start = await findProject(req, body.start_project);
         if (!start || !(await accessToProject(req, start.row)).can.has('read_project')) throw notFound('Project');
         // Forks do not exist here: the only project a commit may start from is this one.
         if (start.row.id !== row.id) throw forbidden(`Project is not included in the fork network for ${start.row.name_with_namespace}`);
       }
-      const id = await commitChange(deps, { project: req.project, actor: req.actor }, {
+      const id = await commitChange(deps, { project, actor: req.actor }, {
         branch: body.branch,
         startBranch: body.start_branch,
         startSha: body.start_sha,

@@ -6,7 +6,7 @@
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import type { Deps } from '../../core/deps.ts';
-import { DomainError, forbidden, paramError } from '../../core/errors.ts';
+import { apiError, forbidden, paramError } from '../../core/errors.ts';
 import { ZERO_OID, safeRepoPath, validBranchName } from '../../git/args.ts';
 import { type FileAction, createCommit } from '../../git/commits.ts';
 import { lastCommitForPath } from '../../git/history.ts';
@@ -58,7 +58,7 @@ export interface Writer {
   actor: Actor | null;
 }
 
-const refuse = (message: string) => new DomainError('bad_request', message);
+const refuse = (message: string) => apiError(400, message);
 
 const commitsStale = (path: string) => `The file has changed since you started editing it: ${path}`;
 

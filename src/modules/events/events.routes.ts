@@ -1,7 +1,8 @@
 // Activity events (spec Part 2 §4.6): the caller's own, a user's, and a project's.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { loadProject } from '../../core/access/loaders.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { loadProject, loadedProject } from '../../core/access/loaders.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { notFound } from '../../core/errors.ts';
 import { pageOf, paginate, setOffsetHeaders } from '../../core/pagination.ts';
@@ -13,7 +14,7 @@ import { EventEntity, ListEventsQuery, OwnEventsQuery, ProjectEventsParams, User
 
 const response = { 200: Type.Array(EventEntity) };
 
-export const eventRoutes: FastifyPluginAsync = async (api) => {
+export const eventRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { db, config } = api.deps;
 
   async function list(req: FastifyRequest, reply: FastifyReply, source: EventSource, filters: ListEventsQuery) {
@@ -27,7 +28,7 @@ export const eventRoutes: FastifyPluginAsync = async (api) => {
     { schema: { querystring: OwnEventsQuery, response }, config: { auth: 'required', scopes: ['read_user'] } },
     async (req, reply) => {
       const actor = requireUser(req);
-      const { scope, ...filters } = req.query as OwnEventsQuery;
+      const { scope, ...filters } = req.query;
       const source = scope === 'all' ? { authorizedUserId: actor.user.id } : { authorId: actor.user.id };
       return list(req, reply, source, filters);
     },
@@ -35,22 +36,22 @@ export const eventRoutes: FastifyPluginAsync = async (api) => {
 
   api.get(
     '/users/:id/events',
-    { schema: { params: UserEventsParams, querystring: ListEventsQuery, response }, config: { scopes: ['read_user'] } },
+    { schema: { params: UserEventsParams, querystring: ListEventsQuery, response }, config: { auth: 'optional', scopes: ['read_user'] } },
     async (req, reply) => {
-      const user = await findUserByIdOrUsername(db, (req.params as { id: string }).id);
+      const user = await findUserByIdOrUsername(db, req.params.id);
       if (!user) throw notFound('User');
       const actor = req.actor;
       if (!canReadProfile(user, actor ? { id: actor.user.id, isAdmin: actor.isAdmin } : null)) {
-        setOffsetHeaders(req, reply, pageOf(req.query as ListEventsQuery), 0, 0);
+        setOffsetHeaders(req, reply, pageOf(req.query), 0, 0);
         return [];
       }
-      return list(req, reply, { authorId: user.id }, req.query as ListEventsQuery);
+      return list(req, reply, { authorId: user.id }, req.query);
     },
   );
 
   api.get(
     '/projects/:id/events',
-    { schema: { params: ProjectEventsParams, querystring: ListEventsQuery, response }, preHandler: loadProject('read_project') },
-    async (req, reply) => list(req, reply, { projectId: req.project.row.id }, req.query as ListEventsQuery),
+    { schema: { params: ProjectEventsParams, querystring: ListEventsQuery, response }, config: { auth: 'optional' }, preHandler: loadProject('read_project') },
+    async (req, reply) => list(req, reply, { projectId: loadedProject(req).row.id }, req.query),
   );
 };

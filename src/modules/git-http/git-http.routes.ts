@@ -1,12 +1,14 @@
 // Git over HTTP at <external URL>/<full path>.git, for projects at any depth of groups: info/refs
 // (the ref advertisement), git-upload-pack (clone, fetch) and git-receive-pack (push). Git clients
 // authenticate with HTTP Basic; answers other than git's own are plain text, as the platform's.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { projectAbilities } from '../../core/access/abilities.ts';
 import { type LoadedProject, accessToProject, findProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { basicCredentials, resolveGitClient } from '../../core/auth/resolve.ts';
 import { DomainError } from '../../core/errors.ts';
+import { fieldsOf } from '../../core/params.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
 import {
   GIT_SERVICES,
@@ -52,9 +54,9 @@ function refuse(reply: FastifyReply, refusal: Refusal): FastifyReply {
 
 /** The route's path segments, in order. */
 function segmentsOf(req: FastifyRequest): string[] {
-  const params = req.params as Record<string, string>;
+  const params = fieldsOf(req.params);
   const segments: string[] = [];
-  for (let i = 0; params[`s${i}`] !== undefined; i++) segments.push(params[`s${i}`]);
+  for (let i = 0; params[`s${i}`] !== undefined; i++) segments.push(String(params[`s${i}`]));
   return segments;
 }
 
@@ -102,11 +104,12 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   return { service: access.service, project: project as LoadedProject, gitDir: gitDir as string, actor };
 }
 
-export const gitHttpRoutes: FastifyPluginAsync = async (app) => {
+export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
   // Request bodies stream into git as they come.
   app.addContentTypeParser(GIT_SERVICES.map(requestType), (_req, _payload, done) => done(null));
-  const config = { auth: 'none' as const };
+  // Git authenticates with HTTP Basic itself (authorize), and answers in git's formats or plain text.
+  const config = { auth: 'none', json: false } as const;
 
   async function infoRefs(req: FastifyRequest, reply: FastifyReply) {
     if (req.method === 'HEAD') return reply.code(403).send();
@@ -118,7 +121,7 @@ export const gitHttpRoutes: FastifyPluginAsync = async (app) => {
       if (!segments.every((s) => PATH_SEGMENT.test(s)) || !/^(service=git-(upload|receive)-pack)?$/.test(query)) return reply.callNotFound();
       return reply.redirect(`/${segments.join('/')}${GIT_SUFFIX}/info/refs${query ? `?${query}` : ''}`, 301);
     }
-    const service = (req.query as Record<string, unknown>).service;
+    const { service } = fieldsOf(req.query);
     const target = await authorize(req, fullPath, typeof service === 'string' ? service : undefined);
     if ('status' in target) return refuse(reply, target);
     const config = target.service === 'git-receive-pack' ? HIDDEN_FROM_PUSHES : [];

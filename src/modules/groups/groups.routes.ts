@@ -1,12 +1,15 @@
 // Groups: list, show, create, update, delete, subgroups and descendant groups, custom attributes.
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { globalAbilities } from '../../core/access/abilities.ts';
 import { requireUser } from '../../core/access/guards.ts';
-import { accessToGroup, findGroup, loadGroup } from '../../core/access/loaders.ts';
+import { accessToGroup, findGroup, loadGroup, loadedGroup } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { type OffsetOptions, paginate, paginateWithKeyset } from '../../core/pagination.ts';
+import { AcceptedEntity } from '../../core/schema.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { loadNamespaceSettings } from '../../domain/settings/namespace-settings.ts';
@@ -17,15 +20,17 @@ import { loadCustomAttributes } from '../custom-attributes/custom-attributes.fin
 import { customAttributeRoutes } from '../custom-attributes/custom-attributes.routes.ts';
 import { type GroupScope, findGroups, loadGroupStatistics, similarityOrder } from './groups.finder.ts';
 import { type GroupView, presentGroup, presentGroupDetail } from './groups.presenter.ts';
-import { CreateGroupBody, GroupIdParams, ListGroupsQuery, ShowGroupQuery, UpdateGroupBody } from './groups.schemas.ts';
+import { CreateGroupBody, GroupDetailEntity, GroupEntity, GroupIdParams, ListGroupsQuery, ShowGroupQuery, UpdateGroupBody } from './groups.schemas.ts';
 import { createGroup, deleteGroup, ensureRunnersToken, updateGroup } from './groups.service.ts';
 
 const SIGNED_IN = { auth: 'required' } as const;
+const ANYONE = { auth: 'optional' } as const;
+const groups = { 200: Type.Array(GroupEntity) };
 
 /** The group detail answer lists at most this many of the group's projects. */
 const DETAIL_PROJECTS_LIMIT = 100;
 
-export const groupRoutes: FastifyPluginAsync = async (api) => {
+export const groupRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const deps = api.deps;
   const { db, config } = deps;
 
@@ -34,8 +39,7 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
    * pages (by name ascending) and caps offsets; everywhere else a request for keyset pages gets
    * offset pages, as on the platform.
    */
-  async function pageOfGroups(req: FastifyRequest, reply: FastifyReply, scope: GroupScope) {
-    const q = req.query as ListGroupsQuery;
+  async function pageOfGroups(req: FastifyRequest, reply: FastifyReply, q: ListGroupsQuery, scope: GroupScope) {
     const actor = req.actor;
     const strategies = !actor && !scope.parent;
     const options: OffsetOptions = strategies ? { offsetCapType: 'Group' } : { keyset: 'ignore' };
@@ -65,9 +69,9 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
     return { baseUrl: config.externalUrl, settings, instance, customAttributes, statistics };
   }
 
-  async function listGroups(req: FastifyRequest, reply: FastifyReply, scope: GroupScope) {
-    const rows = await pageOfGroups(req, reply, scope);
-    const view = await listView(rows, req.actor, req.query as ListGroupsQuery);
+  async function listGroups(req: FastifyRequest, reply: FastifyReply, q: ListGroupsQuery, scope: GroupScope) {
+    const rows = await pageOfGroups(req, reply, q, scope);
+    const view = await listView(rows, req.actor, q);
     return rows.map((row) => presentGroup(row, view));
   }
 
@@ -82,11 +86,11 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
     return presentGroupDetail(group, view, { projects: await projectsOf(group, actor), runnersToken: options.runnersToken ?? null });
   }
 
-  api.get('/groups', { schema: { querystring: ListGroupsQuery } }, (req, reply) => listGroups(req, reply, {}));
+  api.get('/groups', { schema: { querystring: ListGroupsQuery, response: groups }, config: ANYONE }, (req, reply) => listGroups(req, reply, req.query, {}));
 
-  api.post('/groups', { schema: { body: CreateGroupBody }, config: SIGNED_IN }, async (req, reply) => {
+  api.post('/groups', { schema: { body: CreateGroupBody, response: { 201: GroupDetailEntity } }, config: SIGNED_IN }, async (req, reply) => {
     const actor = requireUser(req);
-    const body = req.body as CreateGroupBody;
+    const { body } = req;
     let parent: NamespaceRow | null = null;
     if (body.parent_id !== undefined) {
       parent = await findGroup(req, String(body.parent_id));
@@ -104,37 +108,37 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
 
   const byId = { params: GroupIdParams };
 
-  api.get('/groups/:id', { schema: { ...byId, querystring: ShowGroupQuery }, preHandler: loadGroup('read_group') }, async (req) => {
-    const q = req.query as ShowGroupQuery;
-    const { row, can } = req.group;
-    const withCustomAttributes = q.with_custom_attributes === true;
-    if (q.with_projects === false) return presentGroup(row, await listView([row], req.actor, { with_custom_attributes: withCustomAttributes }));
-    const runnersToken = can.has('admin_group') ? await ensureRunnersToken(deps, row) : null;
-    return detail(row, req.actor, { runnersToken, withCustomAttributes });
-  });
+  api.get(
+    '/groups/:id',
+    { schema: { ...byId, querystring: ShowGroupQuery, response: { 200: Type.Union([GroupDetailEntity, GroupEntity]) } }, config: ANYONE, preHandler: loadGroup('read_group') },
+    async (req) => {
+      const q = req.query;
+      const { row, can } = loadedGroup(req);
+      const withCustomAttributes = q.with_custom_attributes === true;
+      if (q.with_projects === false) return presentGroup(row, await listView([row], req.actor, { with_custom_attributes: withCustomAttributes }));
+      const runnersToken = can.has('admin_group') ? await ensureRunnersToken(deps, row) : null;
+      return detail(row, req.actor, { runnersToken, withCustomAttributes });
+    },
+  );
 
-  api.put('/groups/:id', { schema: { ...byId, body: UpdateGroupBody }, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req) => {
-    const { row } = req.group;
+  api.put('/groups/:id', { schema: { ...byId, body: UpdateGroupBody, response: { 200: GroupDetailEntity } }, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req) => {
+    const { row } = loadedGroup(req);
     const parent = row.parent_id === null ? null : await findGroup(req, String(row.parent_id));
     const administersParent = parent !== null && (await accessToGroup(req, parent)).can.has('admin_group');
-    const updated = await updateGroup(deps, row, req.body as UpdateGroupBody, { parent, administersParent });
+    const updated = await updateGroup(deps, row, req.body, { parent, administersParent });
     return detail(updated, req.actor);
   });
 
-  api.delete('/groups/:id', { schema: byId, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req, reply) => {
-    const { row } = req.group;
+  api.delete('/groups/:id', { schema: { ...byId, response: { 202: AcceptedEntity } }, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req, reply) => {
+    const { row } = loadedGroup(req);
     checkUnmodifiedSince(req.headers['if-unmodified-since'], Date.parse(row.updated_at));
     await deleteGroup(deps, row);
     return reply.code(202).send({ message: '202 Accepted' });
   });
 
-  api.get('/groups/:id/subgroups', { schema: { ...byId, querystring: ListGroupsQuery }, preHandler: loadGroup('read_group') }, (req, reply) =>
-    listGroups(req, reply, { parent: req.group.row }),
-  );
-
-  api.get('/groups/:id/descendant_groups', { schema: { ...byId, querystring: ListGroupsQuery }, preHandler: loadGroup('read_group') }, (req, reply) =>
-    listGroups(req, reply, { parent: req.group.row, descendants: true }),
-  );
+  const subgroupsOptions = { schema: { ...byId, querystring: ListGroupsQuery, response: groups }, config: ANYONE, preHandler: loadGroup('read_group') };
+  api.get('/groups/:id/subgroups', subgroupsOptions, (req, reply) => listGroups(req, reply, req.query, { parent: loadedGroup(req).row }));
+  api.get('/groups/:id/descendant_groups', subgroupsOptions, (req, reply) => listGroups(req, reply, req.query, { parent: loadedGroup(req).row, descendants: true }));
 
   // Custom attributes: the group must be visible (404), then the caller an administrator (403).
   customAttributeRoutes(api, {
@@ -143,7 +147,7 @@ export const groupRoutes: FastifyPluginAsync = async (api) => {
     id: GroupIdParams.properties.id,
     load: async (req) => {
       await loadGroup('read_group')(req);
-      return req.group.row.id;
+      return loadedGroup(req).row.id;
     },
   });
 };

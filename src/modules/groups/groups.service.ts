@@ -7,7 +7,7 @@ import { ancestorIds, refreshAuthorizations, usersAroundNamespace } from '../../
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
 import { inSubtree } from '../../core/access/subtree.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { DomainError, type FieldErrors, invalidFields } from '../../core/errors.ts';
+import { DomainError, type FieldErrors, apiError, invalidFields } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
 import { secretBox } from '../../core/secret-box.ts';
@@ -34,7 +34,7 @@ async function childVisibilities(db: Kysely<DB>, groupId: number): Promise<{ chi
 
 /** A creation failure: 400 with the errors as the platform prints them inside the message. */
 function saveFailed(errors: FieldErrors): DomainError {
-  return new DomainError('bad_request', `Failed to save group ${rubyInspect(errors)}`);
+  return apiError(400, `Failed to save group ${rubyInspect(errors)}`);
 }
 
 const PATH_TAKEN: FieldErrors = { path: [TAKEN] };

@@ -2,12 +2,14 @@
 // change, remove. Every route needs a signed-in user; the source must be readable (404 otherwise);
 // adding and changing need admin_project_member / admin_group_member (403 otherwise); removing is
 // for managers and for members leaving on their own.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { loadGroup, loadProject } from '../../core/access/loaders.ts';
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { notFound } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
+import { NoContent } from '../../core/schema.ts';
 import { type MemberSource, findAllMembers, findDirectMember, findDirectMembers, findInheritedOrDirectMember, groupSource, projectSource } from './members.finder.ts';
 import { presentMember } from './members.presenter.ts';
 import {
@@ -39,19 +41,19 @@ const KINDS: SourceKind[] = [
     prefix: '/projects/:id',
     read: loadProject('read_project_member'),
     manage: loadProject('admin_project_member'),
-    source: (req) => projectSource(req.project.row, req.project.namespace),
-    canManage: (req) => req.project.can.has('admin_project_member'),
+    source: (req) => projectSource(loadedProject(req).row, loadedProject(req).namespace),
+    canManage: (req) => loadedProject(req).can.has('admin_project_member'),
   },
   {
     prefix: '/groups/:id',
     read: loadGroup('read_group_member'),
     manage: loadGroup('admin_group_member'),
-    source: (req) => groupSource(req.group.row),
-    canManage: (req) => req.group.can.has('admin_group_member'),
+    source: (req) => groupSource(loadedGroup(req).row),
+    canManage: (req) => loadedGroup(req).can.has('admin_group_member'),
   },
 ];
 
-export const memberRoutes: FastifyPluginAsync = async (api) => {
+export const memberRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const deps = api.deps;
   const { db } = deps;
   const baseUrl = deps.config.externalUrl;
@@ -66,23 +68,23 @@ export const memberRoutes: FastifyPluginAsync = async (api) => {
     const one = { params: MemberParams, response: { 200: MemberEntity } };
 
     api.get(`${prefix}/members`, { schema: list, config: REQUIRED, preHandler: kind.read }, async (req, reply) => {
-      const rows = await paginate(req, reply, findDirectMembers(db, kind.source(req), req.query as ListMembersQuery));
+      const rows = await paginate(req, reply, findDirectMembers(db, kind.source(req), req.query));
       return rows.map((r) => presentMember(r, baseUrl));
     });
 
     api.get(`${prefix}/members/all`, { schema: list, config: REQUIRED, preHandler: kind.read }, async (req, reply) => {
-      const rows = await paginate(req, reply, findAllMembers(db, kind.source(req), req.query as ListMembersQuery));
+      const rows = await paginate(req, reply, findAllMembers(db, kind.source(req), req.query));
       return rows.map((r) => presentMember(r, baseUrl));
     });
 
     api.get(`${prefix}/members/:user_id`, { schema: one, config: REQUIRED, preHandler: kind.read }, async (req) => {
-      const row = await findDirectMember(db, kind.source(req), (req.params as { user_id: number }).user_id);
+      const row = await findDirectMember(db, kind.source(req), req.params.user_id);
       if (!row) throw memberNotFound();
       return presentMember(row, baseUrl);
     });
 
     api.get(`${prefix}/members/all/:user_id`, { schema: one, config: REQUIRED, preHandler: kind.read }, async (req) => {
-      const row = await findInheritedOrDirectMember(db, kind.source(req), (req.params as { user_id: number }).user_id);
+      const row = await findInheritedOrDirectMember(db, kind.source(req), req.params.user_id);
       if (!row) throw memberNotFound();
       return presentMember(row, baseUrl);
     });
@@ -91,7 +93,7 @@ export const memberRoutes: FastifyPluginAsync = async (api) => {
       `${prefix}/members`,
       { schema: { params: SourceParams, body: AddMemberBody, response: { 201: Type.Union([MemberEntity, BulkResultEntity]) } }, config: REQUIRED, preHandler: kind.manage },
       async (req, reply) => {
-        const body = req.body as AddMemberBody;
+        const { body } = req;
         const source = kind.source(req);
         const expiresAt = expiryDate(body.expires_at) ?? null;
         reply.code(201);
@@ -107,17 +109,20 @@ export const memberRoutes: FastifyPluginAsync = async (api) => {
       `${prefix}/members/:user_id`,
       { schema: { params: MemberParams, body: UpdateMemberBody, response: { 200: MemberEntity } }, config: REQUIRED, preHandler: kind.manage },
       async (req) => {
-        const body = req.body as UpdateMemberBody;
-        const userId = (req.params as { user_id: number }).user_id;
-        const row = await updateMember(deps, kind.source(req), editor(req, kind), userId, { accessLevel: body.access_level, expiresAt: expiryDate(body.expires_at) });
+        const { body } = req;
+        const row = await updateMember(deps, kind.source(req), editor(req, kind), req.params.user_id, { accessLevel: body.access_level, expiresAt: expiryDate(body.expires_at) });
         return presentMember(row, baseUrl);
       },
     );
 
-    api.delete(`${prefix}/members/:user_id`, { schema: { params: MemberParams, body: RemoveMemberBody }, config: REQUIRED, preHandler: kind.read }, async (req, reply) => {
-      const { skip_subresources: skipSubresources } = req.body as RemoveMemberBody;
-      await removeMember(deps, kind.source(req), editor(req, kind), (req.params as { user_id: number }).user_id, { skipSubresources: skipSubresources ?? false });
-      return reply.code(204).send();
-    });
+    api.delete(
+      `${prefix}/members/:user_id`,
+      { schema: { params: MemberParams, body: RemoveMemberBody, response: { 204: NoContent } }, config: REQUIRED, preHandler: kind.read },
+      async (req, reply) => {
+        const { skip_subresources: skipSubresources } = req.body;
+        await removeMember(deps, kind.source(req), editor(req, kind), req.params.user_id, { skipSubresources: skipSubresources ?? false });
+        return reply.code(204).send();
+      },
+    );
   }
 };

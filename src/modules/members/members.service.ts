@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { refreshAuthorizations } from '../../core/access/authorizations.ts';
 import { ACCESS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS } from '../../core/access/levels.ts';
-import { DomainError, type FieldErrors, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
+import { type FieldErrors, apiError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { NOT_INCLUDED, addError, fullMessagesSentence, toSentence } from '../../domain/validation.ts';
@@ -38,7 +38,7 @@ const ROLE_NAMES: Record<number, string> = {
 
 
 /** The platform's find_by! miss: a record-not-found 404 with a lower-case "found". */
-export const memberNotFound = () => new DomainError('not_found', '404 Not found');
+export const memberNotFound = () => apiError(404, '404 Not found');
 
 const dayOf = (now: Date) => now.toISOString().slice(0, 10);
 

@@ -1,6 +1,6 @@
 // GET /version and GET /metadata: the same body; /version is the older alias.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync } from 'fastify';
 import { Entity, Nullable } from '../../core/schema.ts';
 import { PRODUCT_REVISION, REPORTED_VERSION } from '../../version.ts';
 
@@ -23,7 +23,7 @@ const body = {
   enterprise: false,
 };
 
-export const metadataRoutes: FastifyPluginAsync = async (api) => {
+export const metadataRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const options = { schema: { response: { 200: MetadataEntity } }, config: { auth: 'required' as const, scopes: ['read_user' as const] } };
   api.get('/version', options, async () => body);
   api.get('/metadata', options, async () => body);

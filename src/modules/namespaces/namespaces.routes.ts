@@ -1,5 +1,6 @@
 // Namespaces: spec Part 2 §4.3 (list, show, existence of a path). Every route needs a signed-in caller.
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { groupAbilities, groupSubject, personalNamespaceAbilities } from '../../core/access/abilities.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { accessToGroup } from '../../core/access/loaders.ts';
@@ -10,11 +11,11 @@ import { suggestPath } from '../../domain/namespace-paths.ts';
 import { loadNamespaceCounts } from './member-counts.ts';
 import { findNamespace, findNamespaces, loadCallerLevels, pathExists, pathOrNameUsed } from './namespaces.finder.ts';
 import { type NamespaceView, presentNamespace } from './namespaces.presenter.ts';
-import { ExistsQuery, ListNamespacesQuery, NamespaceIdParams } from './namespaces.schemas.ts';
+import { ExistsQuery, ListNamespacesQuery, NamespaceEntity, NamespaceExistenceEntity, NamespaceIdParams } from './namespaces.schemas.ts';
 
 const SIGNED_IN = { auth: 'required' } as const;
 
-export const namespaceRoutes: FastifyPluginAsync = async (api) => {
+export const namespaceRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const deps = api.deps;
   const { db } = deps;
 
@@ -25,9 +26,9 @@ export const namespaceRoutes: FastifyPluginAsync = async (api) => {
     return { baseUrl: deps.config.externalUrl, counts, administers: (row) => administered.has(row.id) };
   }
 
-  api.get('/namespaces', { schema: { querystring: ListNamespacesQuery }, config: SIGNED_IN }, async (req, reply) => {
+  api.get('/namespaces', { schema: { querystring: ListNamespacesQuery, response: { 200: Type.Array(NamespaceEntity) } }, config: SIGNED_IN }, async (req, reply) => {
     const actor = requireUser(req);
-    const rows = await paginate(req, reply, findNamespaces(db, deps.database.dialect, actor, req.query as ListNamespacesQuery, deps.now()).orderBy('namespaces.id'));
+    const rows = await paginate(req, reply, findNamespaces(db, deps.database.dialect, actor, req.query, deps.now()).orderBy('namespaces.id'));
     // Administrators administer every namespace whatever their memberships.
     const levels = actor.isAdmin ? new Map<number, number>() : await loadCallerLevels(db, actor.user.id, rows, deps.now());
     const view = await viewFor(rows, (row) =>
@@ -38,9 +39,9 @@ export const namespaceRoutes: FastifyPluginAsync = async (api) => {
     return rows.map((row) => presentNamespace(row, view));
   });
 
-  api.get('/namespaces/:id', { schema: { params: NamespaceIdParams }, config: SIGNED_IN }, async (req) => {
+  api.get('/namespaces/:id', { schema: { params: NamespaceIdParams, response: { 200: NamespaceEntity } }, config: SIGNED_IN }, async (req) => {
     const actor = requireUser(req);
-    const row = await findNamespace(db, (req.params as { id: string }).id);
+    const row = await findNamespace(db, req.params.id);
     if (!row) throw notFound('Namespace');
     let administers: boolean;
     if (row.type === 'Group') {
@@ -55,10 +56,14 @@ export const namespaceRoutes: FastifyPluginAsync = async (api) => {
     return presentNamespace(row, await viewFor([row], () => administers));
   });
 
-  api.get('/namespaces/:id/exists', { schema: { params: NamespaceIdParams, querystring: ExistsQuery }, config: SIGNED_IN }, async (req) => {
-    requireUser(req);
-    const path = (req.params as { id: string }).id;
-    const exists = await pathExists(db, path, (req.query as ExistsQuery).parent_id ?? null);
-    return { exists, suggests: exists ? [await suggestPath(path, (candidate) => pathOrNameUsed(db, candidate))] : [] };
-  });
+  api.get(
+    '/namespaces/:id/exists',
+    { schema: { params: NamespaceIdParams, querystring: ExistsQuery, response: { 200: NamespaceExistenceEntity } }, config: SIGNED_IN },
+    async (req) => {
+      requireUser(req);
+      const path = req.params.id;
+      const exists = await pathExists(db, path, req.query.parent_id ?? null);
+      return { exists, suggests: exists ? [await suggestPath(path, (candidate) => pathOrNameUsed(db, candidate))] : [] };
+    },
+  );
 };

@@ -1,6 +1,8 @@
 // OAuth 2: POST /oauth/token (password and refresh_token grants), POST /oauth/revoke,
 // GET /oauth/token/info. Bodies follow OAuth's own error format, not the API's.
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Entity } from '../../core/schema.ts';
 import { OauthErrorEntity, OauthTokenEntity, OauthTokenInfoEntity } from './oauth.schemas.ts';
 import { OauthError, inspectToken, passwordGrant, refreshGrant, revoke, secondsLeft } from './oauth.service.ts';
 
@@ -17,7 +19,7 @@ function noStore(reply: FastifyReply) {
   return reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 }
 
-export const oauthRoutes: FastifyPluginAsync = async (app) => {
+export const oauthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, config: appConfig, now } = app.deps;
 
   app.post('/oauth/token', { config, schema: { response: { 200: OauthTokenEntity, '4xx': OauthErrorEntity } } }, async (req, reply) => {
@@ -41,7 +43,7 @@ export const oauthRoutes: FastifyPluginAsync = async (app) => {
   });
 
   // RFC 7009: an unknown or missing token is not an error.
-  app.post('/oauth/revoke', { config }, async (req, reply) => {
+  app.post('/oauth/revoke', { config, schema: { response: { 200: Entity({}) } } }, async (req, reply) => {
     await revoke(db, str(req.rawParams.token), now());
     return reply.send({});
   });

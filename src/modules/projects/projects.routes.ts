@@ -1,15 +1,19 @@
 // Projects: spec Part 2 §4.1 (lists), and the single-project routes of the platform's API
 // (show, create, update, delete, archive, star, users, custom attributes).
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireAdmin, requireUser } from '../../core/access/guards.ts';
-import { findProject, loadGroup, loadProject } from '../../core/access/loaders.ts';
-import { DomainError, notFound } from '../../core/errors.ts';
+import { findProject, loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
+import { notFound, paramError } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { KEYSET_UNAVAILABLE, paginate, paginateByKeysetFilter, wantsKeyset } from '../../core/pagination.ts';
+import { AcceptedEntity, NoContent } from '../../core/schema.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { loadCustomAttributes } from '../custom-attributes/custom-attributes.finder.ts';
 import { customAttributeRoutes } from '../custom-attributes/custom-attributes.routes.ts';
 import { presentUserBasic } from '../users/users.presenter.ts';
+import { UserBasicEntity } from '../users/users.schemas.ts';
 import {
   type ProjectsQuery,
   type ViewOptions,
@@ -33,11 +37,15 @@ import {
   CreateUserProjectParams,
   GroupProjectsQuery,
   ListProjectsQuery,
+  type Project,
+  ProjectEntity,
   ProjectIdParams,
+  ProjectSimpleEntity,
   ProjectUsersQuery,
   ShowProjectQuery,
   UpdateProjectBody,
   UserProjectsParams,
+  ProjectWithAccessEntity,
 } from './projects.schemas.ts';
 import {
   createProject,
@@ -49,8 +57,15 @@ import {
 } from './projects.service.ts';
 
 const SIGNED_IN = { auth: 'required' } as const;
+const ANYONE = { auth: 'optional' } as const;
 
-export const projectRoutes: FastifyPluginAsync = async (api) => {
+/** Lists answer one form for the whole page: with permissions, full, or simple. */
+const projectPage = { 200: Type.Array(Type.Union([ProjectWithAccessEntity, ProjectEntity, ProjectSimpleEntity])) };
+/** What writes answer: the full form. */
+const fullProject = { 200: ProjectEntity };
+const createdProject = { 201: ProjectEntity };
+
+export const projectRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const deps = api.deps;
   const { db } = deps;
 
@@ -64,9 +79,9 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
     return view;
   }
 
-  /** One project for the request's actor, in a form. */
-  async function present(req: FastifyRequest, row: ProjectRow, form: ProjectForm, options: ViewOptions & { customAttributes?: boolean; adminFields?: boolean } = {}) {
-    return presentProject(row, await viewOf(req, [row], { ...options, form }), form, options.adminFields);
+  /** One project for the request's actor in the full form, which writes answer. */
+  async function presentFull(req: FastifyRequest, row: ProjectRow, options: { adminFields?: boolean } = {}): Promise<Project> {
+    return presentProject(row, await viewOf(req, [row], { form: 'full' }), 'full', options.adminFields);
   }
 
   /**
@@ -89,7 +104,7 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
 
     let rows: ProjectRow[];
     if (wantsKeyset(req)) {
-      if (!forms.keyset || orderBy !== 'id') throw new DomainError('param', KEYSET_UNAVAILABLE, { status: 405 });
+      if (!forms.keyset || orderBy !== 'id') throw paramError(KEYSET_UNAVAILABLE, 405);
       rows = await paginateByKeysetFilter(req, reply, ordered, { param: 'id', key: 'id', direction: sort });
     } else {
       const countParts = countPartsOf(db, actor, q, visible, ordered);
@@ -102,17 +117,17 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
 
   // ---- Lists ------------------------------------------------------------------------------
 
-  api.get('/projects', { schema: { querystring: ListProjectsQuery } }, async (req, reply) => {
-    const q = req.query as ListProjectsQuery;
+  api.get('/projects', { schema: { querystring: ListProjectsQuery, response: projectPage }, config: ANYONE }, async (req, reply) => {
+    const q = req.query;
     const admin = req.actor?.isAdmin ?? false;
     const visible = visibleProjects(db, req.actor, q);
     const query = filterProjects(visible, req.actor, q, { admin });
     return list(req, reply, visible, query, q, { anonymous: 'simple', signedIn: 'with_access', keyset: true });
   });
 
-  api.get('/users/:user_id/projects', { schema: { params: UserProjectsParams, querystring: ListProjectsQuery } }, async (req, reply) => {
-    const { user_id: ref } = req.params as { user_id: string };
-    const q = req.query as ListProjectsQuery;
+  api.get('/users/:user_id/projects', { schema: { params: UserProjectsParams, querystring: ListProjectsQuery, response: projectPage }, config: ANYONE }, async (req, reply) => {
+    const { user_id: ref } = req.params;
+    const q = req.query;
     const user = await findUserByIdOrUsername(db, ref);
     if (!user) throw notFound('User');
     const admin = req.actor?.isAdmin ?? false;
@@ -121,86 +136,103 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
     return list(req, reply, visible, query, q, { anonymous: 'simple', signedIn: 'with_access', keyset: true });
   });
 
-  api.get('/groups/:id/projects', { schema: { params: ProjectIdParams, querystring: GroupProjectsQuery }, preHandler: loadGroup('read_group') }, async (req, reply) => {
-    const q = req.query as GroupProjectsQuery;
-    const admin = req.actor?.isAdmin ?? false;
-    const visible = visibleProjects(db, req.actor, q);
-    const query = filterProjects(groupProjectsOf(visible, req.group.row, q.include_subgroups ?? false), req.actor, q, { admin });
-    // The platform answers a group's projects in the full form without permissions, to everyone,
-    // with offset pagination only.
-    return list(req, reply, visible, query, q, { anonymous: 'full', signedIn: 'full', keyset: false });
-  });
+  api.get(
+    '/groups/:id/projects',
+    { schema: { params: ProjectIdParams, querystring: GroupProjectsQuery, response: projectPage }, config: ANYONE, preHandler: loadGroup('read_group') },
+    async (req, reply) => {
+      const q = req.query;
+      const admin = req.actor?.isAdmin ?? false;
+      const visible = visibleProjects(db, req.actor, q);
+      const query = filterProjects(groupProjectsOf(visible, loadedGroup(req).row, q.include_subgroups ?? false), req.actor, q, { admin });
+      // The platform answers a group's projects in the full form without permissions, to everyone,
+      // with offset pagination only.
+      return list(req, reply, visible, query, q, { anonymous: 'full', signedIn: 'full', keyset: false });
+    },
+  );
 
   // ---- Create -----------------------------------------------------------------------------
 
-  api.post('/projects', { schema: { body: CreateProjectBody }, config: SIGNED_IN }, async (req, reply) => {
+  api.post('/projects', { schema: { body: CreateProjectBody, response: createdProject }, config: SIGNED_IN }, async (req, reply) => {
     const actor = requireUser(req);
-    const body = req.body as CreateProjectBody;
+    const { body } = req;
     const row = await createProject(deps, actor, body);
     reply.code(201);
-    return present(req, row, 'full', { adminFields: true });
+    return presentFull(req, row, { adminFields: true });
   });
 
-  api.post('/projects/user/:user_id', { schema: { params: CreateUserProjectParams, body: CreateUserProjectBody }, config: SIGNED_IN }, async (req, reply) => {
+  api.post('/projects/user/:user_id', { schema: { params: CreateUserProjectParams, body: CreateUserProjectBody, response: createdProject }, config: SIGNED_IN }, async (req, reply) => {
     const actor = requireAdmin(req);
-    const user = await findUserByIdOrUsername(db, String((req.params as { user_id: number }).user_id));
+    const user = await findUserByIdOrUsername(db, String(req.params.user_id));
     if (!user) throw notFound('User');
-    const body = req.body as CreateProjectBody;
+    const { body } = req;
     const row = await createProject(deps, actor, body, { asUser: user });
     reply.code(201);
-    return present(req, row, 'full', { adminFields: true });
+    return presentFull(req, row, { adminFields: true });
   });
 
   // ---- One project ------------------------------------------------------------------------
 
-  api.get('/projects/:id', { schema: { params: ProjectIdParams, querystring: ShowProjectQuery }, preHandler: loadProject('read_project') }, async (req) => {
-    const q = req.query as ShowProjectQuery;
-    const options = { statistics: q.statistics, license: q.license, customAttributes: (req.actor?.isAdmin ?? false) && q.with_custom_attributes, adminFields: true };
-    return present(req, req.project.row, req.actor ? 'with_access' : 'simple', options);
+  api.get(
+    '/projects/:id',
+    { schema: { params: ProjectIdParams, querystring: ShowProjectQuery, response: { 200: Type.Union([ProjectWithAccessEntity, ProjectSimpleEntity]) } }, config: ANYONE, preHandler: loadProject('read_project') },
+    async (req) => {
+      const q = req.query;
+      const { row } = loadedProject(req);
+      const options = { statistics: q.statistics, license: q.license, customAttributes: (req.actor?.isAdmin ?? false) && q.with_custom_attributes };
+      // Signed-in callers see the full form with their permissions; anonymous ones the simple form.
+      if (!req.actor) return presentProject(row, await viewOf(req, [row], { ...options, form: 'simple' }), 'simple');
+      return presentProject(row, await viewOf(req, [row], { ...options, form: 'with_access' }), 'with_access', true);
+    },
+  );
+
+  api.put('/projects/:id', { schema: { params: ProjectIdParams, body: UpdateProjectBody, response: fullProject }, config: SIGNED_IN, preHandler: loadProject('admin_project') }, async (req) => {
+    const row = await updateProject(deps, requireUser(req), loadedProject(req), req.body);
+    return presentFull(req, row, { adminFields: true });
   });
 
-  api.put('/projects/:id', { schema: { params: ProjectIdParams, body: UpdateProjectBody }, config: SIGNED_IN, preHandler: loadProject('admin_project') }, async (req) => {
-    const row = await updateProject(deps, requireUser(req), req.project, req.body as UpdateProjectBody);
-    return present(req, row, 'full', { adminFields: true });
-  });
-
-  api.delete('/projects/:id', { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('remove_project') }, async (req, reply) => {
-    const row = req.project.row;
+  api.delete('/projects/:id', { schema: { params: ProjectIdParams, response: { 202: AcceptedEntity } }, config: SIGNED_IN, preHandler: loadProject('remove_project') }, async (req, reply) => {
+    const row = loadedProject(req).row;
     checkUnmodifiedSince(req.headers['if-unmodified-since'], Date.parse(row.updated_at));
     await deleteProject(deps, row);
     return reply.code(202).send({ message: '202 Accepted' });
   });
 
   for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
-    api.post(`/projects/:id/${action}`, { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('archive_project') }, async (req, reply) => {
-      const row = await setArchived(deps, req.project.row, archived);
+    api.post(`/projects/:id/${action}`, { schema: { params: ProjectIdParams, response: createdProject }, config: SIGNED_IN, preHandler: loadProject('archive_project') }, async (req, reply) => {
+      const row = await setArchived(deps, loadedProject(req).row, archived);
       reply.code(201);
-      return present(req, row, 'full');
+      return presentFull(req, row);
     });
   }
 
   // 201 with the project when the star changed, 304 (no body) when it already was so.
   for (const [action, change] of [['star', starProject], ['unstar', unstarProject]] as const) {
-    api.post(`/projects/:id/${action}`, { schema: { params: ProjectIdParams }, config: SIGNED_IN, preHandler: loadProject('read_project') }, async (req, reply) => {
+    const options = { schema: { params: ProjectIdParams, response: { ...createdProject, 304: NoContent } }, config: SIGNED_IN, preHandler: loadProject('read_project') };
+    api.post(`/projects/:id/${action}`, options, async (req, reply) => {
       const actor = requireUser(req);
-      if (!(await change(deps, actor.user.id, req.project.row.id))) return reply.code(304).send();
-      const row = (await findProjectById(db, req.project.row.id)) as ProjectRow;
+      const { id } = loadedProject(req).row;
+      if (!(await change(deps, actor.user.id, id))) return reply.code(304).send();
+      const row = (await findProjectById(db, id)) as ProjectRow;
       reply.code(201);
-      return present(req, row, 'full');
+      return presentFull(req, row);
     });
   }
 
-  api.get('/projects/:id/users', { schema: { params: ProjectIdParams, querystring: ProjectUsersQuery }, preHandler: loadProject('read_project') }, async (req, reply) => {
-    const q = req.query as ProjectUsersQuery;
-    let query = projectUsers(db, req.project.row.id);
-    if (q.skip_users?.length) query = query.where('users.id', 'not in', q.skip_users);
-    const search = q.search?.trim() ? userSearch(q.search) : null;
-    const matching = search?.where;
-    if (matching) query = query.where(() => matching);
-    const ordered = search ? query.orderBy(search.rank).orderBy('users.name').orderBy('users.id') : query.orderBy('users.id');
-    const rows = await paginate(req, reply, ordered);
-    return rows.map((u) => presentUserBasic(u, { baseUrl: deps.config.externalUrl }));
-  });
+  api.get(
+    '/projects/:id/users',
+    { schema: { params: ProjectIdParams, querystring: ProjectUsersQuery, response: { 200: Type.Array(UserBasicEntity) } }, config: ANYONE, preHandler: loadProject('read_project') },
+    async (req, reply) => {
+      const q = req.query;
+      let query = projectUsers(db, loadedProject(req).row.id);
+      if (q.skip_users?.length) query = query.where('users.id', 'not in', q.skip_users);
+      const search = q.search?.trim() ? userSearch(q.search) : null;
+      const matching = search?.where;
+      if (matching) query = query.where(() => matching);
+      const ordered = search ? query.orderBy(search.rank).orderBy('users.name').orderBy('users.id') : query.orderBy('users.id');
+      const rows = await paginate(req, reply, ordered);
+      return rows.map((u) => presentUserBasic(u, { baseUrl: deps.config.externalUrl }));
+    },
+  );
 
   // ---- Custom attributes (administrators) ---------------------------------------------------
   // As on the platform, the project is looked up (whatever its visibility) before the caller is
@@ -209,8 +241,8 @@ export const projectRoutes: FastifyPluginAsync = async (api) => {
     subject: 'project',
     path: '/projects/:id',
     id: ProjectIdParams.properties.id,
-    load: async (req) => {
-      const found = await findProject(req, (req.params as { id: string }).id);
+    load: async (req, id) => {
+      const found = await findProject(req, String(id));
       if (!found) throw notFound('Project');
       return found.row.id;
     },

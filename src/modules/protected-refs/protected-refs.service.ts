@@ -3,7 +3,7 @@
 // unprotect a 403 (whether it is being created or removed, as the paid tiers rule).
 import { ACCESS } from '../../core/access/levels.ts';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
-import { DomainError, conflict, forbidden, messageList } from '../../core/errors.ts';
+import { apiError, conflict, forbidden, messageList } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { type Pusher, canUnprotect } from '../../domain/ref-protection.ts';
@@ -19,7 +19,7 @@ import {
 import type { ProtectBranchBody, ProtectTagBody } from './protected-refs.schemas.ts';
 
 /** The platform's find_by! miss. */
-export const ruleNotFound = () => new DomainError('not_found', '404 Not found');
+export const ruleNotFound = () => apiError(404, '404 Not found');
 
 
 const BLANK_NAME = fullMessage('name', BLANK);

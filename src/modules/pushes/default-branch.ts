@@ -50,6 +50,6 @@ export async function protectDefaultBranch(deps: ServiceContext, project: Pick<P
     await protectBranch(deps, project.id, SYSTEM, { name: branch, push_access_level: rule.pushAccessLevel, merge_access_level: rule.mergeAccessLevel });
   } catch (error) {
     // Another push protected it in between.
-    if (!(error instanceof DomainError && error.kind === 'conflict')) throw error;
+    if (!(error instanceof DomainError && error.status === 409)) throw error;
   }
 }

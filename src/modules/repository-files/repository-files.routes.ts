@@ -2,10 +2,14 @@
 // content (with X-Gitlab-* headers), its raw content, and POST / PUT / DELETE it as one commit.
 // Reads need download_code and work without authentication on public repositories; writes need
 // push_code (403), then a push to the branch (400 "You are not allowed to push into this branch").
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { loadedProject } from '../../core/access/loaders.ts';
 import { notFound, paramError } from '../../core/errors.ts';
 import { repositoryDir, resolveRevision } from '../../domain/project-repository.ts';
 import { loadRepository } from '../repository/index.ts';
+import { fieldsOf } from '../../core/params.ts';
+import { NoContent } from '../../core/schema.ts';
 import { type FoundFile, findFile } from './repository-files.finder.ts';
 import { fileHeaders, presentFileData, rawHeaders } from './repository-files.presenter.ts';
 import {
@@ -26,7 +30,7 @@ const TRAVERSAL = /^\.{1,2}$|^\.\.[/\\]|[/\\]\.\.$|[/\\]\.\.[/\\]|\n/;
 
 /** A parameter check, so it runs before the project is looked at, as the platform's does. */
 async function checkFilePath(req: FastifyRequest): Promise<void> {
-  const raw = filePathOf(req);
+  const raw = String(fieldsOf(req.params).file_path);
   let decoded = raw;
   try {
     decoded = decodeURIComponent(raw);
@@ -36,20 +40,19 @@ async function checkFilePath(req: FastifyRequest): Promise<void> {
   if ([raw, decoded].some((p) => TRAVERSAL.test(p) || p.startsWith('/'))) throw paramError('file_path should be a valid file path');
 }
 
-const filePathOf = (req: FastifyRequest) => (req.params as FileParams).file_path;
+/** Anonymous callers read public repositories; the abilities of the pre-handlers refuse their writes. */
+const READ = { auth: 'optional', scopes: ['read_repository'] } as const;
+const WRITE = { auth: 'optional' } as const;
 
-const READ = { scopes: ['read_repository'] } as const;
-
-export const repositoryFileRoutes: FastifyPluginAsync = async (api) => {
+export const repositoryFileRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const deps = api.deps;
   const { config } = deps;
   const read = [checkFilePath, loadRepository('download_code')];
   const write = [checkFilePath, loadRepository('push_code')];
 
   /** The file at a ref: 404 "404 Commit Not Found" when the ref names no commit, "404 File Not Found" when the file is not there. */
-  async function fileAt(req: FastifyRequest, ref: string): Promise<FoundFile> {
-    const filePath = filePathOf(req);
-    const dir = repositoryDir(config, req.project.row);
+  async function fileAt(req: FastifyRequest, filePath: string, ref: string): Promise<FoundFile> {
+    const dir = repositoryDir(config, loadedProject(req).row);
     const commitId = await resolveRevision(dir, ref);
     if (dir === null || commitId === null) throw notFound('Commit');
     const file = await findFile(dir, commitId, filePath);
@@ -61,8 +64,8 @@ export const repositoryFileRoutes: FastifyPluginAsync = async (api) => {
     '/projects/:id/repository/files/:file_path',
     { schema: { params: FileParams, querystring: ShowFileQuery, response: { 200: FileEntity } }, config: READ, preHandler: read },
     async (req, reply) => {
-      const { ref } = req.query as ShowFileQuery;
-      const file = await fileAt(req, ref);
+      const { ref } = req.query;
+      const file = await fileAt(req, req.params.file_path, ref);
       const data = presentFileData(file, ref);
       reply.headers(fileHeaders(data));
       return { ...data, content: file.blob.content.toString('base64') };
@@ -71,11 +74,11 @@ export const repositoryFileRoutes: FastifyPluginAsync = async (api) => {
 
   api.get(
     '/projects/:id/repository/files/:file_path/raw',
-    { schema: { params: FileParams, querystring: RawFileQuery }, config: READ, preHandler: read },
+    { schema: { params: FileParams, querystring: RawFileQuery }, config: { ...READ, json: false }, preHandler: read },
     async (req, reply) => {
-      const { ref } = req.query as RawFileQuery;
+      const { ref } = req.query;
       // Without a ref, HEAD: the default branch.
-      const file = await fileAt(req, ref ?? 'HEAD');
+      const file = await fileAt(req, req.params.file_path, ref ?? 'HEAD');
       reply.headers(rawHeaders(file, presentFileData(file, ref ?? '')));
       return reply.send(file.blob.content);
     },
@@ -83,11 +86,11 @@ export const repositoryFileRoutes: FastifyPluginAsync = async (api) => {
 
   api.post(
     '/projects/:id/repository/files/:file_path',
-    { schema: { params: FileParams, body: WriteFileBody, response: { 201: FileCommitEntity } }, preHandler: write },
+    { schema: { params: FileParams, body: WriteFileBody, response: { 201: FileCommitEntity } }, config: WRITE, preHandler: write },
     async (req, reply) => {
-      const body = req.body as WriteFileBody;
-      const filePath = filePathOf(req);
-      await createFile(deps, { project: req.project, actor: req.actor }, filePath, body);
+      const { body } = req;
+      const filePath = req.params.file_path;
+      await createFile(deps, { project: loadedProject(req), actor: req.actor }, filePath, body);
       reply.code(201);
       return { file_path: filePath, branch: body.branch };
     },
@@ -95,17 +98,21 @@ export const repositoryFileRoutes: FastifyPluginAsync = async (api) => {
 
   api.put(
     '/projects/:id/repository/files/:file_path',
-    { schema: { params: FileParams, body: WriteFileBody, response: { 200: FileCommitEntity } }, preHandler: write },
+    { schema: { params: FileParams, body: WriteFileBody, response: { 200: FileCommitEntity } }, config: WRITE, preHandler: write },
     async (req) => {
-      const body = req.body as WriteFileBody;
-      const filePath = filePathOf(req);
-      await updateFile(deps, { project: req.project, actor: req.actor }, filePath, body);
+      const { body } = req;
+      const filePath = req.params.file_path;
+      await updateFile(deps, { project: loadedProject(req), actor: req.actor }, filePath, body);
       return { file_path: filePath, branch: body.branch };
     },
   );
 
-  api.delete('/projects/:id/repository/files/:file_path', { schema: { params: FileParams, body: DeleteFileBody }, preHandler: write }, async (req, reply) => {
-    await deleteFile(deps, { project: req.project, actor: req.actor }, filePathOf(req), req.body as DeleteFileBody);
-    return reply.code(204).send();
-  });
+  api.delete(
+    '/projects/:id/repository/files/:file_path',
+    { schema: { params: FileParams, body: DeleteFileBody, response: { 204: NoContent } }, config: WRITE, preHandler: write },
+    async (req, reply) => {
+      await deleteFile(deps, { project: loadedProject(req), actor: req.actor }, req.params.file_path, req.body);
+      return reply.code(204).send();
+    },
+  );
 };

@@ -4,16 +4,16 @@
 // (the platform's require_repository_enabled!), and a missing ability a 403.
 import type { FastifyRequest } from 'fastify';
 import { type ProjectAbility, projectFeatureAvailable } from '../../core/access/abilities.ts';
-import { loadProject } from '../../core/access/loaders.ts';
+import { loadProject, loadedProject } from '../../core/access/loaders.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import { readFeatureLevel } from '../../domain/settings/project-settings.ts';
 
-/** Loads `req.project` and requires the repository feature and an ability (download_code, push_code). */
+/** Loads `loadedProject(req)` and requires the repository feature and an ability (download_code, push_code). */
 export function loadRepository(ability: ProjectAbility) {
   const load = loadProject('read_project');
   return async (req: FastifyRequest) => {
     await load(req);
-    const { row, access, can } = req.project;
+    const { row, access, can } = loadedProject(req);
     const level = await readFeatureLevel(req.server.deps.db, row.id, 'repository');
     if (!projectFeatureAvailable(req.actor, row, access, 'repository', level)) throw notFound('Repository');
     if (!can.has(ability)) throw forbidden();

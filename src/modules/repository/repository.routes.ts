@@ -2,9 +2,11 @@
 // (a directory, or everything below it), and an archive of a commit (tar.gz, tar.bz2, tar, zip),
 // streamed as git writes it. Both need download_code and work without authentication on public
 // repositories.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, notFound, paramError } from '../../core/errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { loadedProject } from '../../core/access/loaders.ts';
+import { notFound, paramError } from '../../core/errors.ts';
 import { pageOf, setOffsetHeaders } from '../../core/pagination.ts';
 import { safeRepoPath } from '../../git/args.ts';
 import { type ArchiveFormat, archiveStream } from '../../git/archive.ts';
@@ -31,17 +33,20 @@ function archiveFormat(requested: string | undefined): ArchiveFormat {
   return 'tar.gz';
 }
 
-export const repositoryRoutes: FastifyPluginAsync = async (api) => {
+/** Anonymous callers read public repositories. */
+const OPTIONAL = { auth: 'optional' } as const;
+
+export const repositoryRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { config } = api.deps;
   const read = loadRepository('download_code');
 
   api.get(
     '/projects/:id/repository/tree',
-    { schema: { params: ProjectParams, querystring: TreeQuery, response: { 200: Type.Array(TreeObjectEntity) } }, preHandler: read },
+    { schema: { params: ProjectParams, querystring: TreeQuery, response: { 200: Type.Array(TreeObjectEntity) } }, config: OPTIONAL, preHandler: read },
     async (req, reply) => {
-      const q = req.query as TreeQuery;
+      const q = req.query;
       const path = treePath(q.path);
-      const { row } = req.project;
+      const { row } = loadedProject(req);
       const dir = repositoryDir(config, row);
       const commitId = await resolveRevision(dir, q.ref || row.default_branch || 'HEAD');
       if (dir === null || commitId === null) throw notFound('Tree');
@@ -53,13 +58,11 @@ export const repositoryRoutes: FastifyPluginAsync = async (api) => {
     },
   );
 
-  async function archive(req: FastifyRequest, reply: FastifyReply) {
-    const extension = (req.params as ArchiveParams).format;
+  async function archive(req: FastifyRequest, reply: FastifyReply, extension: string | undefined, q: ArchiveQuery) {
     // Other extensions do not route on the platform.
-    if (extension !== undefined && !(ARCHIVE_EXTENSIONS as readonly string[]).includes(extension)) throw new DomainError('param', '404 Not Found', { status: 404 });
-    const q = req.query as ArchiveQuery;
+    if (extension !== undefined && !(ARCHIVE_EXTENSIONS as readonly string[]).includes(extension)) throw paramError('404 Not Found', 404);
     const path = q.path === undefined ? '' : treePath(q.path);
-    const { row } = req.project;
+    const { row } = loadedProject(req);
     const dir = repositoryDir(config, row);
     const ref = q.sha || (dir !== null ? await readDefaultBranch(dir) : null) || 'HEAD';
     const commitId = await resolveRevision(dir, ref);
@@ -76,7 +79,8 @@ export const repositoryRoutes: FastifyPluginAsync = async (api) => {
     return reply.send(archiveStream(dir, { commit: commitId, format, prefix, path: path === '' ? undefined : path }));
   }
 
-  const options = { schema: { params: ArchiveParams, querystring: ArchiveQuery }, preHandler: read };
-  api.get('/projects/:id/repository/archive', options, archive);
-  api.get('/projects/:id/repository/archive.:format', options, archive);
+  // The archive streams as git writes it: not JSON.
+  const options = { schema: { params: ArchiveParams, querystring: ArchiveQuery }, config: { ...OPTIONAL, json: false }, preHandler: read } as const;
+  api.get('/projects/:id/repository/archive', options, (req, reply) => archive(req, reply, req.params.format, req.query));
+  api.get('/projects/:id/repository/archive.:format', options, (req, reply) => archive(req, reply, req.params.format, req.query));
 };

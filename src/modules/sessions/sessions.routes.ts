@@ -1,13 +1,15 @@
 // The small web sign-in: GET /users/sign_in shows a form (or who is signed in, with the CSRF token
 // for API writes), POST /users/sign_in checks the password and sets the cookie, POST
 // /users/sign_out ends the session.
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
 import { safeEqual } from '../../core/auth/secrets.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { endSession, findSession, startSession } from './sessions.service.ts';
 
-const config = { auth: 'none' as const };
+/** HTML pages and redirects, outside the API and its authentication. */
+const config = { auth: 'none', json: false } as const;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -34,7 +36,7 @@ function html(reply: FastifyReply, status: number, text: string) {
   return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(text);
 }
 
-export const sessionRoutes: FastifyPluginAsync = async (app) => {
+export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, now, config: appConfig } = app.deps;
   const secure = app.deps.config.externalUrl.startsWith('https:');
 

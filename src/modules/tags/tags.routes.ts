@@ -1,11 +1,14 @@
 // Repository tags (spec part 1 §4.4): list (ordered, searched), show, create, delete. Reads need
 // download_code (anonymous callers read public repositories); writes need push_code and pass the
 // protected-tag rules.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { loadedProject } from '../../core/access/loaders.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
+import { NoContent } from '../../core/schema.ts';
 import type { DetailedRef } from '../../git/ref-details.ts';
 import { repositoryDir, requireRepositoryDir } from '../../domain/project-repository.ts';
 import { paginateList, searchRefs } from '../../domain/ref-list.ts';
@@ -17,14 +20,17 @@ import { type TagView, presentTag } from './tags.presenter.ts';
 import { CreateTagBody, ListTagsQuery, ProjectParams, type Tag, TagEntity, TagParams } from './tags.schemas.ts';
 import { createTag, deleteTag } from './tags.service.ts';
 
-export const tagRoutes: FastifyPluginAsync = async (api) => {
+/** Anonymous callers read public repositories; writes need a user, which the pre-handlers' abilities require. */
+const OPTIONAL = { auth: 'optional' } as const;
+
+export const tagRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const deps = api.deps;
   const { db, config } = deps;
   const read = loadRepository('download_code');
   const write = loadRepository('push_code');
 
   async function view(req: FastifyRequest): Promise<TagView> {
-    const row = req.project.row;
+    const row = loadedProject(req).row;
     return { protections: await loadRefProtections(db, row.id), projectWebUrl: projectWebUrl(config.externalUrl, row) };
   }
 
@@ -41,33 +47,35 @@ export const tagRoutes: FastifyPluginAsync = async (api) => {
 
   api.get(
     '/projects/:id/repository/tags',
-    { schema: { params: ProjectParams, querystring: ListTagsQuery, response: { 200: Type.Array(TagEntity) } }, preHandler: read },
+    { schema: { params: ProjectParams, querystring: ListTagsQuery, response: { 200: Type.Array(TagEntity) } }, config: OPTIONAL, preHandler: read },
     async (req, reply) => {
-      const query = req.query as ListTagsQuery;
-      const [tags, shown] = await Promise.all([listTags(repositoryDir(config, req.project.row), query.order_by ?? 'updated', query.sort ?? 'desc'), view(req)]);
+      const { query } = req;
+      const [tags, shown] = await Promise.all([listTags(repositoryDir(config, loadedProject(req).row), query.order_by ?? 'updated', query.sort ?? 'desc'), view(req)]);
       return paginateList(req, reply, searchRefs(tags, query.search)).map((t) => presentTag(t, shown));
     },
   );
 
-  api.get('/projects/:id/repository/tags/:tag_name', { schema: { params: TagParams, response: { 200: TagEntity } }, preHandler: read }, async (req) => {
-    return showTag(req, repositoryDir(config, req.project.row), (req.params as TagParams).tag_name);
+  api.get('/projects/:id/repository/tags/:tag_name', { schema: { params: TagParams, response: { 200: TagEntity } }, config: OPTIONAL, preHandler: read }, async (req) => {
+    return showTag(req, repositoryDir(config, loadedProject(req).row), req.params.tag_name);
   });
 
-  api.post('/projects/:id/repository/tags', { schema: { params: ProjectParams, body: CreateTagBody, response: { 201: TagEntity } }, preHandler: write }, async (req, reply) => {
-    const body = req.body as CreateTagBody;
-    const dir = requireRepositoryDir(config, req.project.row);
-    await createTag(deps, req.project, requireUser(req), dir, body);
+  api.post('/projects/:id/repository/tags', { schema: { params: ProjectParams, body: CreateTagBody, response: { 201: TagEntity } }, config: OPTIONAL, preHandler: write }, async (req, reply) => {
+    const { body } = req;
+    const project = loadedProject(req);
+    const dir = requireRepositoryDir(config, project.row);
+    await createTag(deps, project, requireUser(req), dir, body);
     reply.code(201);
     return showTag(req, dir, body.tag_name);
   });
 
   // The tag is found before the ability is checked, as the platform does (an absent tag is a 404 to any reader).
-  api.delete('/projects/:id/repository/tags/:tag_name', { schema: { params: TagParams }, preHandler: read }, async (req, reply) => {
-    const dir = requireRepositoryDir(config, req.project.row);
-    const tag = await requireTag(dir, (req.params as TagParams).tag_name);
-    if (!req.project.can.has('push_code')) throw forbidden();
+  api.delete('/projects/:id/repository/tags/:tag_name', { schema: { params: TagParams, response: { 204: NoContent } }, config: OPTIONAL, preHandler: read }, async (req, reply) => {
+    const project = loadedProject(req);
+    const dir = requireRepositoryDir(config, project.row);
+    const tag = await requireTag(dir, req.params.tag_name);
+    if (!project.can.has('push_code')) throw forbidden();
     if (tag.details) checkUnmodifiedSince(req.headers['if-unmodified-since'], tag.details.author.timestamp * 1000);
-    await deleteTag(deps, req.project, requireUser(req), dir, tag);
+    await deleteTag(deps, project, requireUser(req), dir, tag);
     return reply.code(204).send();
   });
 };

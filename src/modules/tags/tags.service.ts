@@ -5,7 +5,7 @@
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import type { Deps } from '../../core/deps.ts';
-import { DomainError } from '../../core/errors.ts';
+import { apiError } from '../../core/errors.ts';
 import { ZERO_OID, validRevision, validTagName } from '../../git/args.ts';
 import { deleteRef, resolveCommit } from '../../git/refs.ts';
 import type { DetailedRef } from '../../git/ref-details.ts';
@@ -18,7 +18,7 @@ import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import type { CreateTagBody } from './tags.schemas.ts';
 
 // Spec part 1 §4.4: "On creation failure status 405 with an explanatory message".
-const creationFailed = (message: string) => new DomainError('method_not_allowed', message);
+const creationFailed = (message: string) => apiError(405, message);
 const isConflict = (error: unknown) => error instanceof GitError && error.kind === 'conflict';
 /** Ruby's String#strip: ASCII whitespace only. */
 const strip = (text: string) => text.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
@@ -58,12 +58,12 @@ export async function createTag(deps: Deps, project: LoadedProject, actor: Actor
 export async function deleteTag(deps: Deps, project: LoadedProject, actor: Actor, dir: string, tag: DetailedRef): Promise<void> {
   const protections = await loadRefProtections(deps.db, project.row.id);
   const refusal = tagChangeRefusal(protections, { tag: tag.name, kind: 'delete' }, pusherOf(project, actor), { viaWeb: true });
-  if (refusal !== null) throw new DomainError('bad_request', refusal);
+  if (refusal !== null) throw apiError(400, refusal);
   assertWritable(project.row);
   try {
     await deleteRef(dir, tag.ref, tag.target);
   } catch (error) {
-    if (isConflict(error)) throw new DomainError('bad_request', 'Failed to remove tag');
+    if (isConflict(error)) throw apiError(400, 'Failed to remove tag');
     throw error;
   }
   await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: tag.ref, before: tag.target, after: ZERO_OID }]);

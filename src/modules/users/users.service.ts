@@ -7,7 +7,7 @@ import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { hashPassword } from '../../core/auth/secrets.ts';
-import { DomainError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
+import { apiError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
 import { BLANK, TAKEN, addError, fullMessage } from '../../domain/validation.ts';
 import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from './personal-namespace.ts';
 import { findUserById } from './users.finder.ts';
@@ -157,7 +157,7 @@ export async function updateUser(deps: ServiceContext, id: number, input: Update
     }
   }
   const conflictMessage = await findConflict(deps.db, body, id);
-  if (conflictMessage) throw new DomainError('not_found', conflictMessage);
+  if (conflictMessage) throw apiError(404, conflictMessage);
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 
   const now = deps.now().toISOString();
@@ -192,7 +192,7 @@ export async function updateUser(deps: ServiceContext, id: number, input: Update
       return updated;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError('not_found', (await findConflict(deps.db, body, id)) ?? '404 Not Found');
+    if (isUniqueViolation(error)) throw apiError(404, (await findConflict(deps.db, body, id)) ?? '404 Not Found');
     throw error;
   }
 }
@@ -222,7 +222,7 @@ export async function blockUser(deps: ServiceContext, id: number): Promise<true 
   if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be modified by the API');
   if (user.state === 'blocked') return null;
   // The block service's own message, without the "403 Forbidden - " prefix.
-  if ((INTERNAL_USER_TYPES as readonly string[]).includes(user.user_type)) throw new DomainError('forbidden', 'An internal user cannot be blocked');
+  if ((INTERNAL_USER_TYPES as readonly string[]).includes(user.user_type)) throw apiError(403, 'An internal user cannot be blocked');
   await deps.db.updateTable('users').set({ state: 'blocked', updated_at: deps.now().toISOString() }).where('id', '=', id).execute();
   return true;
 }
