@@ -23,7 +23,7 @@ declare module 'fastify' {
     /** Query and body parameters as received (body wins), for credentials and Link headers. */
     rawParams: Record<string, unknown>;
   }
-  // Every route says how it authenticates (test/conventions/contract.test.ts checks those without a config).
+  // A route's config says how it authenticates; test/conventions/contract.test.ts finds routes without a config.
   interface FastifyContextConfig extends RouteAuth, RouteContract {
     auth: NonNullable<RouteAuth['auth']>;
   }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Type } from '@sinclair/typebox';
+import Fastify from 'fastify';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../harness.ts';
 import { expectEntities, expectEntity, expectError } from '../matchers.ts';
 import { DomainError } from '../../src/core/errors.ts';
@@ -115,6 +116,13 @@ describe('parseParams', () => {
       assert.throws(compile(schema), (e: unknown) => e instanceof Error && e.message.startsWith('GET /things querystring') && e.message.endsWith(`does not implement ${reason}`), reason);
     }
     assert.doesNotThrow(compile(Params({ s: Type.Optional(Type.String({ minLength: 1, description: 'any' })), h: Type.Optional(Type.Record(Type.String(), Type.Integer())) })));
+  });
+
+  test('an application with such a route does not start', async () => {
+    const app = Fastify();
+    app.setValidatorCompiler(validatorCompiler);
+    app.get('/things', { schema: { querystring: Params({ n: Type.Optional(Type.Integer({ multipleOf: 2 })) }) } }, async () => 'ok');
+    await assert.rejects(async () => app.ready(), /GET \/things querystring\.n: the parameter validator does not implement "multipleOf" for type integer/);
   });
 
   test('null: missing when required, dropped when optional, [] for arrays', () => {

@@ -23,8 +23,10 @@ export const OAUTH_ONLY_SCOPES = ['openid', 'profile', 'email'] as const;
 /** What a route asks of authentication, set through the route's `config`. */
 export interface RouteAuth {
   /**
-   * 'required' answers 401 to anonymous callers before parameters are validated; 'none' skips
-   * API authentication altogether (health checks, OAuth endpoints, the sign-in page).
+   * 'required' answers 401 to anonymous callers before parameters are validated; 'optional' lets
+   * them through, for the route's abilities to decide; 'none' skips API authentication altogether
+   * (health checks, OAuth endpoints, the sign-in page, git over HTTP). Every route says which
+   * (core/deps.ts makes it required in a route's config).
    */
   auth?: 'required' | 'optional' | 'none';
   /** Scopes accepted on reads beyond api/read_api (e.g. read_user). */
