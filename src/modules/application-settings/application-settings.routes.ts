@@ -11,16 +11,16 @@ import {
   updateApplicationSettings,
 } from '../../domain/settings/application-settings.ts';
 import { presentApplicationSettings } from './application-settings.presenter.ts';
-import { PARAM_ALIASES, UpdateApplicationSettingsBody } from './application-settings.schemas.ts';
+import { ApplicationSettingEntity, PARAM_ALIASES, UpdateApplicationSettingsBody } from './application-settings.schemas.ts';
 
 export const applicationSettingRoutes: FastifyPluginAsync = async (api) => {
   const { db, config, now } = api.deps;
 
   const current = async () => presentApplicationSettings(await applicationSettings(db), await applicationSettingsRecord(db), config.externalUrl);
 
-  api.get('/application/settings', { preHandler: adminOnly }, current);
+  api.get('/application/settings', { schema: { response: { 200: ApplicationSettingEntity } }, config: { auth: 'required' }, preHandler: adminOnly }, current);
 
-  api.put('/application/settings', { schema: { body: UpdateApplicationSettingsBody }, preHandler: adminOnly }, async (req) => {
+  api.put('/application/settings', { schema: { body: UpdateApplicationSettingsBody, response: { 200: ApplicationSettingEntity } }, config: { auth: 'required' }, preHandler: adminOnly }, async (req) => {
     const body = req.body as Record<string, unknown>;
     const missing = APPLICATION_SETTINGS.missingRequired(body, 'update');
     if (missing !== null) throw paramError(`${missing} is missing`);
