@@ -60,7 +60,8 @@ function get(port: number, target: string, token?: string): Promise<{ status: nu
 }
 
 async function waitReady(port: number, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  // Up to 15 s: a busy machine starts two workers slowly.
+  for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error('server exited early');
     try {
       if ((await get(port, '/-/readiness')).status === 200) return;
