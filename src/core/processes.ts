@@ -1,6 +1,8 @@
 // Which process owns a piece of scratch work or a claim: `<host>.<pid>`, so that a restart can
 // tell its own dead predecessors' leftovers from the live work of other processes and nodes.
+import fs from 'node:fs/promises';
 import { hostname } from 'node:os';
+import path from 'node:path';
 
 export const thisHost = (): string => hostname();
 
@@ -25,4 +27,20 @@ export function isLeftover(name: string, modifiedMs: number, nowMs: number, maxA
   const match = /^(.+)~(\d+)[.~-]/.exec(name);
   if (match && match[1] === thisHost() && !processAlive(Number(match[2]))) return true;
   return nowMs - modifiedMs > maxAgeMs;
+}
+
+/** Removes the entries of dir that are left over (see isLeftover), except those named in keep; returns how many went. */
+export async function removeLeftoverEntries(dir: string, maxAgeMs: number, keep: readonly string[] = []): Promise<number> {
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const now = Date.now();
+  let removed = 0;
+  for (const name of names) {
+    if (keep.includes(name)) continue;
+    const entry = path.join(dir, name);
+    const stat = await fs.lstat(entry).catch(() => null);
+    if (stat === null || !isLeftover(name, stat.mtimeMs, now, maxAgeMs)) continue;
+    await fs.rm(entry, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
 }

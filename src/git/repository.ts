@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isLeftover, ownerTag } from '../core/processes.ts';
+import { ownerTag, removeLeftoverEntries } from '../core/processes.ts';
 import { requireBranchName } from './args.ts';
 import { createCommit } from './commits.ts';
 import { runGit } from './run.ts';
@@ -48,23 +48,7 @@ export function stagingRepositoryPath(storageDir: string): string {
  */
 export async function removeScratchLeftovers(storages: RepositoryStorages, maxAgeMs: number): Promise<number> {
   let removed = 0;
-  const now = Date.now();
-  for (const storageDir of new Set(Object.values(storages))) {
-    const area = scratchArea(storageDir);
-    let names: string[];
-    try {
-      names = await fs.promises.readdir(area);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const entry = path.join(area, name);
-      const stat = await fs.promises.lstat(entry).catch(() => null);
-      if (stat === null || !isLeftover(name, stat.mtimeMs, now, maxAgeMs)) continue;
-      await fs.promises.rm(entry, { recursive: true, force: true });
-      removed += 1;
-    }
-  }
+  for (const storageDir of new Set(Object.values(storages))) removed += await removeLeftoverEntries(scratchArea(storageDir), maxAgeMs);
   return removed;
 }
 

@@ -10,7 +10,7 @@ import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import type { Config } from '../../config.ts';
-import { isLeftover, ownerTag } from '../../core/processes.ts';
+import { ownerTag, removeLeftoverEntries } from '../../core/processes.ts';
 import { PUSH_DIR_ENV, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
 import type { RefUpdate } from '../../git/refs.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
@@ -80,18 +80,7 @@ export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: Pu
 }
 
 /** Removes push directories left over by processes that died mid-push (see isLeftover); returns how many. */
-export async function removePushLeftovers(config: Pick<Config, 'dataDir'>, maxAgeMs: number): Promise<number> {
-  const parent = pushesDir(config);
-  const names = await fs.readdir(parent).catch(() => [] as string[]);
-  let removed = 0;
-  const now = Date.now();
-  for (const name of names) {
-    // The compile cache of the hook is shared and kept.
-    if (name === COMPILE_CACHE) continue;
-    const stat = await fs.lstat(path.join(parent, name)).catch(() => null);
-    if (stat === null || !isLeftover(name, stat.mtimeMs, now, maxAgeMs)) continue;
-    await fs.rm(path.join(parent, name), { recursive: true, force: true });
-    removed += 1;
-  }
-  return removed;
+export function removePushLeftovers(config: Pick<Config, 'dataDir'>, maxAgeMs: number): Promise<number> {
+  // The compile cache of the hook is shared and kept.
+  return removeLeftoverEntries(pushesDir(config), maxAgeMs, [COMPILE_CACHE]);
 }
