@@ -213,6 +213,8 @@ async function insertProjects(db: Kysely<DB>, box: SecretBox, namespaces: readon
       repository_storage: 'default',
       runners_token_encrypted: box.seal(token),
       runners_token_digest: digest(token),
+      // As a project created through the API has: its settings may then be cached.
+      settings_revision: randomBytes(8).toString('hex'),
       import_status: 'none',
       star_count: 0,
       created_at: iso(created),

@@ -62,7 +62,7 @@ const COLUMNS = {
   projects: {
     id: 'integer', namespace_id: 'integer', name: 'text', path: 'text', full_path: 'text', name_with_namespace: 'text', description: 'text',
     visibility_level: 'integer', creator_id: 'integer?', default_branch: 'text?', archived: 'boolean',
-    repository_storage: 'text', runners_token_encrypted: 'text', runners_token_digest: 'text', import_status: 'text', star_count: 'integer', created_at: 'text', updated_at: 'text',
+    repository_storage: 'text', runners_token_encrypted: 'text', runners_token_digest: 'text', settings_revision: 'text', import_status: 'text', star_count: 'integer', created_at: 'text', updated_at: 'text',
     last_activity_at: 'text', repository_read_only: 'boolean', empty_repo: 'boolean',
   },
   protected_branch_access_levels: { id: 'integer', protected_branch_id: 'integer', action: 'text', access_level: 'integer' },

@@ -143,6 +143,8 @@ export interface ProjectsTable {
   runners_token_encrypted: string;
   /** SHA-256 of the token, to find the project a runner registers with. */
   runners_token_digest: string;
+  /** Replaced by every change of the project's settings: the key of settings cached in memory ('' is never cached). */
+  settings_revision: Generated<string>;
   import_status: string;
   star_count: number;
   created_at: string;

@@ -127,11 +127,11 @@ describe('0008_typed_settings', () => {
       )
     ).id;
     plain = (await project('plain', 20, {}, {})).id;
-    assert.deepEqual(await migrateToLatest(db, box), ['0008_typed_settings']);
+    assert.equal((await migrateToLatest(db, box))[0], '0008_typed_settings');
   });
 
   test('project settings reach their columns; unset ones get the defaults', async () => {
-    const { features, ciCd, settings } = await readProjectSettings(db, tuned);
+    const { features, ciCd, settings } = await readProjectSettings(db, { id: tuned });
     // A switched-off feature is disabled whatever level its JSON named.
     assert.equal(features.issues_access_level, 'disabled');
     assert.equal(features.wiki_access_level, 'private');
@@ -149,7 +149,7 @@ describe('0008_typed_settings', () => {
     assert.equal(settings.initialize_with_readme, true);
     assert.equal(ciCd.keep_latest_artifact, true);
 
-    const other = await readProjectSettings(db, plain);
+    const other = await readProjectSettings(db, { id: plain });
     assert.deepEqual(other.ciCd, PROJECT_CI_CD_SETTINGS.defaults);
     assert.deepEqual(other.settings, PROJECT_SETTINGS.defaults);
     // Pages that followed the visibility keep what they showed: enabled on a public project.

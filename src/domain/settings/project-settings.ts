@@ -2,7 +2,8 @@
 // project_features (an access level per feature), project_ci_cd_settings (what CI reads) and
 // project_settings (the rest). A project without a row in one of them (one inserted straight into
 // `projects`) reads as the declared defaults, as a project without statistics has stored nothing.
-import type { Kysely } from 'kysely';
+import { randomBytes } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { type Values, bool, boolOrNull, coded, declareSettings, int, intOrNull, oneOf, strOrNull } from './declare.ts';
 
@@ -109,25 +110,71 @@ export function newProjectFeatures(visibilityLevel: number): ProjectFeatures {
 
 // ---- Reading -----------------------------------------------------------------------------------
 
-/** The settings of these projects, by project id: three queries whatever their number. */
-export async function loadProjectSettings(db: Kysely<DB>, projectIds: readonly number[]): Promise<Map<number, ProjectSettingValues>> {
+/**
+ * The three tables joined to `projects`, each column under its own name (none repeats across the
+ * tables) and each table's key as a marker of whether it has a row. Written once as text: compiling
+ * a 45-column select costs more than running it.
+ */
+const SETTINGS_SELECT = sql.raw(
+  [
+    'select p.id as project_id, p.settings_revision',
+    ...TABLES.map(([key, declared], i) => [`, t${i}.project_id as "${key}_row"`, ...declared.columnNames.map((column) => `, t${i}."${column}"`)].join('')),
+    ' from projects p',
+    ...TABLES.map(([, declared], i) => ` left join ${declared.table} t${i} on t${i}.project_id = p.id`),
+    ' where p.id in ',
+  ].join(''),
+);
+
+/**
+ * Settings read recently, by project id, each under the revision it was read at. Reading 45
+ * columns for every project of every page costs more than the rest of the page; settings change
+ * rarely, and every change replaces the project's revision, so an entry whose revision is not the
+ * row's is simply stale. Revisions are random, so entries of several databases (tests) never mix.
+ */
+const CACHE_ENTRIES = 10_000;
+const cache = new Map<number, { revision: string; values: ProjectSettingValues }>();
+
+function remember(projectId: number, revision: string, values: ProjectSettingValues): void {
+  if (revision === '') return;
+  cache.delete(projectId);
+  if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as number);
+  cache.set(projectId, { revision, values });
+}
+
+/** A project as the settings readers need it: its id and, when the caller has the row, its revision. */
+export interface SettingsOwner {
+  id: number;
+  settings_revision?: string;
+}
+
+/** The settings of these projects, by project id: at most one query, none when all are cached. */
+export async function loadProjectSettings(db: Kysely<DB>, projects: readonly SettingsOwner[]): Promise<Map<number, ProjectSettingValues>> {
   const out = new Map<number, ProjectSettingValues>();
-  if (projectIds.length === 0) return out;
-  const [features, ciCd, settings] = await Promise.all(TABLES.map(([, declared]) => rowsByProject(db, declared.table as SettingsTable, projectIds)));
-  for (const id of projectIds) {
-    out.set(id, { features: PROJECT_FEATURES.read(features.get(id)), ciCd: PROJECT_CI_CD_SETTINGS.read(ciCd.get(id)), settings: PROJECT_SETTINGS.read(settings.get(id)) });
+  const missing: number[] = [];
+  for (const { id, settings_revision: revision } of projects) {
+    const cached = revision ? cache.get(id) : undefined;
+    if (cached && cached.revision === revision) out.set(id, cached.values);
+    else if (!out.has(id)) missing.push(id);
+  }
+  if (missing.length === 0) return out;
+  const { rows } = await sql<Record<string, unknown>>`${SETTINGS_SELECT}(${sql.join(missing)})`.execute(db);
+  const byProject = new Map(rows.map((row) => [Number(row.project_id), row]));
+  for (const id of missing) {
+    const row = byProject.get(id);
+    const values: ProjectSettingValues = {
+      features: PROJECT_FEATURES.read(row?.features_row != null ? row : undefined),
+      ciCd: PROJECT_CI_CD_SETTINGS.read(row?.ciCd_row != null ? row : undefined),
+      settings: PROJECT_SETTINGS.read(row?.settings_row != null ? row : undefined),
+    };
+    out.set(id, values);
+    if (row) remember(id, String(row.settings_revision), values);
   }
   return out;
 }
 
-async function rowsByProject(db: Kysely<DB>, table: SettingsTable, projectIds: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
-  const rows = await db.selectFrom(table).selectAll().where('project_id', 'in', projectIds).execute();
-  return new Map(rows.map((row) => [Number(row.project_id), row as Record<string, unknown>]));
-}
-
 /** One project's settings. */
-export async function readProjectSettings(db: Kysely<DB>, projectId: number): Promise<ProjectSettingValues> {
-  return (await loadProjectSettings(db, [projectId])).get(projectId) as ProjectSettingValues;
+export async function readProjectSettings(db: Kysely<DB>, project: SettingsOwner): Promise<ProjectSettingValues> {
+  return (await loadProjectSettings(db, [project])).get(project.id) as ProjectSettingValues;
 }
 
 /** One feature's access level. */
@@ -139,8 +186,14 @@ export async function readFeatureLevel(db: Kysely<DB>, projectId: number, featur
 
 // ---- Writing -----------------------------------------------------------------------------------
 
+/** Every write of settings replaces the revision, in the same transaction: cached copies go stale. */
+async function renewRevision(db: Kysely<DB>, projectId: number): Promise<void> {
+  await db.updateTable('projects').set({ settings_revision: randomBytes(8).toString('hex') }).where('id', '=', projectId).execute();
+}
+
 /** The rows of a new project, every setting given. */
 export async function insertProjectSettings(db: Kysely<DB>, projectId: number, values: ProjectSettingValues): Promise<void> {
+  await renewRevision(db, projectId);
   for (const [key, declared] of TABLES) {
     const columns = (declared.columns as (v: object) => Record<string, unknown>)(values[key]);
     await db
@@ -150,8 +203,12 @@ export async function insertProjectSettings(db: Kysely<DB>, projectId: number, v
   }
 }
 
-/** Changes some settings: each table's row is updated, or created with the defaults and the changes. */
+/**
+ * Changes some settings: each table's row is updated, or created with the defaults and the changes.
+ * A project row read before this carries the old revision (and so the old settings): read it after.
+ */
 export async function updateProjectSettings(db: Kysely<DB>, projectId: number, changes: ProjectSettingChanges): Promise<void> {
+  await renewRevision(db, projectId);
   for (const [key, declared] of TABLES) {
     const given = changes[key];
     if (!given) continue;

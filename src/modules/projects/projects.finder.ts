@@ -58,7 +58,7 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
       ? []
       : db.selectFrom('project_authorizations').select(['project_id', 'access_level']).where('user_id', '=', userId).where('project_id', 'in', ids).execute(),
     none || !options.statistics ? [] : db.selectFrom('project_statistics').selectAll().where('project_id', 'in', ids).execute(),
-    withSettings ? loadProjectSettings(db, ids) : undefined,
+    withSettings ? loadProjectSettings(db, rows) : undefined,
   ]);
 
   const namespaceMap = new Map(namespaces.map((n) => [n.id, n]));

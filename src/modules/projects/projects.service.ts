@@ -353,6 +353,8 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
   const now = deps.now().toISOString();
   try {
     return await withTransaction(deps, async ({ db: trx }) => {
+      // First: it renews the settings revision, which the row returned below must carry.
+      await updateProjectSettings(trx, row.id, changes);
       let update = trx
         .updateTable('projects')
         .set({
@@ -370,7 +372,6 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
       if (newDefaultBranch !== null) update = update.where('repository_read_only', '=', false);
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw repositoryReadOnly();
-      await updateProjectSettings(trx, row.id, changes);
       const topics = input.topics ?? input.tag_list;
       if (topics !== undefined) await replaceTopics(trx, row.id, topics);
       // The platform schedules a storage move: the project answers from its old storage, read-only
