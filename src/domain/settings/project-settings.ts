@@ -177,11 +177,9 @@ export async function readProjectSettings(db: Kysely<DB>, project: SettingsOwner
   return (await loadProjectSettings(db, [project])).get(project.id) as ProjectSettingValues;
 }
 
-/** One feature's access level. */
-export async function readFeatureLevel(db: Kysely<DB>, projectId: number, feature: Feature): Promise<FeatureLevel> {
-  const column = featureSetting(feature);
-  const row = await db.selectFrom('project_features').select(column).where('project_id', '=', projectId).executeTakeFirst();
-  return row ? PROJECT_FEATURES.specs[column].decode(row[column]) : PROJECT_FEATURES.defaults[column];
+/** One feature's access level (from memory when the project's settings are known). */
+export async function readFeatureLevel(db: Kysely<DB>, project: SettingsOwner, feature: Feature): Promise<FeatureLevel> {
+  return (await readProjectSettings(db, project)).features[featureSetting(feature)];
 }
 
 // ---- Writing -----------------------------------------------------------------------------------

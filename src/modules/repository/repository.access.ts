@@ -14,7 +14,7 @@ export function loadRepository(ability: ProjectAbility) {
   return async (req: FastifyRequest) => {
     await load(req);
     const { row, access, can } = loadedProject(req);
-    const level = await readFeatureLevel(req.server.deps.db, row.id, 'repository');
+    const level = await readFeatureLevel(req.server.deps.db, row, 'repository');
     if (!projectFeatureAvailable(req.actor, row, access, 'repository', level)) throw notFound('Repository');
     if (!can.has(ability)) throw forbidden();
   };
