@@ -1,6 +1,6 @@
 // The response serializer: JSON.stringify's bytes, and a loud failure for an answer that holds a
-// key its entity does not declare or fits none of the entities of a union (a key holding
-// undefined counts as absent, as in JSON).
+// key its entity (or none of the entities of its union) declares; a key holding undefined counts
+// as absent, as in JSON.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type TSchema, Type } from '@sinclair/typebox';
@@ -26,12 +26,12 @@ test('answers are written as JSON.stringify writes them', () => {
 
 test('an entity answer with a key its schema does not declare is refused, not leaked', () => {
   const serialize = serializerOf(Small);
-  assert.throws(() => serialize({ id: 1, name: 'n', password_digest: 'x' }), /GET \/things: the answer fits none of the entities of its 200 response schema/);
+  assert.throws(() => serialize({ id: 1, name: 'n', password_digest: 'x' }), /GET \/things: the answer holds a key its 200 response schema does not declare/);
   assert.equal(serialize({ id: 1, name: 'n', password_digest: undefined }), '{"id":1,"name":"n"}');
-  assert.throws(() => serializerOf(Type.Array(Small))([{ id: 1, name: 'n' }, { id: 2, name: 'm', secret: 's' }]), /holds an item that fits none/);
+  assert.throws(() => serializerOf(Type.Array(Small))([{ id: 1, name: 'n' }, { id: 2, name: 'm', secret: 's' }]), /GET \/things: an item of the answer holds a key its 200 response schema does not declare/);
 });
 
-test('a union of entities takes a value that fits any of them exactly', () => {
+test('a union of entities takes a value whose keys any of them declares', () => {
   const serialize = serializerOf(Type.Array(Type.Union([Large, Small])));
   const large = { id: 1, name: 'l', state: 'active', note: null, at: null };
   // A presenter leaves a field out by setting it to undefined: the value is still a Small.
@@ -41,9 +41,9 @@ test('a union of entities takes a value that fits any of them exactly', () => {
   assert.equal(serializerOf(Type.Union([Large, Small]))(small), '{"id":2,"name":"s"}');
 });
 
-test('a value that fits no entity of the union is an error, not a guess', () => {
+test('a key no entity of the union declares is an error, and so is an answer of the wrong kind', () => {
   const serialize = serializerOf(Type.Union([Large, Small]));
-  assert.throws(() => serialize({ id: 3, name: 'x', extra: true }), /fits none of the entities/);
-  assert.throws(() => serialize({ id: 3 }), /fits none/);
-  assert.throws(() => serializerOf(Type.Array(Type.Union([Large, Small])))({ id: 1, name: 'n' }), /is not the array/);
+  assert.throws(() => serialize({ id: 3, name: 'x', extra: true }), /holds a key its 200 response schema does not declare/);
+  assert.throws(() => serialize('text'), /holds a key/);
+  assert.throws(() => serializerOf(Type.Array(Type.Union([Large, Small])))({ id: 1, name: 'n' }), /the answer is not the array its 200 response schema declares/);
 });
