@@ -86,6 +86,6 @@ export async function prepare(deps: Deps): Promise<RootSetup> {
   await migrateToLatest(deps.db, secretBox(deps.config.dataDir));
   await checkInstanceIdentity(deps.db, deps.config);
   await releaseOrphanedClaims(deps.db);
-  await removeLeftovers(deps.config);
+  await removeLeftovers(deps);
   return ensureRoot(deps);
 }

@@ -110,7 +110,8 @@ test("start-up removes dead processes' scratch work, and only theirs", async () 
   const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
   fs.utimesSync(names.oldOtherNode, twoHoursAgo, twoHoursAgo);
 
-  assert.equal(await removeLeftovers(config), 4);
+  const database = await freshDatabase('scratch');
+  assert.equal(await removeLeftovers({ db: database.db, config, now: () => new Date() }), 4);
   const left = Object.entries(names).filter(([, dir]) => fs.existsSync(dir)).map(([name]) => name);
   assert.deepEqual(left, ['liveStaging', 'otherNode', 'compileCache']);
 });

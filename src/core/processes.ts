@@ -29,18 +29,30 @@ export function isLeftover(name: string, modifiedMs: number, nowMs: number, maxA
   return nowMs - modifiedMs > maxAgeMs;
 }
 
-/** Removes the entries of dir that are left over (see isLeftover), except those named in keep; returns how many went. */
-export async function removeLeftoverEntries(dir: string, maxAgeMs: number, keep: readonly string[] = []): Promise<number> {
+/**
+ * Removes the entries of dir that are left over (see isLeftover), except those named in keep;
+ * returns how many went. `salvage` sees each first; an entry it fails on stays for the next sweep,
+ * and its failures are thrown together once the others are gone.
+ */
+export async function removeLeftoverEntries(dir: string, maxAgeMs: number, keep: readonly string[] = [], salvage?: (entry: string) => Promise<void>): Promise<number> {
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   const now = Date.now();
   let removed = 0;
+  const failures: unknown[] = [];
   for (const name of names) {
     if (keep.includes(name)) continue;
     const entry = path.join(dir, name);
     const stat = await fs.lstat(entry).catch(() => null);
     if (stat === null || !isLeftover(name, stat.mtimeMs, now, maxAgeMs)) continue;
+    try {
+      await salvage?.(entry);
+    } catch (error) {
+      failures.push(error);
+      continue;
+    }
     await fs.rm(entry, { recursive: true, force: true });
     removed += 1;
   }
+  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} leftover(s) in ${dir} could not be salvaged; kept for the next sweep`);
   return removed;
 }

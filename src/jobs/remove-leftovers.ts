@@ -1,20 +1,21 @@
 // Scratch work that a process stopped in the middle of (a repository being built or deleted, a
 // push's hook directory) is removed at start-up and then hourly: at once when its process is gone
-// from this host, after an hour otherwise (longer than any git operation may run).
-import type { Config } from '../config.ts';
+// from this host, after an hour otherwise (longer than any git operation may run). A push whose
+// refs had moved is recorded first.
+import type { ServiceContext } from '../core/context.ts';
 import { removeScratchLeftovers } from '../git/repository.ts';
 import { removePushLeftovers } from '../modules/pushes/index.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const LEFTOVER_AGE_MS = 60 * 60 * 1000;
 
-export async function removeLeftovers(config: Config): Promise<number> {
-  const [scratch, pushes] = await Promise.all([removeScratchLeftovers(config.repositoryStorages, LEFTOVER_AGE_MS), removePushLeftovers(config, LEFTOVER_AGE_MS)]);
+export async function removeLeftovers(ctx: ServiceContext): Promise<number> {
+  const [scratch, pushes] = await Promise.all([removeScratchLeftovers(ctx.config.repositoryStorages, LEFTOVER_AGE_MS), removePushLeftovers(ctx, LEFTOVER_AGE_MS)]);
   return scratch + pushes;
 }
 
 export const removeLeftoversTask: PeriodicTask = {
   name: 'remove_leftovers',
   everySeconds: 60 * 60,
-  run: async (deps) => void (await removeLeftovers(deps.config)),
+  run: async (deps) => void (await removeLeftovers(deps)),
 };

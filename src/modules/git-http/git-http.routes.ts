@@ -147,7 +147,8 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (Number(req.headers['content-length'] ?? 0) > maxBytes) return plain(reply, 413, 'Request Entity Too Large');
 
       const { project, gitDir, actor } = target;
-      const push = service === 'git-receive-pack' && actor ? await openPushSession(deps.config, await pushRulesFor(deps, project, actor)) : null;
+      const push =
+        service === 'git-receive-pack' && actor ? await openPushSession(deps.config, await pushRulesFor(deps, project, actor), { projectId: project.row.id, userId: actor.user.id }) : null;
       const session = serviceRpc(
         gitDir,
         service,
@@ -156,7 +157,8 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
           protocol: gitProtocol(req.headers['git-protocol']),
           config: push?.config,
           env: push?.env,
-          // What the push changed is recorded before the client hears that it is done.
+          // What the push changed is recorded before the client hears that it is done. The push's
+          // directory goes once it is: if recording fails, the sweep of leftovers records it.
           beforeEnd: async () => {
             if (!push || !actor) return;
             try {
@@ -164,10 +166,10 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
               // The job stays queued for a retry; the push itself has happened.
               if (outcome && !outcome.ok) req.log.error({ err: outcome.error, job: outcome.id }, 'recording a push failed; it will be retried');
             } catch (error) {
-              req.log.error({ err: error }, 'recording a push failed');
-            } finally {
-              await push.close();
+              req.log.error({ err: error }, 'recording a push failed; its directory is kept for the sweep of leftovers to record it');
+              return;
             }
+            await push.close();
           },
         },
       );

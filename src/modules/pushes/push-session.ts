@@ -3,6 +3,10 @@
 // receive-pack's configuration and environment; and, once git has exited, the refs the push
 // updated, as post-receive wrote them. Fresh hooks for every push: nothing shared can go missing
 // (git would skip a missing hook and let the push through unchecked).
+//
+// The directory also names the project and the pusher, and it is removed only once what the push
+// changed is recorded (the `refs.updated` job enqueued): a server stopped between git moving the
+// refs and that record leaves it behind, and the sweep of leftovers records the push from it.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,13 +17,17 @@ import type { Config } from '../../config.ts';
 import { ownerTag, removeLeftoverEntries } from '../../core/processes.ts';
 import { PUSH_DIR_ENV, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
 import type { RefUpdate } from '../../git/refs.ts';
+import type { ServiceContext } from '../../core/context.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { pusherOf } from '../../domain/ref-protection.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { defaultBranchProtection } from './default-branch.ts';
 import { type PushRules, RULES_FILE } from './push-rules.ts';
+import { enqueueRefUpdates } from './push.service.ts';
 
 const COMPILE_CACHE = 'compile-cache';
+/** Who pushed to which project, for recording a push its server did not get to. */
+const ORIGIN_FILE = 'origin.json';
 const PRE_RECEIVE_SCRIPT = fileURLToPath(new URL('./pre-receive.ts', import.meta.url));
 
 /** Refs the server keeps for itself (pipelines, merge requests, environments): pushes neither see nor change them. */
@@ -51,36 +59,59 @@ export interface PushSession {
   readonly env: Record<string, string>;
   /** The refs the push updated; none when it was refused or failed. */
   refUpdates(): Promise<RefUpdate[]>;
-  /** Removes the push's directory. */
+  /** Removes the push's directory, once what it changed is recorded. */
   close(): Promise<void>;
+}
+
+export interface PushOrigin {
+  projectId: number;
+  userId: number;
 }
 
 const pushesDir = (config: Pick<Config, 'dataDir'>) => path.join(config.dataDir, 'pushes');
 
-export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: PushRules): Promise<PushSession> {
+async function readRefUpdates(dir: string): Promise<RefUpdate[]> {
+  try {
+    return parseRefLines(await fs.readFile(path.join(dir, REF_UPDATES_FILE), 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: PushRules, origin: PushOrigin): Promise<PushSession> {
   const parent = pushesDir(config);
   await fs.mkdir(parent, { recursive: true });
   // Named after this process, so that a restart knows a dead one's leftovers.
   const dir = await fs.mkdtemp(path.join(parent, `${ownerTag()}-`));
   await writeHooks(dir, { preReceive: PRE_RECEIVE_SCRIPT, compileCache: path.join(parent, COMPILE_CACHE) });
   await fs.writeFile(path.join(dir, RULES_FILE), JSON.stringify(rules));
+  await fs.writeFile(path.join(dir, ORIGIN_FILE), JSON.stringify(origin));
   return {
     config: [`core.hooksPath=${dir}`, ...HIDDEN_FROM_PUSHES],
     env: { [PUSH_DIR_ENV]: dir },
-    async refUpdates() {
-      try {
-        return parseRefLines(await fs.readFile(path.join(dir, REF_UPDATES_FILE), 'utf8'));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-        throw error;
-      }
+    refUpdates: () => readRefUpdates(dir),
+    async close() {
+      // The updates first, in one step: a directory half removed is never recorded a second time.
+      await fs.rm(path.join(dir, REF_UPDATES_FILE), { force: true });
+      await fs.rm(dir, { recursive: true, force: true });
     },
-    close: () => fs.rm(dir, { recursive: true, force: true }),
   };
 }
 
-/** Removes push directories left over by processes that died mid-push (see isLeftover); returns how many. */
-export function removePushLeftovers(config: Pick<Config, 'dataDir'>, maxAgeMs: number): Promise<number> {
+/** Enqueues the record of a push left behind with its updates (its server stopped before recording it). */
+async function recordLeftoverPush(ctx: ServiceContext, dir: string): Promise<void> {
+  const updates = await readRefUpdates(dir);
+  if (updates.length === 0) return;
+  const origin = JSON.parse(await fs.readFile(path.join(dir, ORIGIN_FILE), 'utf8')) as PushOrigin;
+  await enqueueRefUpdates(ctx, origin.projectId, origin.userId, updates);
+}
+
+/**
+ * Removes push directories left over by processes that died mid-push (see isLeftover), recording
+ * first the pushes whose refs had moved; returns how many went.
+ */
+export function removePushLeftovers(ctx: ServiceContext, maxAgeMs: number): Promise<number> {
   // The compile cache of the hook is shared and kept.
-  return removeLeftoverEntries(pushesDir(config), maxAgeMs, [COMPILE_CACHE]);
+  return removeLeftoverEntries(pushesDir(ctx.config), maxAgeMs, [COMPILE_CACHE], (dir) => recordLeftoverPush(ctx, dir));
 }

@@ -1,7 +1,11 @@
 // recordRefUpdates as the API's writers call it: refs changed with the git library, then recorded.
 // push_data for every kind of change, bulk events, the first branch of an empty repository,
-// empty_repo, and the refs.updated job that carries them.
+// empty_repo, the refs.updated job that carries them, and the record of a push its server did not
+// get to make.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
@@ -14,6 +18,7 @@ import { ROOT_TOKEN, type TestApp, createTestApp } from '../../../test/harness.t
 import { createProject as createProjectRow } from '../../../test/factories.ts';
 import { commitTitle } from './push-data.ts';
 import { JobClaimLost, claimNext, enqueue, runClaimed } from '../../jobs/queue.ts';
+import { removeLeftovers } from '../../jobs/remove-leftovers.ts';
 import { recordRefUpdates, refsUpdatedJob } from './push.service.ts';
 
 let t: TestApp;
@@ -149,5 +154,43 @@ describe('the project after a change', () => {
     assert.equal(lost.ok, false);
     assert.ok(lost.error instanceof JobClaimLost);
     assert.equal((await pushData(project, since)).length, 1);
+  });
+
+  test('a push whose server stopped before recording it is recorded by the sweep of leftovers, once', async () => {
+    const since = await lastEventId();
+    const made = await commit('swept', 'swept.txt', 'Pushed as the server stopped', 'main');
+    // What a push over HTTP leaves when its server dies after git moved the refs: the push's
+    // directory, named after the dead process, with its origin and what post-receive wrote.
+    const pushes = path.join(t.deps.config.dataDir, 'pushes');
+    const dead = (suffix: string) => path.join(pushes, `${os.hostname()}~${2 ** 23}-${suffix}`);
+    for (const suffix of ['moved', 'refused']) {
+      fs.mkdirSync(dead(suffix), { recursive: true });
+      fs.writeFileSync(path.join(dead(suffix), 'origin.json'), JSON.stringify({ projectId: project.id, userId: 1 }));
+    }
+    fs.writeFileSync(path.join(dead('moved'), 'ref-updates'), `${ZERO_OID} ${made.id} refs/heads/swept\n`);
+
+    assert.equal(await removeLeftovers(t.deps), 2);
+    assert.equal(fs.existsSync(dead('moved')) || fs.existsSync(dead('refused')), false);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true]]);
+    assert.deepEqual(
+      (await pushData(project, since)).map((d) => [d.action, d.ref, d.commit_to]),
+      [['created', 'swept', made.id]],
+    );
+    assert.equal(await removeLeftovers(t.deps), 0);
+    assert.equal((await t.runJobs()).length, 0);
+  });
+
+  test('a leftover push that cannot be read stays for the next sweep; the others go', async () => {
+    const pushes = path.join(t.deps.config.dataDir, 'pushes');
+    const broken = path.join(pushes, `${os.hostname()}~${2 ** 23}-broken`);
+    const empty = path.join(pushes, `${os.hostname()}~${2 ** 23}-empty`);
+    fs.mkdirSync(broken, { recursive: true });
+    fs.mkdirSync(empty, { recursive: true });
+    fs.writeFileSync(path.join(broken, 'ref-updates'), `${ZERO_OID} ${main} refs/heads/lost\n`);
+    fs.writeFileSync(path.join(broken, 'origin.json'), '{not json');
+    await assert.rejects(removeLeftovers(t.deps), /1 leftover\(s\) in .* could not be salvaged; kept for the next sweep/);
+    assert.equal(fs.existsSync(broken), true);
+    assert.equal(fs.existsSync(empty), false);
+    fs.rmSync(broken, { recursive: true });
   });
 });

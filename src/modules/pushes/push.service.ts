@@ -68,6 +68,11 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
   });
 }
 
+/** Enqueues `refs.updated` for a change of refs that has happened, for a worker to run. */
+export async function enqueueRefUpdates(ctx: ServiceContext, projectId: number, userId: number, updates: readonly RefUpdate[], options: { runHere?: boolean } = {}): Promise<number | null> {
+  return enqueue(ctx.db, refsUpdatedJob, { projectId, userId, updates: [...updates] }, options);
+}
+
 /**
  * Records a change of refs, once the refs have moved: enqueues `refs.updated` and runs it here,
  * so that the caller answers with its effects. Should that run fail, the job stays queued and the
@@ -75,7 +80,7 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
  */
 export async function recordRefUpdates(ctx: ServiceContext, project: Pick<ProjectRow, 'id'>, userId: number, updates: readonly RefUpdate[]): Promise<JobOutcome | null> {
   if (updates.length === 0) return null;
-  const id = await enqueue(ctx.db, refsUpdatedJob, { projectId: project.id, userId, updates: [...updates] }, { runHere: true });
+  const id = await enqueueRefUpdates(ctx, project.id, userId, updates, { runHere: true });
   return runNow(ctx, refsUpdatedJob, id);
 }
 
