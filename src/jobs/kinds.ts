@@ -3,6 +3,7 @@
 import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts';
 import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
 import { refsUpdatedJob } from '../modules/pushes/push.service.ts';
+import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
 import type { JobKind } from './queue.ts';
 
 export const backgroundJobKinds: readonly JobKind[] = [
@@ -10,4 +11,5 @@ export const backgroundJobKinds: readonly JobKind[] = [
   removeRepositoryJob,
   moveRepositoryJob,
   deleteMergedBranchesJob,
+  refreshStatisticsJob,
 ];

@@ -177,8 +177,25 @@ describe('events', () => {
     await push(dir, 'origin', 'HEAD:refs/heads/hooked');
     const events = await newPushEvents(since);
     assert.deepEqual(events.map((e) => [e.push_data.ref, e.push_data.commit_to]), [['hooked', commit]]);
-    assert.equal(await t.count('background_jobs'), 0);
+    // What remains is the refresh of the project's statistics, for a worker.
+    assert.deepEqual((await t.deps.db.selectFrom('background_jobs').select('kind').execute()).map((j) => j.kind), ['project.statistics.refresh']);
+    await t.runJobs();
     await push(dir, 'origin', ':hooked');
+  });
+
+  test("a push refreshes the project's statistics in the background: the default branch's commits, the size on disk", async () => {
+    const dir = await cloneAs(developer);
+    await git.commit(dir, 'counted.txt', 'x\n', 'Counted');
+    await push(dir, 'origin', 'HEAD:refs/heads/main');
+    const statistics = async () => (await t.get(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN, query: { statistics: 'true' } })).json().statistics;
+    const before = await statistics();
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.statistics.refresh', true]]);
+    const after = await statistics();
+    const commits = Number((await git.ok(['rev-list', '--count', 'HEAD'], dir)).trim());
+    assert.equal(after.commit_count, commits);
+    assert.ok(after.repository_size > 0);
+    assert.equal(after.storage_size, after.repository_size);
+    assert.notDeepEqual(after, before);
   });
 
   test('a follow-up that fails does not fail the push: its job stays queued, with its error, for a retry', async () => {
@@ -201,7 +218,7 @@ describe('events', () => {
     assert.deepEqual(await newPushEvents(since), []);
     // The retry, once due, records the push.
     await t.deps.db.updateTable('background_jobs').set({ run_at: new Date().toISOString() }).execute();
-    assert.deepEqual((await t.runJobs()).map((o) => o.ok), [true]);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true], ['project.statistics.refresh', true]]);
     assert.deepEqual((await newPushEvents(since)).map((e) => e.push_data.ref), ['after-boom']);
     await push(dir, 'origin', ':after-boom');
   });

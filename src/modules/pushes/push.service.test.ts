@@ -128,6 +128,7 @@ describe('the project after a change', () => {
   });
 
   test('a project without a repository records no event, and the job is done', async () => {
+    await t.runJobs(); // the statistics refreshes the tests above left
     const bare = await createProjectRow(t);
     const outcome = await recordRefUpdates(t.deps, bare, 1, [{ ref: 'refs/heads/main', before: ZERO_OID, after: main }]);
     assert.deepEqual(outcome, { id: outcome?.id, kind: 'refs.updated', ok: true });
@@ -136,6 +137,7 @@ describe('the project after a change', () => {
   });
 
   test('a run cut short records nothing; the next worker records it once', async () => {
+    await t.runJobs();
     const since = await lastEventId();
     const update = { ref: 'refs/tags/x1', before: main, after: ZERO_OID };
     // A worker claims the job and dies before finishing it; its claim then expires.
@@ -145,7 +147,7 @@ describe('the project after a change', () => {
     assert.deepEqual(await pushData(project, since), []);
     await t.deps.db.updateTable('background_jobs').set({ run_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', id as number).execute();
 
-    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true]]);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true], ['project.statistics.refresh', true]]);
     assert.equal((await pushData(project, since)).length, 1);
     assert.equal(await t.count('background_jobs'), 0);
 
@@ -169,9 +171,10 @@ describe('the project after a change', () => {
     }
     fs.writeFileSync(path.join(dead('moved'), 'ref-updates'), `${ZERO_OID} ${made.id} refs/heads/swept\n`);
 
+    await t.runJobs();
     assert.equal(await removeLeftovers(t.deps), 2);
     assert.equal(fs.existsSync(dead('moved')) || fs.existsSync(dead('refused')), false);
-    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true]]);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true], ['project.statistics.refresh', true]]);
     assert.deepEqual(
       (await pushData(project, since)).map((d) => [d.action, d.ref, d.commit_to]),
       [['created', 'swept', made.id]],

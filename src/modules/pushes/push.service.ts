@@ -1,5 +1,6 @@
 // What follows a change of refs, whoever made it (a push over HTTP, or an API write): push events,
-// the project's activity, its default branch and empty_repo, the default branch's protection.
+// the project's activity, its default branch and empty_repo, the default branch's protection, and
+// (later, by a worker) the project's statistics.
 // It is the `refs.updated` background job, enqueued once the refs have moved and run at once by
 // the writer, so that callers see its effects; if the server stops midway, a worker runs it again.
 import { Type } from '@sinclair/typebox';
@@ -13,6 +14,7 @@ import { type JobOutcome, type RunningJob, defineJobKind, enqueue, runNow } from
 import { recordEvent } from '../events/events.service.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
 import { pushEventsData } from './push-data.ts';
+import { refreshStatisticsLater } from './repository-statistics.jobs.ts';
 
 const Oid = Type.String({ pattern: '^[0-9a-f]{40}$' });
 const RefUpdateSchema = Type.Object({ ref: Type.String({ minLength: 1 }), before: Oid, after: Oid }, { additionalProperties: false });
@@ -64,6 +66,7 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
     }
     for (const pushData of data) await recordEvent(tx.db, { projectId: row.id, authorId: payload.userId, action: 'pushed', pushData }, now);
     if (protect) await protectDefaultBranch(tx, row, defaultBranch as string);
+    if (gitDir !== null) await refreshStatisticsLater(tx.db, row.id);
     await job.complete(tx.db);
   });
 }
