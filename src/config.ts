@@ -77,6 +77,16 @@ function url(raw: string, name: string, protocols: string[]): URL {
   return parsed;
 }
 
+/**
+ * The host of the default external URL: the address the server listens on, so that clients that
+ * compare the URLs in answers with the one they were given (python-gitlab warns) find the same;
+ * `localhost` when it listens on every address.
+ */
+function externalHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -89,7 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const databaseUrl = env.DATABASE_URL || null;
   if (databaseUrl) url(databaseUrl, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  const external = env.QUARRY_EXTERNAL_URL || `http://localhost:${port}`;
+  const external = env.QUARRY_EXTERNAL_URL || `http://${externalHost(host)}:${port}`;
   url(external, 'QUARRY_EXTERNAL_URL', ['http:', 'https:']);
   const rootPassword = env.QUARRY_ROOT_PASSWORD || null;
   if (rootPassword !== null && rootPassword.length < 8) {

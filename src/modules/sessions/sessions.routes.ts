@@ -1,10 +1,12 @@
-// The small web sign-in: GET /users/sign_in shows a form (or who is signed in, with the CSRF token
-// for API writes), POST /users/sign_in checks the password and sets the cookie, POST
+// The few web pages: GET / (what this server is, and where to go: the API reference, sign-in, the
+// health probes), and the sign-in: GET /users/sign_in shows a form (or who is signed in, with the
+// CSRF token for API writes), POST /users/sign_in checks the password and sets the cookie, POST
 // /users/sign_out ends the session.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
 import { safeEqual } from '../../core/auth/secrets.ts';
+import { PRODUCT_VERSION, REPORTED_VERSION } from '../../version.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { endSession, findSession, startSession } from './sessions.service.ts';
 
@@ -39,6 +41,22 @@ function html(reply: FastifyReply, status: number, text: string) {
 export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { db, now, config: appConfig } = app.deps;
   const secure = app.deps.config.externalUrl.startsWith('https:');
+
+  app.get('/', { config }, async (_req, reply) =>
+    html(
+      reply,
+      200,
+      page(
+        'Quarry',
+        `<p>A light-weight server of the REST API v4 (as of release ${REPORTED_VERSION}), version ${escapeHtml(PRODUCT_VERSION)}.</p>
+<ul>
+<li><a href="/-/api-docs">API reference</a> (<a href="/-/openapi.json">OpenAPI document</a>); the API is under <code>/api/v4</code></li>
+<li><a href="/users/sign_in">Sign in</a></li>
+<li>Health: <a href="/-/health">/-/health</a>, <a href="/-/liveness">/-/liveness</a>, <a href="/-/readiness">/-/readiness</a></li>
+</ul>`,
+      ),
+    ),
+  );
 
   app.get('/users/sign_in', { config }, async (req, reply) => {
     const session = await findSession(db, req.cookies[SESSION_COOKIE], now());
