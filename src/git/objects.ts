@@ -1,0 +1,168 @@
+// Objects of a repository read through its long-lived reader (reader-pool.ts) and kept by id in
+// the object cache: commits and trees parsed, small blobs whole, the id, type and size of anything.
+// Revisions (`main`, `v1.0`, `main~2`) are resolved by the reader on every call: what a name points
+// at may change, so it is never cached here.
+import { requireObjectId, requireRepoPath, requireRevision } from './args.ts';
+import type { ObjectData, ObjectInfo } from './cat-file.ts';
+import { objectCache } from './object-cache.ts';
+import { readers, repositoryIdentity } from './reader-pool.ts';
+import { GitError } from './run.ts';
+import { type Signature, parseSignature } from './signature.ts';
+
+export type { ObjectInfo } from './cat-file.ts';
+
+/** Blobs larger than this are read every time rather than kept. */
+export const MAX_CACHED_BLOB = 1024 * 1024;
+
+/** The cache key of something a repository's object ids determine. */
+export function objectKey(gitDir: string, kind: string, ...parts: readonly string[]): string {
+  return [kind, gitDir, repositoryIdentity(gitDir), ...parts].join('\0');
+}
+
+// ---- Commits -----------------------------------------------------------------------------------
+
+export interface Commit {
+  id: string;
+  tree: string;
+  parents: string[];
+  author: Signature;
+  committer: Signature;
+  message: string;
+}
+
+/** Parses a raw commit object: headers (with continuation lines), a blank line, the message. */
+export function parseCommit(id: string, raw: string): Commit {
+  const end = raw.indexOf('\n\n');
+  const headers = (end === -1 ? raw : raw.slice(0, end)).split('\n');
+  const commit: Commit = { id, tree: '', parents: [], author: parseSignature(''), committer: parseSignature(''), message: end === -1 ? '' : raw.slice(end + 2) };
+  for (const line of headers) {
+    if (line.startsWith(' ')) continue; // continuation of gpgsig or mergetag
+    const space = line.indexOf(' ');
+    const key = line.slice(0, space);
+    const value = line.slice(space + 1);
+    if (key === 'tree') commit.tree = value;
+    else if (key === 'parent') commit.parents.push(value);
+    else if (key === 'author') commit.author = parseSignature(value);
+    else if (key === 'committer') commit.committer = parseSignature(value);
+  }
+  return commit;
+}
+
+/** A rough size in memory of a parsed object read from `bytes` bytes. */
+const parsedSize = (bytes: number) => bytes * 3 + 300;
+
+/** The object with this id, whole; null when the repository has none. Not cached: the callers cache what they parse. */
+function readObject(gitDir: string, id: string): Promise<ObjectData | null> {
+  return readers.contents(gitDir, requireObjectId(id));
+}
+
+/** The commit with this id; null when the repository has no such commit. */
+export function readCommit(gitDir: string, id: string): Promise<Commit | null> {
+  return objectCache.remember(
+    objectKey(gitDir, 'commit', id),
+    async () => {
+      const object = await readObject(gitDir, id);
+      return object?.type === 'commit' ? parseCommit(object.id, object.content.toString('utf8')) : null;
+    },
+    (commit) => (commit === null ? null : parsedSize(commit.message.length)),
+  );
+}
+
+/**
+ * The commit a revision names (tags peeled), as the reader resolves it now; null when it names
+ * nothing or something other than a commit. A commit's own id answers without a round trip once
+ * the commit has been read.
+ */
+export async function peelToCommit(gitDir: string, revision: string): Promise<string | null> {
+  requireRevision(revision);
+  if (objectCache.get(objectKey(gitDir, 'commit', revision))) return revision;
+  const info = await readers.info(gitDir, `${revision}^{commit}`);
+  return info?.type === 'commit' ? info.id : null;
+}
+
+// ---- Trees -------------------------------------------------------------------------------------
+
+export interface TreeItem {
+  id: string;
+  name: string;
+  type: 'blob' | 'tree' | 'commit';
+  /** Octal, as git writes it in listings: 100644, 100755, 120000 (symlink), 040000, 160000 (submodule). */
+  mode: string;
+}
+
+/** Parses a raw tree object: "<octal mode> <name>\0<20-byte id>" per entry, in git's order. */
+export function parseTree(raw: Buffer): TreeItem[] {
+  const items: TreeItem[] = [];
+  let at = 0;
+  while (at < raw.length) {
+    const space = raw.indexOf(0x20, at);
+    const nul = raw.indexOf(0, space);
+    if (space === -1 || nul === -1 || nul + 21 > raw.length) throw new GitError('failed', 'malformed tree object');
+    const mode = raw.toString('latin1', at, space).padStart(6, '0');
+    const type = mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
+    items.push({ id: raw.toString('hex', nul + 1, nul + 21), name: raw.toString('utf8', space + 1, nul), type, mode });
+    at = nul + 21;
+  }
+  return items;
+}
+
+/** The entries of the tree with this id; null when the repository has no such tree. */
+export function readTreeObject(gitDir: string, id: string): Promise<readonly TreeItem[] | null> {
+  return objectCache.remember(
+    objectKey(gitDir, 'tree', id),
+    async () => {
+      const object = await readObject(gitDir, id);
+      return object?.type === 'tree' ? parseTree(object.content) : null;
+    },
+    (items) => (items === null ? null : parsedSize(items.length * 40)),
+  );
+}
+
+/** The root tree's entry: the commit's tree itself. */
+const ROOT = (tree: string): TreeItem => ({ id: tree, name: '', type: 'tree', mode: '040000' });
+
+/**
+ * The entry at a path in a commit's tree ('' for the root tree itself); null when the commit or
+ * the path does not exist there.
+ */
+export async function entryAtPath(gitDir: string, commitId: string, entryPath: string): Promise<TreeItem | null> {
+  const commit = await readCommit(gitDir, commitId);
+  if (commit === null) return null;
+  let entry: TreeItem | undefined = ROOT(commit.tree);
+  if (entryPath === '') return entry;
+  for (const name of requireRepoPath(entryPath).split('/')) {
+    if (entry.type !== 'tree') return null;
+    const items = await readTreeObject(gitDir, entry.id);
+    entry = items?.find((item) => item.name === name);
+    if (entry === undefined) return null;
+  }
+  return entry;
+}
+
+// ---- Blobs -------------------------------------------------------------------------------------
+
+/** The id, type and size of an object; null when the repository has none. */
+export function objectInfo(gitDir: string, id: string): Promise<ObjectInfo | null> {
+  return objectCache.remember(objectKey(gitDir, 'info', id), () => readers.info(gitDir, requireObjectId(id)), (info) => (info === null ? null : 100));
+}
+
+/**
+ * The content of the blob with this id; null when the repository has no such blob. A blob larger
+ * than maxBytes rejects with a GitError 'output_limit' before it is read. Blobs up to
+ * MAX_CACHED_BLOB are kept.
+ */
+export async function readBlobContent(gitDir: string, id: string, maxBytes: number): Promise<Buffer | null> {
+  const key = objectKey(gitDir, 'blob', id);
+  const tooLarge = () => new GitError('output_limit', `blob ${id} is larger than ${maxBytes} bytes`);
+  const kept = objectCache.get<Buffer>(key);
+  if (kept !== undefined && kept.length > maxBytes) throw tooLarge();
+  if (kept !== undefined) return kept;
+  const info = await objectInfo(gitDir, id);
+  if (info === null || info.type !== 'blob') return null;
+  if (info.size > maxBytes) throw tooLarge();
+  return objectCache.remember(
+    key,
+    async () => (await readObject(gitDir, id))?.content ?? null,
+    (content) => (content !== null && content.length <= MAX_CACHED_BLOB ? content.length : null),
+  );
+}

@@ -1,0 +1,173 @@
+// The object readers of every repository, as the platform's Gitaly keeps its cat-file cache: one
+// long-lived `git cat-file --batch-command` per repository in use, so that a read costs a pipe
+// round trip instead of a process start (15–33 ms here, blocking the event loop). The pool is
+// bounded: at most maxProcesses readers, the least recently used idle one giving way to a new
+// repository (callers wait for one to become idle when none is), and a reader idle for idleMs ends.
+// A reader that dies or hangs fails what it owed, and each of those requests is tried once more on
+// a fresh reader. A repository replaced or removed at its path is noticed by the directory's
+// identity (device and inode), read at every request: its old reader is ended.
+import fs from 'node:fs';
+import { CatFileProcess, type ObjectData, type ObjectInfo, ReaderGone } from './cat-file.ts';
+import { DEFAULT_TIMEOUT_MS, GitError } from './run.ts';
+
+export interface PoolOptions {
+  /** Readers alive at once, over all repositories. */
+  maxProcesses?: number;
+  /** A reader left idle this long ends. */
+  idleMs?: number;
+  /** The time limit of each request (the process runner's, unless a test says otherwise). */
+  timeoutMs?: number;
+}
+
+interface Slot {
+  identity: string;
+  reader: CatFileProcess;
+  idleTimer: NodeJS.Timeout | null;
+}
+
+/** A repository's directory as it is now: replaced (or removed and made again), it is another one. */
+export function repositoryIdentity(gitDir: string): string {
+  const stat = fs.statSync(gitDir, { throwIfNoEntry: false });
+  if (stat === undefined) throw new GitError('failed', `no repository at ${gitDir}`);
+  return `${stat.dev}:${stat.ino}`;
+}
+
+export class ReaderPool {
+  private readonly maxProcesses: number;
+  private readonly idleMs: number;
+  private readonly timeoutMs: number;
+  /** By repository directory, least recently used first. */
+  private readonly slots = new Map<string, Slot>();
+  private readonly waiting: Array<() => void> = [];
+  /** Readers started and not yet ended (an ended one may take a moment more to exit). */
+  private readonly all = new Set<CatFileProcess>();
+
+  constructor(options: PoolOptions = {}) {
+    this.maxProcesses = Math.max(1, options.maxProcesses ?? 16);
+    this.idleMs = options.idleMs ?? 10_000;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** Readers alive (for tests and metrics). */
+  get size(): number {
+    return this.slots.size;
+  }
+
+  /** The processes of this pool that have not exited yet. */
+  get processes(): readonly CatFileProcess[] {
+    return [...this.all];
+  }
+
+  info(gitDir: string, name: string): Promise<ObjectInfo | null> {
+    return this.request(gitDir, (reader) => reader.info(name));
+  }
+
+  contents(gitDir: string, name: string): Promise<ObjectData | null> {
+    return this.request(gitDir, (reader) => reader.contents(name));
+  }
+
+  /** Ends every reader once it has answered what it was asked; for server shutdown. */
+  async close(): Promise<void> {
+    for (const [gitDir, slot] of this.slots) this.retire(gitDir, slot, false);
+    await Promise.all([...this.all].map((reader) => reader.exited));
+  }
+
+  private async request<T>(gitDir: string, ask: (reader: CatFileProcess) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const reader = await this.acquire(gitDir);
+      try {
+        return await ask(reader);
+      } catch (error) {
+        if (!(error instanceof ReaderGone)) throw error;
+        // Once on a fresh reader; a second loss is the repository's (or the machine's) problem.
+        if (attempt === 2) throw new GitError(error.timedOut ? 'timeout' : 'failed', error.message);
+      }
+    }
+  }
+
+  /** The live reader of the repository, started when there is none (waiting for room if need be). */
+  private async acquire(gitDir: string): Promise<CatFileProcess> {
+    for (;;) {
+      const slot = this.slots.get(gitDir);
+      let identity: string;
+      try {
+        identity = repositoryIdentity(gitDir);
+      } catch (error) {
+        if (slot !== undefined) this.retire(gitDir, slot, true);
+        throw error;
+      }
+      if (slot !== undefined && slot.identity === identity && slot.reader.alive) {
+        this.slots.delete(gitDir);
+        this.slots.set(gitDir, slot);
+        this.busy(slot);
+        return slot.reader;
+      }
+      if (slot !== undefined) this.retire(gitDir, slot, true);
+      if (this.slots.size < this.maxProcesses || this.evictIdle()) {
+        const started = this.start(gitDir, identity);
+        this.busy(started);
+        return started.reader;
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+
+  private start(gitDir: string, identity: string): Slot {
+    const slot: Slot = { identity, reader: undefined as unknown as CatFileProcess, idleTimer: null };
+    slot.reader = new CatFileProcess(gitDir, { timeoutMs: this.timeoutMs, onIdle: () => this.idle(gitDir, slot) });
+    this.slots.set(gitDir, slot);
+    this.all.add(slot.reader);
+    this.idle(gitDir, slot);
+    void slot.reader.exited.then(() => {
+      this.all.delete(slot.reader);
+      if (this.slots.get(gitDir) === slot) this.slots.delete(gitDir);
+      this.wake();
+    });
+    return slot;
+  }
+
+  /** Ends the least recently used reader that owes nothing; false when every reader is busy. */
+  private evictIdle(): boolean {
+    for (const [gitDir, slot] of this.slots) {
+      if (slot.reader.pending === 0) {
+        this.retire(gitDir, slot, false);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Takes the reader out of the pool: gracefully (it answers what it owes, then exits) or at once. */
+  private retire(gitDir: string, slot: Slot, now: boolean): void {
+    if (this.slots.get(gitDir) === slot) this.slots.delete(gitDir);
+    if (slot.idleTimer !== null) clearTimeout(slot.idleTimer);
+    if (now) slot.reader.kill('its repository was replaced or removed');
+    else slot.reader.close();
+    this.wake();
+  }
+
+  private busy(slot: Slot): void {
+    if (slot.idleTimer !== null) clearTimeout(slot.idleTimer);
+    slot.idleTimer = null;
+  }
+
+  private idle(gitDir: string, slot: Slot): void {
+    this.busy(slot);
+    slot.idleTimer = setTimeout(() => this.retire(gitDir, slot, false), this.idleMs);
+    slot.idleTimer.unref();
+    this.wake();
+  }
+
+  /** Someone waiting for room looks again. */
+  private wake(): void {
+    this.waiting.shift()?.();
+  }
+}
+
+/** The server's readers. */
+export const readers = new ReaderPool();
+
+/** Ends the server's readers (at shutdown). */
+export function closeReaders(): Promise<void> {
+  return readers.close();
+}
