@@ -1,14 +1,16 @@
 // Reading history: the commits reachable from revisions (filtered by path and dates, paged by git
 // itself), their trailers and diff stats, and the last commit that touched a path.
 //
-// Walking history still takes a git process (rev-list, log, diff-tree): one per page, count, path
-// or set of commits asked for. But what a walk from commit ids finds never changes, so its answer
-// is kept in the object cache, and the commits themselves come from the repository's object
-// reader: a page, a count or a file's last commit asked again costs no process.
-import { isObjectId, requireObjectId, requireRepoPath, requireRevision } from './args.ts';
+// Walking history still takes a git process per request the first time (rev-list for a page or
+// a count, with or without a path filter; log for trailers; diff-tree for stats). What a walk
+// from commit ids finds never changes, so its answer is kept in the object cache, and the commits
+// themselves come from the repository's object reader: a page, a count, trailers or stats asked
+// again cost no process. A path's last commit takes none at all (last-commits.ts).
+import { requireObjectId, requireRepoPath, requireRevision } from './args.ts';
 import { objectCache } from './object-cache.ts';
-import { type Commit, entryAtPath, objectKey, readCommit } from './objects.ts';
-import { runGit } from './run.ts';
+import { directoryPaths, lastCommitsForPaths } from './last-commits.ts';
+import { type Commit, entryAtPath, objectKey, peelToCommit, readCommit } from './objects.ts';
+import { GitError, runGit } from './run.ts';
 
 export interface LogQuery {
   /** Revisions to walk from: object ids, branches, tags, `a..b` ranges. Ignored with `all`. */
@@ -158,17 +160,17 @@ async function diffTreeStats(gitDir: string, commits: readonly Pick<Commit, 'id'
 }
 
 /**
- * The last commit reachable from `revision` that changed the path; null when none did. One
- * rev-list with a path filter per (commit, path) first asked: the answer from a commit id is kept.
+ * The last commit reachable from `revision` that changed the path; null when none did. Found with
+ * the other entries of its directory in one walk over the object reader (last-commits.ts), and
+ * kept per (commit, path).
  */
 export async function lastCommitForPath(gitDir: string, revision: string, filePath: string): Promise<string | null> {
-  const run = async () => {
-    const { stdout } = await runGit(gitDir, ['rev-list', '--max-count=1', '--end-of-options', requireRevision(revision), '--', requireRepoPath(filePath)]);
-    const id = stdout.toString('utf8').trim();
-    return id === '' ? null : id;
-  };
-  if (!isObjectId(revision)) return run();
-  return objectCache.remember(objectKey(gitDir, 'last-commit', revision, requireRepoPath(filePath)), run, () => 48);
+  const path = requireRepoPath(filePath);
+  const commit = await peelToCommit(gitDir, revision);
+  if (commit === null) throw new GitError('failed', `unknown revision: ${JSON.stringify(revision)}`);
+  const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+  const siblings = (await directoryPaths(gitDir, commit, dir)) ?? [];
+  return (await lastCommitsForPaths(gitDir, commit, [path], siblings)).get(path) ?? null;
 }
 
 /** Whether a path names an entry (file or directory) in a commit's tree. */
