@@ -44,6 +44,8 @@ const NOT_FOUND = / (missing|ambiguous)$/;
 /** A name on a line of input: no whitespace (it would end the name) and no control character. */
 const SAFE_NAME = /^[^\s\x00-\x1f\x7f]+$/;
 
+export const isSafeName = (name: string) => SAFE_NAME.test(name);
+
 /** Node keeps a child's pipes referenced; an idle reader must not keep the process alive. */
 const unref = (stream: unknown) => (stream as Partial<Socket>).unref?.();
 
@@ -58,15 +60,13 @@ export class CatFileProcess {
   /** The header of the object whose content is being read, if any. */
   private current: ObjectInfo | null = null;
   private gone: ReaderGone | null = null;
-  private readonly onIdle: () => void;
 
   /** Settles once the process has exited. */
   readonly exited: Promise<void>;
 
-  constructor(gitDir: string, options: { timeoutMs: number; onIdle: () => void }) {
+  constructor(gitDir: string, options: { timeoutMs: number }) {
     this.gitDir = gitDir;
     this.timeoutMs = options.timeoutMs;
-    this.onIdle = options.onIdle;
     this.git = spawnGit(gitDir, ['cat-file', '--batch-command'], { timeoutMs: null });
     this.git.child.unref();
     for (const stream of [this.git.stdin, this.git.stdout, this.git.child.stderr]) unref(stream);
@@ -110,7 +110,7 @@ export class CatFileProcess {
   }
 
   private send(contents: boolean, name: string): Promise<ObjectInfo | ObjectData | null> {
-    if (!SAFE_NAME.test(name)) return Promise.reject(new Error(`unsafe object name for cat-file: ${JSON.stringify(name)}`));
+    if (!isSafeName(name)) return Promise.reject(new Error(`unsafe object name for cat-file: ${JSON.stringify(name)}`));
     if (this.gone) return Promise.reject(this.gone);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.kill(`a request took more than ${this.timeoutMs} ms`, true), this.timeoutMs);
@@ -184,7 +184,6 @@ export class CatFileProcess {
     const request = this.queue.shift() as Pending;
     clearTimeout(request.timer);
     request.resolve(value);
-    if (this.queue.length === 0) this.onIdle();
     return true;
   }
 }

@@ -1,13 +1,14 @@
 // The object readers of every repository, as the platform's Gitaly keeps its cat-file cache: one
 // long-lived `git cat-file --batch-command` per repository in use, so that a read costs a pipe
 // round trip instead of a process start (15–33 ms here, blocking the event loop). The pool is
-// bounded: at most maxProcesses readers, the least recently used idle one giving way to a new
-// repository (callers wait for one to become idle when none is), and a reader idle for idleMs ends.
+// bounded: at most maxProcesses reader processes alive, the least recently used idle one giving
+// way to a new repository (callers wait for one to become idle when none is), and a reader idle
+// for idleMs ends.
 // A reader that dies or hangs fails what it owed, and each of those requests is tried once more on
 // a fresh reader. A repository replaced or removed at its path is noticed by the directory's
 // identity (device and inode), read at every request: its old reader is ended.
 import fs from 'node:fs';
-import { CatFileProcess, type ObjectData, type ObjectInfo, ReaderGone } from './cat-file.ts';
+import { CatFileProcess, type ObjectData, type ObjectInfo, ReaderGone, isSafeName } from './cat-file.ts';
 import { DEFAULT_TIMEOUT_MS, GitError } from './run.ts';
 
 export interface PoolOptions {
@@ -20,8 +21,11 @@ export interface PoolOptions {
 }
 
 interface Slot {
+  gitDir: string;
   identity: string;
   reader: CatFileProcess;
+  /** Requests between acquiring the reader and their answer: a reader in use is never evicted. */
+  users: number;
   idleTimer: NodeJS.Timeout | null;
 }
 
@@ -58,66 +62,67 @@ export class ReaderPool {
     return [...this.all];
   }
 
+  /** The id, type and size of what `name` (an object id, `<revision>^{commit}`, …) names; null when nothing. */
   info(gitDir: string, name: string): Promise<ObjectInfo | null> {
-    return this.request(gitDir, (reader) => reader.info(name));
+    return this.request(gitDir, name, (reader) => reader.info(name));
   }
 
+  /** The object `name` names, with its content; null when nothing. */
   contents(gitDir: string, name: string): Promise<ObjectData | null> {
-    return this.request(gitDir, (reader) => reader.contents(name));
+    return this.request(gitDir, name, (reader) => reader.contents(name));
   }
 
   /** Ends every reader once it has answered what it was asked; for server shutdown. */
   async close(): Promise<void> {
-    for (const [gitDir, slot] of this.slots) this.retire(gitDir, slot, false);
+    for (const slot of this.slots.values()) this.retire(slot, false);
     await Promise.all([...this.all].map((reader) => reader.exited));
   }
 
-  private async request<T>(gitDir: string, ask: (reader: CatFileProcess) => Promise<T>): Promise<T> {
+  private async request<T>(gitDir: string, name: string, ask: (reader: CatFileProcess) => Promise<T>): Promise<T> {
+    if (!isSafeName(name)) throw new GitError('invalid', `invalid object name: ${JSON.stringify(name)}`);
     for (let attempt = 1; ; attempt++) {
-      const reader = await this.acquire(gitDir);
+      const slot = await this.acquire(gitDir);
       try {
-        return await ask(reader);
+        return await ask(slot.reader);
       } catch (error) {
         if (!(error instanceof ReaderGone)) throw error;
         // Once on a fresh reader; a second loss is the repository's (or the machine's) problem.
         if (attempt === 2) throw new GitError(error.timedOut ? 'timeout' : 'failed', error.message);
+      } finally {
+        this.release(slot);
       }
     }
   }
 
-  /** The live reader of the repository, started when there is none (waiting for room if need be). */
-  private async acquire(gitDir: string): Promise<CatFileProcess> {
+  /** The live reader of the repository, started when there is none (waiting for room if need be), taken for one request. */
+  private async acquire(gitDir: string): Promise<Slot> {
     for (;;) {
       const slot = this.slots.get(gitDir);
       let identity: string;
       try {
         identity = repositoryIdentity(gitDir);
       } catch (error) {
-        if (slot !== undefined) this.retire(gitDir, slot, true);
+        if (slot !== undefined) this.retire(slot, true);
         throw error;
       }
       if (slot !== undefined && slot.identity === identity && slot.reader.alive) {
         this.slots.delete(gitDir);
         this.slots.set(gitDir, slot);
-        this.busy(slot);
-        return slot.reader;
+        return this.take(slot);
       }
-      if (slot !== undefined) this.retire(gitDir, slot, true);
-      if (this.slots.size < this.maxProcesses || this.evictIdle()) {
-        const started = this.start(gitDir, identity);
-        this.busy(started);
-        return started.reader;
-      }
+      if (slot !== undefined) this.retire(slot, true);
+      // Counted until they have exited, so that the bound holds for processes, not just slots.
+      if (this.all.size < this.maxProcesses) return this.take(this.start(gitDir, identity));
+      // Room comes when an idle reader (this one ended, or the next to become idle) has exited.
+      this.evictIdle();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
   }
 
   private start(gitDir: string, identity: string): Slot {
-    const slot: Slot = { identity, reader: undefined as unknown as CatFileProcess, idleTimer: null };
-    slot.reader = new CatFileProcess(gitDir, { timeoutMs: this.timeoutMs, onIdle: () => this.idle(gitDir, slot) });
+    const slot: Slot = { gitDir, identity, reader: new CatFileProcess(gitDir, { timeoutMs: this.timeoutMs }), users: 0, idleTimer: null };
     this.slots.set(gitDir, slot);
     this.all.add(slot.reader);
-    this.idle(gitDir, slot);
     void slot.reader.exited.then(() => {
       this.all.delete(slot.reader);
       if (this.slots.get(gitDir) === slot) this.slots.delete(gitDir);
@@ -126,41 +131,41 @@ export class ReaderPool {
     return slot;
   }
 
-  /** Ends the least recently used reader that owes nothing; false when every reader is busy. */
-  private evictIdle(): boolean {
-    for (const [gitDir, slot] of this.slots) {
-      if (slot.reader.pending === 0) {
-        this.retire(gitDir, slot, false);
-        return true;
-      }
+  /** Ends the least recently used reader nobody is using, if any. */
+  private evictIdle(): void {
+    for (const slot of this.slots.values()) {
+      if (slot.users === 0) return this.retire(slot, true);
     }
-    return false;
   }
 
-  /** Takes the reader out of the pool: gracefully (it answers what it owes, then exits) or at once. */
-  private retire(gitDir: string, slot: Slot, now: boolean): void {
-    if (this.slots.get(gitDir) === slot) this.slots.delete(gitDir);
+  /** Takes the reader out of the pool: gracefully (it answers what it owes, then exits) or at once (what it owes is retried). */
+  private retire(slot: Slot, now: boolean): void {
+    if (this.slots.get(slot.gitDir) === slot) this.slots.delete(slot.gitDir);
     if (slot.idleTimer !== null) clearTimeout(slot.idleTimer);
-    if (now) slot.reader.kill('its repository was replaced or removed');
+    if (now) slot.reader.kill('ended by the pool');
     else slot.reader.close();
     this.wake();
   }
 
-  private busy(slot: Slot): void {
+  private take(slot: Slot): Slot {
+    slot.users += 1;
     if (slot.idleTimer !== null) clearTimeout(slot.idleTimer);
     slot.idleTimer = null;
+    return slot;
   }
 
-  private idle(gitDir: string, slot: Slot): void {
-    this.busy(slot);
-    slot.idleTimer = setTimeout(() => this.retire(gitDir, slot, false), this.idleMs);
+  private release(slot: Slot): void {
+    slot.users -= 1;
+    if (slot.users > 0 || this.slots.get(slot.gitDir) !== slot) return;
+    slot.idleTimer = setTimeout(() => this.retire(slot, false), this.idleMs);
     slot.idleTimer.unref();
+    // Someone waiting for room may end it.
     this.wake();
   }
 
-  /** Someone waiting for room looks again. */
+  /** Whoever waits for room looks again (all of them: one event may be the last for a while). */
   private wake(): void {
-    this.waiting.shift()?.();
+    for (const resolve of this.waiting.splice(0)) resolve();
   }
 }
 
