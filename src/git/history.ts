@@ -2,7 +2,8 @@
 // itself), their trailers and diff stats, and the last commit that touched a path.
 //
 // Walking history still takes a git process per request the first time (rev-list for a page or
-// a count, with or without a path filter; log for trailers; diff-tree for stats). What a walk
+// a count, with or without a path filter; log for trailers; diff-tree for stats; at most four at
+// once, walks.ts). What a walk
 // from commit ids finds never changes, so its answer is kept in the object cache, and the commits
 // themselves come from the repository's object reader: a page, a count, trailers or stats asked
 // again cost no process. A path's last commit takes none at all (last-commits.ts).
@@ -10,7 +11,8 @@ import { requireObjectId, requireRepoPath, requireRevision } from './args.ts';
 import { objectCache } from './object-cache.ts';
 import { directoryPaths, lastCommitsForPaths } from './last-commits.ts';
 import { type Commit, entryAtPath, objectKey, peelToCommit, readCommit } from './objects.ts';
-import { GitError, runGit } from './run.ts';
+import { GitError } from './run.ts';
+import { runWalk } from './walks.ts';
 
 export interface LogQuery {
   /** Revisions to walk from: object ids, branches, tags, `a..b` ranges. Ignored with `all`. */
@@ -51,7 +53,7 @@ const FIXED_REVISION = /^[0-9a-f]{40}(\.{2,3}[0-9a-f]{40})?$/;
  * (not from refs, nor `all`), run each time otherwise.
  */
 async function revList(gitDir: string, kind: string, query: LogQuery, args: readonly string[]): Promise<string> {
-  const run = async () => (await runGit(gitDir, ['rev-list', ...args])).stdout.toString('utf8');
+  const run = async () => (await runWalk(gitDir, ['rev-list', ...args])).stdout.toString('utf8');
   if (query.all || !(query.revisions ?? []).every((r) => FIXED_REVISION.test(r))) return run();
   return objectCache.remember(objectKey(gitDir, kind, JSON.stringify(args)), run, (text) => text.length);
 }
@@ -105,7 +107,7 @@ export function readTrailers(gitDir: string, ids: readonly string[]): Promise<Ma
   return perCommit(gitDir, 'trailers', ids.map(requireObjectId), async (missing) => {
     const trailers = new Map<string, Record<string, string>>();
     const format = '--format=%H%x00%(trailers:only,unfold,separator=%x01,key_value_separator=%x02)';
-    const { stdout } = await runGit(gitDir, ['log', '--no-walk=unsorted', '-z', format, '--end-of-options', ...missing]);
+    const { stdout } = await runWalk(gitDir, ['log', '--no-walk=unsorted', '-z', format, '--end-of-options', ...missing]);
     const fields = stdout.toString('utf8').split('\0');
     for (let i = 0; i + 1 < fields.length; i += 2) {
       const pairs: Record<string, string> = {};
@@ -140,7 +142,7 @@ export async function diffStats(gitDir: string, commits: readonly Pick<Commit, '
 async function diffTreeStats(gitDir: string, commits: readonly Pick<Commit, 'id' | 'parents'>[]): Promise<Map<string, DiffStats>> {
   const stats = new Map<string, DiffStats>(commits.map((c) => [c.id, { additions: 0, deletions: 0, total: 0 }]));
   const input = commits.map((c) => `${c.id}${c.parents.length > 0 ? ` ${requireObjectId(c.parents[0])}` : ''}\n`).join('');
-  const { stdout } = await runGit(gitDir, ['diff-tree', '--stdin', '-z', '-r', '--root', '--numstat'], { input });
+  const { stdout } = await runWalk(gitDir, ['diff-tree', '--stdin', '-z', '-r', '--root', '--numstat'], { input });
   // Each commit's records follow a unit holding its id alone; a record is "<added>\t<deleted>\t<path>".
   let current: DiffStats | undefined;
   for (const unit of stdout.toString('utf8').split('\0')) {

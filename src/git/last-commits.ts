@@ -9,7 +9,8 @@
 import { requireObjectId, requireRepoPath } from './args.ts';
 import { objectCache } from './object-cache.ts';
 import { type TreeItem, entryAtPath, objectKey, readCommit, readTreeObject } from './objects.ts';
-import { GitError, runGit } from './run.ts';
+import { GitError } from './run.ts';
+import { runWalk } from './walks.ts';
 
 /**
  * Commits walked per call before the paths still unanswered are left to rev-list (one process
@@ -46,7 +47,7 @@ const rootOf = (treeId: string): TreeItem => ({ id: treeId, name: '', type: 'tre
 
 /** rev-list's own answer for one path from a commit, for what the walk left. */
 async function revListLast(gitDir: string, commitId: string, path: string): Promise<string | null> {
-  const { stdout } = await runGit(gitDir, ['rev-list', '--max-count=1', '--end-of-options', commitId, '--', path]);
+  const { stdout } = await runWalk(gitDir, ['rev-list', '--max-count=1', '--end-of-options', commitId, '--', path]);
   return stdout.toString('utf8').trim() || null;
 }
 
