@@ -37,6 +37,10 @@ function git(args: string[], options: { cwd?: string; input?: string } = {}): Pr
   });
 }
 
+/** The k-th file of the fixture's tree (k modulo the file count) and its directory. */
+export const fixtureFile = (k: number) => `dir-${k % FIXTURE.directories}/file-${k % FIXTURE.files}.txt`;
+export const fixtureDirectory = (k: number) => `dir-${k % FIXTURE.directories}`;
+
 /**
  * The fast-import stream: each commit changes one file among 500 (dir-<n>/file-<m>.txt, ten per
  * directory, each changed ten times over history); branches and tags spread over history.
@@ -50,7 +54,7 @@ function fastImportStream(): string {
     parts.push(
       `commit refs/heads/main\nmark :${i}\ncommitter Bench <bench@example.com> ${at + i} +0000\n` +
         `data ${Buffer.byteLength(message)}\n${message}` +
-        `M 100644 inline dir-${i % FIXTURE.directories}/file-${i % FIXTURE.files}.txt\ndata ${Buffer.byteLength(content)}\n${content}\n`,
+        `M 100644 inline ${fixtureFile(i)}\ndata ${Buffer.byteLength(content)}\n${content}\n`,
     );
   }
   const spread = (k: number, n: number) => 1 + Math.floor((k * FIXTURE.commits) / n);
