@@ -60,6 +60,8 @@ export class CatFileProcess {
   /** The header of the object whose content is being read, if any. */
   private current: ObjectInfo | null = null;
   private gone: ReaderGone | null = null;
+  /** Requests of this turn of the event loop, written together at its end (one write, not one each). */
+  private unwritten: string[] = [];
 
   /** Settles once the process has exited. */
   readonly exited: Promise<void>;
@@ -115,8 +117,15 @@ export class CatFileProcess {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.kill(`a request took more than ${this.timeoutMs} ms`, true), this.timeoutMs);
       this.queue.push({ contents, resolve, reject, timer });
-      this.git.stdin.write(`${contents ? 'contents' : 'info'} ${name}\n`);
+      if (this.unwritten.length === 0) setImmediate(() => this.flush());
+      this.unwritten.push(`${contents ? 'contents' : 'info'} ${name}\n`);
     });
+  }
+
+  private flush(): void {
+    const lines = this.unwritten.join('');
+    this.unwritten = [];
+    if (!this.gone) this.git.stdin.write(lines);
   }
 
   private fail(reason: string, timedOut: boolean): void {

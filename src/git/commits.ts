@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ZERO_OID, requireBranchName, requireObjectId, requireRepoPath, requireRevision } from './args.ts';
 import { resolveCommit, resolveRef, updateRef } from './refs.ts';
-import { type Commit, type TreeItem, entryAtPath, readBlobContent, readCommit, readTreeObject } from './objects.ts';
+import { type Commit, type Repository, type TreeItem, entryAtPath, openRepository, peelToCommit, readBlobContent, readCommit, readTreeObject } from './objects.ts';
 import { GitError, runGit } from './run.ts';
 import { type Identity, identityEnv } from './signature.ts';
 
@@ -15,8 +15,9 @@ export { parseCommit } from './objects.ts';
 
 /** The commit a revision names (tags peeled); null when there is none. */
 export async function getCommit(gitDir: string, revision: string): Promise<Commit | null> {
-  const id = await resolveCommit(gitDir, revision);
-  return id === null ? null : readCommit(gitDir, id);
+  const repo = openRepository(gitDir);
+  const id = await peelToCommit(repo, revision);
+  return id === null ? null : readCommit(repo, id);
 }
 
 export interface TreeEntry extends TreeItem {
@@ -25,12 +26,12 @@ export interface TreeEntry extends TreeItem {
 }
 
 /** The entries of a tree in git's order, with their paths; with `recursive`, each subtree's entries follow it. */
-async function listTree(gitDir: string, treeId: string, prefix: string, recursive: boolean): Promise<TreeEntry[]> {
-  const items = (await readTreeObject(gitDir, treeId)) ?? [];
+async function listTree(repo: Repository, treeId: string, prefix: string, recursive: boolean): Promise<TreeEntry[]> {
+  const items = (await readTreeObject(repo, treeId))?.items ?? [];
   const entries = items.map((item) => ({ ...item, path: prefix === '' ? item.name : `${prefix}/${item.name}` }));
   if (!recursive) return entries;
   // Subtrees are read at once (one pipelined request each), then placed after their tree's entry.
-  const below = await Promise.all(entries.map((e) => (e.type === 'tree' ? listTree(gitDir, e.id, e.path, true) : [])));
+  const below = await Promise.all(entries.map((e) => (e.type === 'tree' ? listTree(repo, e.id, e.path, true) : [])));
   return entries.flatMap((entry, i) => [entry, ...below[i]]);
 }
 
@@ -41,11 +42,12 @@ async function listTree(gitDir: string, treeId: string, prefix: string, recursiv
  */
 export async function readTree(gitDir: string, revision: string, dir = '', options: { recursive?: boolean } = {}): Promise<TreeEntry[] | null> {
   const prefix = dir === '' ? '' : requireRepoPath(dir);
-  const commit = await resolveCommit(gitDir, revision);
+  const repo = openRepository(gitDir);
+  const commit = await peelToCommit(repo, revision);
   if (commit === null) return null;
-  const tree = await entryAtPath(gitDir, commit, prefix);
+  const tree = await entryAtPath(repo, commit, prefix);
   if (tree === null || tree.type !== 'tree') return null;
-  return listTree(gitDir, tree.id, prefix, Boolean(options.recursive));
+  return listTree(repo, tree.id, prefix, Boolean(options.recursive));
 }
 
 export interface Blob {
@@ -65,18 +67,19 @@ const DEFAULT_MAX_BLOB = 100 * 1024 * 1024;
  */
 export async function readBlob(gitDir: string, revision: string, filePath: string, options: { maxBytes?: number } = {}): Promise<Blob | null> {
   const file = requireRepoPath(filePath);
-  const commit = await resolveCommit(gitDir, revision);
+  const repo = openRepository(gitDir);
+  const commit = await peelToCommit(repo, revision);
   if (commit === null) return null;
-  const entry = await entryAtPath(gitDir, commit, file);
+  const entry = await entryAtPath(repo, commit, file);
   if (entry === null || entry.type !== 'blob') return null;
-  const content = await readBlobContent(gitDir, entry.id, options.maxBytes ?? DEFAULT_MAX_BLOB);
+  const content = await readBlobContent(repo, entry.id, options.maxBytes ?? DEFAULT_MAX_BLOB);
   if (content === null) return null;
   return { id: entry.id, path: file, mode: entry.mode, size: content.length, content };
 }
 
 /** A blob's content by id; null when the repository has no such blob. */
-export function getBlob(gitDir: string, id: string, options: { maxBytes?: number } = {}): Promise<Buffer | null> {
-  return readBlobContent(gitDir, requireObjectId(id), options.maxBytes ?? DEFAULT_MAX_BLOB);
+export async function getBlob(gitDir: string, id: string, options: { maxBytes?: number } = {}): Promise<Buffer | null> {
+  return readBlobContent(openRepository(gitDir), requireObjectId(id), options.maxBytes ?? DEFAULT_MAX_BLOB);
 }
 
 // ---- Writing a commit --------------------------------------------------------------------------

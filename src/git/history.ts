@@ -10,7 +10,7 @@
 import { requireObjectId, requireRepoPath, requireRevision } from './args.ts';
 import { objectCache } from './object-cache.ts';
 import { directoryPaths, lastCommitsForPaths } from './last-commits.ts';
-import { type Commit, entryAtPath, objectKey, peelToCommit, readCommit } from './objects.ts';
+import { type Commit, entryAtPath, objectKey, openRepository, peelToCommit, readCommit } from './objects.ts';
 import { GitError } from './run.ts';
 import { runWalk } from './walks.ts';
 
@@ -55,7 +55,7 @@ const FIXED_REVISION = /^[0-9a-f]{40}(\.{2,3}[0-9a-f]{40})?$/;
 async function revList(gitDir: string, kind: string, query: LogQuery, args: readonly string[]): Promise<string> {
   const run = async () => (await runWalk(gitDir, ['rev-list', ...args])).stdout.toString('utf8');
   if (query.all || !(query.revisions ?? []).every((r) => FIXED_REVISION.test(r))) return run();
-  return objectCache.remember(objectKey(gitDir, kind, JSON.stringify(args)), run, (text) => text.length);
+  return objectCache.remember(objectKey(openRepository(gitDir), kind, JSON.stringify(args)), run, (text) => text.length);
 }
 
 /** The ids of a page of the commits a query selects, newest first (or in topological order). */
@@ -78,7 +78,8 @@ export async function countCommits(gitDir: string, query: LogQuery): Promise<num
  * pipelined) or the cache. Ids that are not commits are left out.
  */
 export async function readCommits(gitDir: string, ids: readonly string[]): Promise<Commit[]> {
-  const commits = await Promise.all(ids.map((id) => readCommit(gitDir, requireObjectId(id))));
+  const repo = openRepository(gitDir);
+  const commits = await Promise.all(ids.map((id) => readCommit(repo, requireObjectId(id))));
   return commits.filter((commit) => commit !== null);
 }
 
@@ -87,16 +88,17 @@ export async function readCommits(gitDir: string, ids: readonly string[]): Promi
  * those), then cached under kind: what a commit holds never changes.
  */
 async function perCommit<T>(gitDir: string, kind: string, keys: readonly string[], compute: (missing: readonly string[]) => Promise<Map<string, T>>, sizeOf: (value: T) => number): Promise<Map<string, T>> {
+  const repo = openRepository(gitDir);
   const found = new Map<string, T>();
   const missing: string[] = [];
   for (const key of new Set(keys)) {
-    const kept = objectCache.get<T>(objectKey(gitDir, kind, key));
+    const kept = objectCache.get<T>(objectKey(repo, kind, key));
     if (kept === undefined) missing.push(key);
     else found.set(key, kept);
   }
   if (missing.length === 0) return found;
   for (const [key, value] of await compute(missing)) {
-    objectCache.set(objectKey(gitDir, kind, key), value, sizeOf(value));
+    objectCache.set(objectKey(repo, kind, key), value, sizeOf(value));
     found.set(key, value);
   }
   return found;
@@ -168,14 +170,15 @@ async function diffTreeStats(gitDir: string, commits: readonly Pick<Commit, 'id'
  */
 export async function lastCommitForPath(gitDir: string, revision: string, filePath: string): Promise<string | null> {
   const path = requireRepoPath(filePath);
-  const commit = await peelToCommit(gitDir, revision);
+  const repo = openRepository(gitDir);
+  const commit = await peelToCommit(repo, revision);
   if (commit === null) throw new GitError('failed', `unknown revision: ${JSON.stringify(revision)}`);
   const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
-  const siblings = (await directoryPaths(gitDir, commit, dir)) ?? [];
-  return (await lastCommitsForPaths(gitDir, commit, [path], siblings)).get(path) ?? null;
+  const siblings = (await directoryPaths(repo, commit, dir)) ?? [];
+  return (await lastCommitsForPaths(repo, commit, [path], siblings)).get(path) ?? null;
 }
 
 /** Whether a path names an entry (file or directory) in a commit's tree. */
 export async function pathExists(gitDir: string, commit: string, entryPath: string): Promise<boolean> {
-  return (await entryAtPath(gitDir, requireObjectId(commit), requireRepoPath(entryPath))) !== null;
+  return (await entryAtPath(openRepository(gitDir), requireObjectId(commit), requireRepoPath(entryPath))) !== null;
 }

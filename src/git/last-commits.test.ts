@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { lastCommitForPath } from './history.ts';
 import { lastCommitsForPaths, lastCommitsForTree } from './last-commits.ts';
 import { objectCache } from './object-cache.ts';
+import { openRepository } from './objects.ts';
 import { closeReaders } from './reader-pool.ts';
 import { runGit } from './run.ts';
 
@@ -64,7 +65,7 @@ test('every path from every commit: the walk finds what rev-list finds', async (
   const commits = (await runGit(repo, ['rev-list', '--all'])).stdout.toString().trim().split('\n');
   for (const commit of commits) {
     objectCache.clear();
-    const found = await lastCommitsForPaths(repo, commit, PATHS);
+    const found = await lastCommitsForPaths(openRepository(repo), commit, PATHS);
     for (const p of PATHS) assert.equal(found.get(p), await revList(commit, p), `${p} as of ${commit}`);
   }
 });

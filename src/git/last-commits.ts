@@ -3,12 +3,24 @@
 // same answer. With rev-list's default history simplification, a path's walk is a chain: a commit
 // whose tree holds the path as one of its parents does (TREESAME) is passed over for its first
 // such parent only; the first commit unlike all its parents (a root commit: holding the path at
-// all) is the answer. Paths share a chain until a merge sends them to different parents, and a
-// step costs a comparison of cached trees, stopped at the first directory both sides share.
-// Answers are kept per (commit, path): they never change.
+// all) is the answer. Paths share a chain until a merge sends them to different parents; a step
+// compares cached trees, stopping at the first directory both sides share, and looks at a
+// directory shared by several paths once. Answers are kept per (commit, path): they never change.
 import { requireObjectId, requireRepoPath } from './args.ts';
 import { objectCache } from './object-cache.ts';
-import { type TreeItem, entryAtPath, objectKey, readCommit, readTreeObject } from './objects.ts';
+import {
+  type Repository,
+  type TreeItem,
+  childOf,
+  entryAtPath,
+  isCommitCached,
+  objectKey,
+  openRepository,
+  prefetchFirstParents,
+  readCommit,
+  readTreeObject,
+  rootEntry,
+} from './objects.ts';
 import { GitError } from './run.ts';
 import { runWalk } from './walks.ts';
 
@@ -17,38 +29,59 @@ import { runWalk } from './walks.ts';
  * each, from where the walk stopped): a path untouched for a very long history costs a bounded
  * walk, not a read of every commit and tree of it.
  */
-const MAX_STEPS = 2_000;
+const MAX_STEPS = 1_000;
+/** Commits of the first-parent line read ahead in one batch when the walk reaches one not cached. */
+const READ_AHEAD = 16;
 
-const cacheKey = (gitDir: string, commitId: string, path: string) => objectKey(gitDir, 'last-commit', commitId, path);
+const cacheKey = (repo: Repository, commitId: string, path: string) => objectKey(repo, 'last-commit', commitId, path);
 
-/** The entry at `components` below a tree; null when there is none. */
-async function itemAt(gitDir: string, tree: TreeItem | null, components: readonly string[]): Promise<TreeItem | null> {
-  let item = tree;
-  for (const name of components) {
-    if (item === null || item.type !== 'tree') return null;
-    item = (await readTreeObject(gitDir, item.id))?.find((entry) => entry.name === name) ?? null;
+/** Two trees compared path by path; what several paths share is looked up once. */
+class TreePair {
+  private readonly repo: Repository;
+  /** Path → the entries there in both trees. */
+  private readonly entries = new Map<string, Promise<[TreeItem | null, TreeItem | null]>>();
+
+  /** b null: the empty tree, which a root commit is compared with. */
+  constructor(repo: Repository, a: string, b: string | null) {
+    this.repo = repo;
+    this.entries.set('', Promise.resolve([rootEntry(a), b === null ? null : rootEntry(b)]));
   }
-  return item;
-}
 
-/** Whether two trees hold the same thing (or nothing) at a path, descending only while they differ. */
-async function sameAt(gitDir: string, a: TreeItem | null, b: TreeItem | null, components: readonly string[]): Promise<boolean> {
-  let x = a;
-  let y = b;
-  for (const name of components) {
-    // One subtree (or nothing on both sides): the same below it.
-    if (x?.id === y?.id) return true;
-    [x, y] = await Promise.all([itemAt(gitDir, x, [name]), itemAt(gitDir, y, [name])]);
+  private at(path: string): Promise<[TreeItem | null, TreeItem | null]> {
+    let found = this.entries.get(path);
+    if (found === undefined) {
+      const slash = path.lastIndexOf('/');
+      const name = path.slice(slash + 1);
+      found = this.at(slash === -1 ? '' : path.slice(0, slash)).then(([x, y]) => Promise.all([childOf(this.repo, x, name), childOf(this.repo, y, name)]));
+      this.entries.set(path, found);
+    }
+    return found;
   }
-  return x?.id === y?.id && x?.mode === y?.mode;
-}
 
-const rootOf = (treeId: string): TreeItem => ({ id: treeId, name: '', type: 'tree', mode: '040000' });
+  /** Whether both trees hold the same thing (or nothing) at the path. */
+  async same(path: string): Promise<boolean> {
+    const components = path.split('/');
+    for (let depth = 0; depth < components.length; depth++) {
+      const [x, y] = await this.at(components.slice(0, depth).join('/'));
+      // One subtree (or nothing on both sides): the same below it.
+      if (x?.id === y?.id) return true;
+    }
+    const [x, y] = await this.at(path);
+    return x?.id === y?.id && x?.mode === y?.mode;
+  }
+}
 
 /** rev-list's own answer for one path from a commit, for what the walk left. */
-async function revListLast(gitDir: string, commitId: string, path: string): Promise<string | null> {
-  const { stdout } = await runWalk(gitDir, ['rev-list', '--max-count=1', '--end-of-options', commitId, '--', path]);
+async function revListLast(repo: Repository, commitId: string, path: string): Promise<string | null> {
+  const { stdout } = await runWalk(repo.dir, ['rev-list', '--max-count=1', '--end-of-options', commitId, '--', path]);
   return stdout.toString('utf8').trim() || null;
+}
+
+async function readKnownCommit(repo: Repository, id: string) {
+  if (!isCommitCached(repo, id)) await prefetchFirstParents(repo, id, READ_AHEAD);
+  const commit = await readCommit(repo, id);
+  if (commit === null) throw new GitError('failed', `commit ${id} is missing from ${repo.dir}`);
+  return commit;
 }
 
 /**
@@ -56,7 +89,7 @@ async function revListLast(gitDir: string, commitId: string, path: string): Prom
  * walk ends once every wanted path is answered; `alongside` paths answered by then are kept too.
  */
 export async function lastCommitsForPaths(
-  gitDir: string,
+  repo: Repository,
   commitId: string,
   wanted: readonly string[],
   alongside: readonly string[] = [],
@@ -66,7 +99,7 @@ export async function lastCommitsForPaths(
   const answers = new Map<string, string | null>();
   const open = new Set<string>();
   for (const path of new Set([...want, ...alongside.map(requireRepoPath)])) {
-    const kept = objectCache.get<string | null>(cacheKey(gitDir, commitId, path));
+    const kept = objectCache.get<string | null>(cacheKey(repo, commitId, path));
     if (kept !== undefined) answers.set(path, kept);
     else open.add(path);
   }
@@ -74,33 +107,40 @@ export async function lastCommitsForPaths(
   let reached = new Map<string, string[]>(open.size > 0 ? [[commitId, [...open]]] : []);
   for (let steps = 0; reached.size > 0 && want.some((path) => !answers.has(path)); steps++) {
     if (steps === MAX_STEPS) {
-      for (const [at, paths] of reached) for (const path of paths) if (want.includes(path)) answers.set(path, await revListLast(gitDir, at, path));
+      for (const [at, paths] of reached) for (const path of paths) if (want.includes(path)) answers.set(path, await revListLast(repo, at, path));
       break;
     }
     const next = new Map<string, string[]>();
     await Promise.all([...reached].map(async ([at, paths]) => {
-      const commit = await readCommit(gitDir, at);
-      if (commit === null) throw new GitError('failed', `commit ${at} is missing from ${gitDir}`);
-      const root = rootOf(commit.tree);
+      const commit = await readKnownCommit(repo, at);
       if (commit.parents.length === 0) {
-        const held = await Promise.all(paths.map((path) => itemAt(gitDir, root, path.split('/'))));
-        paths.forEach((path, i) => answers.set(path, held[i] === null ? null : at));
+        const empty = new TreePair(repo, commit.tree, null);
+        const held = await Promise.all(paths.map((path) => empty.same(path)));
+        paths.forEach((path, i) => answers.set(path, held[i] ? null : at));
         return;
       }
       let left = paths;
-      for (const parent of await Promise.all(commit.parents.map((id) => readCommit(gitDir, id)))) {
-        if (parent === null) throw new GitError('failed', `a parent of ${at} is missing from ${gitDir}`);
-        const same = await Promise.all(left.map((path) => sameAt(gitDir, root, rootOf(parent.tree), path.split('/'))));
+      for (const parentId of commit.parents) {
+        if (left.length === 0) break;
+        const pair = new TreePair(repo, commit.tree, (await readKnownCommit(repo, parentId)).tree);
+        const same = await Promise.all(left.map((path) => pair.same(path)));
         const passed = left.filter((_, i) => same[i]);
-        if (passed.length > 0) next.set(parent.id, [...(next.get(parent.id) ?? []), ...passed]);
+        if (passed.length > 0) next.set(parentId, [...(next.get(parentId) ?? []), ...passed]);
         left = left.filter((_, i) => !same[i]);
       }
       for (const path of left) answers.set(path, at);
     }));
     reached = next;
   }
-  for (const [path, id] of answers) if (open.has(path)) objectCache.set(cacheKey(gitDir, commitId, path), id, 48);
+  for (const [path, id] of answers) if (open.has(path)) objectCache.set(cacheKey(repo, commitId, path), id, 48);
   return answers;
+}
+
+/** The paths of a directory's entries at a commit; null when it is not a directory there. */
+export async function directoryPaths(repo: Repository, commitId: string, dir: string): Promise<string[] | null> {
+  const tree = await entryAtPath(repo, commitId, dir);
+  const items = tree?.type === 'tree' ? (await readTreeObject(repo, tree.id))?.items : null;
+  return items?.map((item) => (dir === '' ? item.name : `${dir}/${item.name}`)) ?? null;
 }
 
 /**
@@ -108,13 +148,7 @@ export async function lastCommitsForPaths(
  * entry path, in one walk; null when the directory is not there.
  */
 export async function lastCommitsForTree(gitDir: string, commitId: string, dir: string): Promise<Map<string, string | null> | null> {
-  const paths = await directoryPaths(gitDir, commitId, dir);
-  return paths === null ? null : lastCommitsForPaths(gitDir, commitId, paths);
-}
-
-/** The paths of a directory's entries at a commit; null when it is not a directory there. */
-export async function directoryPaths(gitDir: string, commitId: string, dir: string): Promise<string[] | null> {
-  const tree = await entryAtPath(gitDir, commitId, dir);
-  const items = tree?.type === 'tree' ? await readTreeObject(gitDir, tree.id) : null;
-  return items?.map((item) => (dir === '' ? item.name : `${dir}/${item.name}`)) ?? null;
+  const repo = openRepository(gitDir);
+  const paths = await directoryPaths(repo, commitId, dir);
+  return paths === null ? null : lastCommitsForPaths(repo, commitId, paths);
 }

@@ -1,22 +1,24 @@
 // Objects of a repository read through its long-lived reader (reader-pool.ts) and kept by id in
 // the object cache: commits and trees parsed, small blobs whole, the id, type and size of anything.
 // Revisions (`main`, `v1.0`, `main~2`) are resolved by the reader on every call: what a name points
-// at may change, so it is never cached here.
+// at may change, so it is never cached here. Every function takes the repository as opened at the
+// start of the caller's operation (openRepository), so that its identity is read once.
 import { requireObjectId, requireRepoPath, requireRevision } from './args.ts';
 import type { ObjectData, ObjectInfo } from './cat-file.ts';
 import { objectCache } from './object-cache.ts';
-import { readers, repositoryIdentity } from './reader-pool.ts';
+import { type Repository, readers } from './reader-pool.ts';
 import { GitError } from './run.ts';
 import { type Signature, parseSignature } from './signature.ts';
 
 export type { ObjectInfo } from './cat-file.ts';
+export { type Repository, openRepository } from './reader-pool.ts';
 
 /** Blobs larger than this are read every time rather than kept. */
 export const MAX_CACHED_BLOB = 1024 * 1024;
 
 /** The cache key of something a repository's object ids determine. */
-export function objectKey(gitDir: string, kind: string, ...parts: readonly string[]): string {
-  return [kind, gitDir, repositoryIdentity(gitDir), ...parts].join('\0');
+export function objectKey(repo: Repository, kind: string, ...parts: readonly string[]): string {
+  return [kind, repo.dir, repo.identity, ...parts].join('\0');
 }
 
 // ---- Commits -----------------------------------------------------------------------------------
@@ -52,19 +54,19 @@ export function parseCommit(id: string, raw: string): Commit {
 const parsedSize = (bytes: number) => bytes * 3 + 300;
 
 /** The object with this id, whole; null when the repository has none. Not cached: the callers cache what they parse. */
-function readObject(gitDir: string, id: string): Promise<ObjectData | null> {
-  return readers.contents(gitDir, requireObjectId(id));
+function readObject(repo: Repository, id: string): Promise<ObjectData | null> {
+  return readers.contents(repo, requireObjectId(id));
 }
 
 /** The commit with this id; null when the repository has no such commit. */
-export function readCommit(gitDir: string, id: string): Promise<Commit | null> {
+export function readCommit(repo: Repository, id: string): Promise<Commit | null> {
   return objectCache.remember(
-    objectKey(gitDir, 'commit', id),
+    objectKey(repo, 'commit', id),
     async () => {
-      const object = await readObject(gitDir, id);
+      const object = await readObject(repo, id);
       return object?.type === 'commit' ? parseCommit(object.id, object.content.toString('utf8')) : null;
     },
-    (commit) => (commit === null ? null : parsedSize(commit.message.length)),
+    (commit) => (commit === null ? null : parsedSize(commit.message.length + 200)),
   );
 }
 
@@ -73,12 +75,36 @@ export function readCommit(gitDir: string, id: string): Promise<Commit | null> {
  * nothing or something other than a commit. A commit's own id answers without a round trip once
  * the commit has been read.
  */
-export async function peelToCommit(gitDir: string, revision: string): Promise<string | null> {
+export async function peelToCommit(repo: Repository, revision: string): Promise<string | null> {
   requireRevision(revision);
-  if (objectCache.get(objectKey(gitDir, 'commit', revision))) return revision;
-  const info = await readers.info(gitDir, `${revision}^{commit}`);
+  if (objectCache.get(objectKey(repo, 'commit', revision))) return revision;
+  const info = await readers.info(repo, `${revision}^{commit}`);
   return info?.type === 'commit' ? info.id : null;
 }
+
+/**
+ * Reads a commit's first-parent line (the commit itself and `depth - 1` ancestors) and their root
+ * trees into the cache in one pipelined batch: a walk down history then finds them there instead
+ * of waiting on a round trip per commit and per tree.
+ */
+export async function prefetchFirstParents(repo: Repository, commitId: string, depth: number): Promise<void> {
+  requireObjectId(commitId);
+  const names = Array.from({ length: depth }, (_, i) => [`${commitId}~${i}`, `${commitId}~${i}^{tree}`]).flat();
+  await Promise.all(
+    names.map(async (name) => {
+      // Only a head start: what fails here is read again, and reported, when it is needed.
+      const object = await readers.contents(repo, name).catch(() => null);
+      if (object?.type === 'commit') objectCache.set(objectKey(repo, 'commit', object.id), parseCommit(object.id, object.content.toString('utf8')), parsedSize(object.size));
+      if (object?.type === 'tree') {
+        const tree = parseTree(object.content);
+        objectCache.set(objectKey(repo, 'tree', object.id), tree, treeSize(tree));
+      }
+    }),
+  );
+}
+
+/** Whether the commit is in the cache already. */
+export const isCommitCached = (repo: Repository, id: string) => objectCache.get(objectKey(repo, 'commit', id)) !== undefined;
 
 // ---- Trees -------------------------------------------------------------------------------------
 
@@ -90,8 +116,27 @@ export interface TreeItem {
   mode: string;
 }
 
+/** Trees this large are indexed by name at their first lookup; smaller ones are searched. */
+const INDEXED_TREE = 64;
+
+export class Tree {
+  /** In git's order. */
+  readonly items: readonly TreeItem[];
+  private index: Map<string, TreeItem> | null = null;
+
+  constructor(items: readonly TreeItem[]) {
+    this.items = items;
+  }
+
+  entry(name: string): TreeItem | null {
+    if (this.items.length < INDEXED_TREE) return this.items.find((item) => item.name === name) ?? null;
+    this.index ??= new Map(this.items.map((item) => [item.name, item]));
+    return this.index.get(name) ?? null;
+  }
+}
+
 /** Parses a raw tree object: "<octal mode> <name>\0<20-byte id>" per entry, in git's order. */
-export function parseTree(raw: Buffer): TreeItem[] {
+export function parseTree(raw: Buffer): Tree {
   const items: TreeItem[] = [];
   let at = 0;
   while (at < raw.length) {
@@ -103,47 +148,50 @@ export function parseTree(raw: Buffer): TreeItem[] {
     items.push({ id: raw.toString('hex', nul + 1, nul + 21), name: raw.toString('utf8', space + 1, nul), type, mode });
     at = nul + 21;
   }
-  return items;
+  return new Tree(items);
 }
 
-/** The entries of the tree with this id; null when the repository has no such tree. */
-export function readTreeObject(gitDir: string, id: string): Promise<readonly TreeItem[] | null> {
+const treeSize = (tree: Tree) => parsedSize(tree.items.length * 60);
+
+/** The tree with this id; null when the repository has no such tree. */
+export function readTreeObject(repo: Repository, id: string): Promise<Tree | null> {
   return objectCache.remember(
-    objectKey(gitDir, 'tree', id),
+    objectKey(repo, 'tree', id),
     async () => {
-      const object = await readObject(gitDir, id);
+      const object = await readObject(repo, id);
       return object?.type === 'tree' ? parseTree(object.content) : null;
     },
-    (items) => (items === null ? null : parsedSize(items.length * 40)),
+    (tree) => (tree === null ? null : treeSize(tree)),
   );
 }
 
-/** The root tree's entry: the commit's tree itself. */
-const ROOT = (tree: string): TreeItem => ({ id: tree, name: '', type: 'tree', mode: '040000' });
+/** The entry named `name` in a tree entry (null when it is no tree or has none). */
+export async function childOf(repo: Repository, parent: TreeItem | null, name: string): Promise<TreeItem | null> {
+  if (parent === null || parent.type !== 'tree') return null;
+  return (await readTreeObject(repo, parent.id))?.entry(name) ?? null;
+}
+
+/** A commit's root tree as an entry. */
+export const rootEntry = (tree: string): TreeItem => ({ id: tree, name: '', type: 'tree', mode: '040000' });
 
 /**
  * The entry at a path in a commit's tree ('' for the root tree itself); null when the commit or
  * the path does not exist there.
  */
-export async function entryAtPath(gitDir: string, commitId: string, entryPath: string): Promise<TreeItem | null> {
-  const commit = await readCommit(gitDir, commitId);
+export async function entryAtPath(repo: Repository, commitId: string, entryPath: string): Promise<TreeItem | null> {
+  const commit = await readCommit(repo, commitId);
   if (commit === null) return null;
-  let entry: TreeItem | undefined = ROOT(commit.tree);
+  let entry: TreeItem | null = rootEntry(commit.tree);
   if (entryPath === '') return entry;
-  for (const name of requireRepoPath(entryPath).split('/')) {
-    if (entry.type !== 'tree') return null;
-    const items = await readTreeObject(gitDir, entry.id);
-    entry = items?.find((item) => item.name === name);
-    if (entry === undefined) return null;
-  }
+  for (const name of requireRepoPath(entryPath).split('/')) entry = await childOf(repo, entry, name);
   return entry;
 }
 
 // ---- Blobs -------------------------------------------------------------------------------------
 
 /** The id, type and size of an object; null when the repository has none. */
-export function objectInfo(gitDir: string, id: string): Promise<ObjectInfo | null> {
-  return objectCache.remember(objectKey(gitDir, 'info', id), () => readers.info(gitDir, requireObjectId(id)), (info) => (info === null ? null : 100));
+export function objectInfo(repo: Repository, id: string): Promise<ObjectInfo | null> {
+  return objectCache.remember(objectKey(repo, 'info', id), () => readers.info(repo, requireObjectId(id)), (info) => (info === null ? null : 100));
 }
 
 /**
@@ -151,18 +199,18 @@ export function objectInfo(gitDir: string, id: string): Promise<ObjectInfo | nul
  * than maxBytes rejects with a GitError 'output_limit' before it is read. Blobs up to
  * MAX_CACHED_BLOB are kept.
  */
-export async function readBlobContent(gitDir: string, id: string, maxBytes: number): Promise<Buffer | null> {
-  const key = objectKey(gitDir, 'blob', id);
+export async function readBlobContent(repo: Repository, id: string, maxBytes: number): Promise<Buffer | null> {
+  const key = objectKey(repo, 'blob', id);
   const tooLarge = () => new GitError('output_limit', `blob ${id} is larger than ${maxBytes} bytes`);
   const kept = objectCache.get<Buffer>(key);
   if (kept !== undefined && kept.length > maxBytes) throw tooLarge();
   if (kept !== undefined) return kept;
-  const info = await objectInfo(gitDir, id);
+  const info = await objectInfo(repo, id);
   if (info === null || info.type !== 'blob') return null;
   if (info.size > maxBytes) throw tooLarge();
   return objectCache.remember(
     key,
-    async () => (await readObject(gitDir, id))?.content ?? null,
+    async () => (await readObject(repo, id))?.content ?? null,
     (content) => (content !== null && content.length <= MAX_CACHED_BLOB ? content.length : null),
   );
 }

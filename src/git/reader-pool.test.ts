@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { createCommit, getBlob, getCommit, readBlob } from './commits.ts';
 import { ByteCache, objectCache } from './object-cache.ts';
 import { MAX_CACHED_BLOB, objectKey } from './objects.ts';
-import { ReaderPool, closeReaders } from './reader-pool.ts';
+import { ReaderPool, closeReaders, openRepository } from './reader-pool.ts';
 import { resolveCommit } from './refs.ts';
 import { createRepository } from './repository.ts';
 import { GitError, runGit } from './run.ts';
@@ -58,9 +58,9 @@ test('a reader killed mid-request: the request is answered by a fresh reader', a
   const big = Buffer.alloc(8 * 1024 * 1024, 'x');
   const { dir } = await repository('killed', { 'big.bin': big });
   const readers = pool();
-  const blob = (await readers.info(dir, 'main:big.bin'))!;
+  const blob = (await readers.info(openRepository(dir), 'main:big.bin'))!;
   const first = readers.processes[0];
-  const reading = readers.contents(dir, blob.id);
+  const reading = readers.contents(openRepository(dir), blob.id);
   process.kill(first.pid as number, 'SIGKILL');
   const answer = await reading;
   assert.equal(answer?.content.length, big.length);
@@ -72,11 +72,11 @@ test('a reader killed mid-request: the request is answered by a fresh reader', a
 test('a reader that hangs is killed at the time limit and the request answered by a fresh one', async () => {
   const { dir, head } = await repository('hung');
   const readers = pool({ timeoutMs: 300 });
-  await readers.info(dir, head);
+  await readers.info(openRepository(dir), head);
   const stuck = readers.processes[0];
   process.kill(stuck.pid as number, 'SIGSTOP');
   const started = Date.now();
-  assert.equal((await readers.info(dir, 'main^{commit}'))?.id, head);
+  assert.equal((await readers.info(openRepository(dir), 'main^{commit}'))?.id, head);
   assert.ok(Date.now() - started >= 300);
   await stuck.exited;
   assert.equal(alive(stuck.pid), false);
@@ -88,25 +88,30 @@ test('a repository whose reads hang on every reader fails the request cleanly wi
   execFileSync('mkfifo', [path.join(dir, 'objects', 'info', 'alternates')]);
   const readers = pool({ timeoutMs: 200 });
   const started = Date.now();
-  await assert.rejects(readers.info(dir, head), (e: unknown) => e instanceof GitError && e.kind === 'timeout');
+  await assert.rejects(readers.info(openRepository(dir), head), (e: unknown) => e instanceof GitError && e.kind === 'timeout');
   assert.ok(Date.now() - started >= 400);
   await Promise.all(readers.processes.map((reader) => reader.exited));
   assert.equal(readers.processes.length, 0);
 });
 
-test('a repository deleted while its reader is open: reads fail cleanly and the reader ends; one made again at the path is read', async () => {
+test('a repository deleted while its reader is open: reads fail cleanly; one made again at the path gets a reader of its own', async () => {
   const { dir, head } = await repository('deleted', { 'a.txt': 'one' });
   const readers = pool();
-  assert.equal((await readers.info(dir, head))?.type, 'commit');
+  const before = openRepository(dir);
+  assert.equal((await readers.info(before, head))?.type, 'commit');
   const reader = readers.processes[0];
   fs.rmSync(dir, { recursive: true, force: true });
-  await assert.rejects(readers.info(dir, head), GitError);
-  await reader.exited;
-  assert.equal(readers.processes.length, 0);
+  await assert.rejects(async () => readers.info(openRepository(dir), head), GitError);
+  await assert.rejects(readBlob(dir, head, 'a.txt'), GitError);
+  await assert.rejects(resolveCommit(dir, 'main'), GitError);
 
   const again = await repository('deleted', { 'b.txt': 'two' });
-  assert.equal((await readers.info(again.dir, 'main:b.txt'))?.type, 'blob');
-  assert.equal(await readers.info(again.dir, 'main:a.txt'), null);
+  assert.equal((await readers.info(openRepository(again.dir), 'main:b.txt'))?.type, 'blob');
+  assert.equal(await readers.info(openRepository(again.dir), 'main:a.txt'), null);
+  await reader.exited;
+  // An operation that opened the old repository before it went reads the one there now.
+  assert.equal((await readers.info(before, 'main:b.txt'))?.type, 'blob');
+  assert.equal(readers.processes.length, 1);
 });
 
 test('two repositories with the same object ids: each reads only its own objects, also through the cache', async () => {
@@ -126,7 +131,7 @@ test('a blob larger than the cache keeps is read whole every time, and not kept'
   const { dir, head } = await repository('large', { 'large.bin': content });
   for (let i = 0; i < 2; i++) assert.ok((await readBlob(dir, head, 'large.bin'))?.content.equals(content));
   const { id } = (await readBlob(dir, head, 'large.bin'))!;
-  assert.equal(objectCache.get(objectKey(dir, 'blob', id)), undefined);
+  assert.equal(objectCache.get(objectKey(openRepository(dir), 'blob', id)), undefined);
   await assert.rejects(readBlob(dir, head, 'large.bin', { maxBytes: MAX_CACHED_BLOB }), (e: unknown) => e instanceof GitError && e.kind === 'output_limit');
 });
 
@@ -173,8 +178,8 @@ test('the process cap holds under a burst of repositories, and every read is ans
   const sampler = setInterval(() => (most = Math.max(most, readers.processes.length)), 1);
   try {
     const [infos, contents] = await Promise.all([
-      Promise.all(repos.flatMap(({ dir, head }, i) => [readers.info(dir, head), readers.info(dir, `main:f${i}.txt`)])),
-      Promise.all(repos.map(({ dir }, i) => readers.contents(dir, `main:f${i}.txt`))),
+      Promise.all(repos.flatMap(({ dir, head }, i) => [readers.info(openRepository(dir), head), readers.info(openRepository(dir), `main:f${i}.txt`)])),
+      Promise.all(repos.map(({ dir }, i) => readers.contents(openRepository(dir), `main:f${i}.txt`))),
     ]);
     assert.ok(infos.every((info) => info !== null));
     assert.deepEqual(contents.map((c) => c?.content.toString()), repos.map((_, i) => `file ${i}`));
@@ -188,13 +193,13 @@ test('the process cap holds under a burst of repositories, and every read is ans
 test('closing the pool ends every reader; idle readers end by themselves', async () => {
   const { dir, head } = await repository('closing');
   const readers = pool({ idleMs: 50 });
-  await readers.info(dir, head);
+  await readers.info(openRepository(dir), head);
   const pid = readers.processes[0].pid;
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(readers.processes.length, 0);
   assert.equal(alive(pid), false);
 
-  await readers.info(dir, head);
+  await readers.info(openRepository(dir), head);
   const again = readers.processes[0].pid;
   await readers.close();
   assert.equal(readers.processes.length, 0);

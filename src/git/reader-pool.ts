@@ -5,8 +5,8 @@
 // way to a new repository (callers wait for one to become idle when none is), and a reader idle
 // for idleMs ends.
 // A reader that dies or hangs fails what it owed, and each of those requests is tried once more on
-// a fresh reader. A repository replaced or removed at its path is noticed by the directory's
-// identity (device and inode), read at every request: its old reader is ended.
+// a fresh reader. A repository replaced at its path is noticed by the directory's identity
+// (device and inode, read when the caller's operation starts): its old reader is ended.
 import fs from 'node:fs';
 import { CatFileProcess, type ObjectData, type ObjectInfo, ReaderGone, isSafeName } from './cat-file.ts';
 import { DEFAULT_TIMEOUT_MS, GitError } from './run.ts';
@@ -29,11 +29,21 @@ interface Slot {
   idleTimer: NodeJS.Timeout | null;
 }
 
-/** A repository's directory as it is now: replaced (or removed and made again), it is another one. */
-export function repositoryIdentity(gitDir: string): string {
+/**
+ * A repository as it is when an operation starts: its directory and that directory's identity
+ * (device and inode), so that one replaced, or removed and made again, at the same path is
+ * another repository, with other readers and other cache keys.
+ */
+export interface Repository {
+  dir: string;
+  identity: string;
+}
+
+/** The repository at gitDir now; a GitError when there is none. */
+export function openRepository(gitDir: string): Repository {
   const stat = fs.statSync(gitDir, { throwIfNoEntry: false });
   if (stat === undefined) throw new GitError('failed', `no repository at ${gitDir}`);
-  return `${stat.dev}:${stat.ino}`;
+  return { dir: gitDir, identity: `${stat.dev}:${stat.ino}` };
 }
 
 export class ReaderPool {
@@ -63,13 +73,13 @@ export class ReaderPool {
   }
 
   /** The id, type and size of what `name` (an object id, `<revision>^{commit}`, …) names; null when nothing. */
-  info(gitDir: string, name: string): Promise<ObjectInfo | null> {
-    return this.request(gitDir, name, (reader) => reader.info(name));
+  info(repo: Repository, name: string): Promise<ObjectInfo | null> {
+    return this.request(repo, name, (reader) => reader.info(name));
   }
 
   /** The object `name` names, with its content; null when nothing. */
-  contents(gitDir: string, name: string): Promise<ObjectData | null> {
-    return this.request(gitDir, name, (reader) => reader.contents(name));
+  contents(repo: Repository, name: string): Promise<ObjectData | null> {
+    return this.request(repo, name, (reader) => reader.contents(name));
   }
 
   /** Ends every reader once it has answered what it was asked; for server shutdown. */
@@ -78,10 +88,11 @@ export class ReaderPool {
     await Promise.all([...this.all].map((reader) => reader.exited));
   }
 
-  private async request<T>(gitDir: string, name: string, ask: (reader: CatFileProcess) => Promise<T>): Promise<T> {
+  private async request<T>(repo: Repository, name: string, ask: (reader: CatFileProcess) => Promise<T>): Promise<T> {
     if (!isSafeName(name)) throw new GitError('invalid', `invalid object name: ${JSON.stringify(name)}`);
     for (let attempt = 1; ; attempt++) {
-      const slot = await this.acquire(gitDir);
+      // A retry looks at the directory again: a reader may have died because the repository went.
+      const slot = await this.acquire(attempt === 1 ? repo : openRepository(repo.dir));
       try {
         return await ask(slot.reader);
       } catch (error) {
@@ -95,16 +106,12 @@ export class ReaderPool {
   }
 
   /** The live reader of the repository, started when there is none (waiting for room if need be), taken for one request. */
-  private async acquire(gitDir: string): Promise<Slot> {
+  private async acquire(repo: Repository): Promise<Slot> {
+    const gitDir = repo.dir;
     for (;;) {
       const slot = this.slots.get(gitDir);
-      let identity: string;
-      try {
-        identity = repositoryIdentity(gitDir);
-      } catch (error) {
-        if (slot !== undefined) this.retire(slot, true);
-        throw error;
-      }
+      // Two identities: the directory itself says which repository is there now.
+      const identity = slot === undefined || slot.identity === repo.identity ? repo.identity : this.identityNow(slot);
       if (slot !== undefined && slot.identity === identity && slot.reader.alive) {
         this.slots.delete(gitDir);
         this.slots.set(gitDir, slot);
@@ -116,6 +123,16 @@ export class ReaderPool {
       // Room comes when an idle reader (this one ended, or the next to become idle) has exited.
       this.evictIdle();
       await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+
+  /** The identity of the slot's repository directory now; the slot's reader is ended when there is none. */
+  private identityNow(slot: Slot): string {
+    try {
+      return openRepository(slot.gitDir).identity;
+    } catch (error) {
+      this.retire(slot, true);
+      throw error;
     }
   }
 

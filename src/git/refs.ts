@@ -1,7 +1,7 @@
 // Branches and tags: reading them, resolving names to commits, and changing them with a
 // compare-and-set on the old value, so that of two writers racing on one ref exactly one wins.
 import { ZERO_OID, requireObjectId, requireRefName, requireRevision } from './args.ts';
-import { peelToCommit } from './objects.ts';
+import { openRepository, peelToCommit } from './objects.ts';
 import { GitError, runGit } from './run.ts';
 import { type Signature, parseSignature } from './signature.ts';
 
@@ -92,9 +92,9 @@ export async function resolveRef(gitDir: string, ref: string): Promise<string | 
  * The commit a revision names (an object id, a branch, a tag, `main~2`…), peeling tags; null when
  * it names nothing or something other than a commit.
  */
-export function resolveCommit(gitDir: string, revision: string): Promise<string | null> {
+export async function resolveCommit(gitDir: string, revision: string): Promise<string | null> {
   // The repository's object reader resolves it as rev-parse would, without a process of its own.
-  return peelToCommit(gitDir, revision);
+  return peelToCommit(openRepository(gitDir), revision);
 }
 
 /** Whether any branch exists: a repository without one is empty. */
