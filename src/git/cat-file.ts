@@ -60,6 +60,8 @@ export class CatFileProcess {
   /** The header of the object whose content is being read, if any. */
   private current: ObjectInfo | null = null;
   private gone: ReaderGone | null = null;
+  /** Closed: it finishes what it was asked and takes nothing more. */
+  private closed = false;
   /** Requests of this turn of the event loop, written together at its end (one write, not one each). */
   private unwritten: string[] = [];
 
@@ -86,8 +88,9 @@ export class CatFileProcess {
     return this.git.child.pid;
   }
 
+  /** Whether it takes requests. */
   get alive(): boolean {
-    return this.gone === null;
+    return this.gone === null && !this.closed;
   }
 
   /** The id, type and size of what `name` (an object id, `<rev>^{commit}`, …) names; null when it names nothing. */
@@ -102,6 +105,8 @@ export class CatFileProcess {
 
   /** Lets git finish what it was asked, then exit (end of input). */
   close(): void {
+    this.flush();
+    this.closed = true;
     this.git.stdin.end();
   }
 
@@ -114,6 +119,7 @@ export class CatFileProcess {
   private send(contents: boolean, name: string): Promise<ObjectInfo | ObjectData | null> {
     if (!isSafeName(name)) return Promise.reject(new Error(`unsafe object name for cat-file: ${JSON.stringify(name)}`));
     if (this.gone) return Promise.reject(this.gone);
+    if (this.closed) return Promise.reject(new ReaderGone(`git cat-file in ${this.gitDir}: closed`, false));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.kill(`a request took more than ${this.timeoutMs} ms`, true), this.timeoutMs);
       this.queue.push({ contents, resolve, reject, timer });
@@ -125,7 +131,7 @@ export class CatFileProcess {
   private flush(): void {
     const lines = this.unwritten.join('');
     this.unwritten = [];
-    if (!this.gone) this.git.stdin.write(lines);
+    if (lines !== '' && !this.gone) this.git.stdin.write(lines);
   }
 
   private fail(reason: string, timedOut: boolean): void {

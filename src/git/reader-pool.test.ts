@@ -201,7 +201,11 @@ test('closing the pool ends every reader; idle readers end by themselves', async
 
   await readers.info(openRepository(dir), head);
   const again = readers.processes[0].pid;
+  // What was asked before the close is answered.
+  const inFlight = Array.from({ length: 20 }, () => readers.contents(openRepository(dir), head));
+  await new Promise((resolve) => setImmediate(resolve));
   await readers.close();
+  assert.ok((await Promise.all(inFlight)).every((object) => object?.id === head));
   assert.equal(readers.processes.length, 0);
   assert.equal(alive(again), false);
 });
