@@ -76,4 +76,4 @@ export class ByteCache {
 }
 
 /** The server's cache of what object ids determine. */
-export const objectCache = new ByteCache(128 * 1024 * 1024);
+export const objectCache = new ByteCache(64 * 1024 * 1024);
