@@ -7,7 +7,7 @@ import { requireObjectId, requireRepoPath, requireRevision } from './args.ts';
 import type { ObjectData, ObjectInfo } from './cat-file.ts';
 import { objectCache } from './object-cache.ts';
 import { type Repository, readers } from './reader-pool.ts';
-import { GitError } from './run.ts';
+import { GitError, runGit } from './run.ts';
 import { type Signature, parseSignature } from './signature.ts';
 
 export type { ObjectInfo } from './cat-file.ts';
@@ -77,6 +77,9 @@ export function readCommit(repo: Repository, id: string): Promise<Commit | null>
  */
 export async function peelToCommit(repo: Repository, revision: string): Promise<string | null> {
   requireRevision(revision);
+  // Reflog and upstream forms (`main@{1}`, `main@{u}`) are rare, and some make git die instead of
+  // answering: they keep a rev-parse of their own, so that no request can end a shared reader.
+  if (revision.includes('@{')) return revParseCommit(repo.dir, revision);
   if (objectCache.get(objectKey(repo, 'commit', revision))) return revision;
   const info = await readers.info(repo, `${revision}^{commit}`);
   return info?.type === 'commit' ? info.id : null;
@@ -105,6 +108,12 @@ export async function prefetchFirstParents(repo: Repository, commitId: string, d
 
 /** Whether the commit is in the cache already. */
 export const isCommitCached = (repo: Repository, id: string) => objectCache.get(objectKey(repo, 'commit', id)) !== undefined;
+
+async function revParseCommit(gitDir: string, revision: string): Promise<string | null> {
+  const { stdout, exitCode } = await runGit(gitDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`], { okExitCodes: [1] });
+  const id = stdout.toString('utf8').trim();
+  return exitCode === 0 && id !== '' ? id : null;
+}
 
 // ---- Trees -------------------------------------------------------------------------------------
 

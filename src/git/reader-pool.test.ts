@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { createCommit, getBlob, getCommit, readBlob } from './commits.ts';
 import { ByteCache, objectCache } from './object-cache.ts';
 import { MAX_CACHED_BLOB, objectKey } from './objects.ts';
-import { ReaderPool, closeReaders, openRepository } from './reader-pool.ts';
+import { ReaderPool, closeReaders, openRepository, readers as defaultReaders } from './reader-pool.ts';
 import { resolveCommit } from './refs.ts';
 import { createRepository } from './repository.ts';
 import { GitError, runGit } from './run.ts';
@@ -36,6 +36,9 @@ async function repository(name: string, files: Record<string, string | Buffer> =
   const { id } = await createCommit(dir, { branch: 'main', actions, message: 'files', author, date });
   return { dir, head: id };
 }
+
+/** The pids of the server's own pool. */
+const serverReaderPids = () => defaultReaders.processes.map((reader) => reader.pid);
 
 const alive = (pid: number | undefined) => {
   try {
@@ -112,6 +115,16 @@ test('a repository deleted while its reader is open: reads fail cleanly; one mad
   // An operation that opened the old repository before it went reads the one there now.
   assert.equal((await readers.info(before, 'main:b.txt'))?.type, 'blob');
   assert.equal(readers.processes.length, 1);
+});
+
+test('a revision git would die on (an upstream) never reaches the shared reader; reflog forms answer as rev-parse does', async () => {
+  const { dir, head } = await repository('upstream');
+  assert.equal(await resolveCommit(dir, 'main'), head);
+  const before = serverReaderPids();
+  await assert.rejects(resolveCommit(dir, 'main@{u}'), GitError);
+  assert.equal(await resolveCommit(dir, 'main@{5}'), null);
+  assert.equal(await resolveCommit(dir, 'main'), head);
+  assert.deepEqual(serverReaderPids(), before);
 });
 
 test('two repositories with the same object ids: each reads only its own objects, also through the cache', async () => {
