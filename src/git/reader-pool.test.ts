@@ -182,6 +182,15 @@ test('objects a push writes while a reader is open are seen by the next read, lo
   const pushed = (await runGit(dir, ['rev-parse', 'main'])).stdout.toString().trim();
   assert.equal(await resolveCommit(dir, 'main'), pushed);
   assert.equal((await readBlob(dir, 'main', 'b.txt'))?.content.toString(), 'packed');
+
+  // Refs packed, then moved and deleted: each read sees them as they are.
+  await runGit(dir, ['branch', 'other', head]);
+  assert.equal(await resolveCommit(dir, 'other'), head);
+  await runGit(dir, ['pack-refs', '--all']);
+  await runGit(dir, ['update-ref', 'refs/heads/other', loose.id]);
+  assert.equal(await resolveCommit(dir, 'other'), loose.id);
+  await runGit(dir, ['update-ref', '-d', 'refs/heads/other']);
+  assert.equal(await resolveCommit(dir, 'other'), null);
 });
 
 test('the process cap holds under a burst of repositories, and every read is answered', async () => {
