@@ -48,6 +48,7 @@ export const isSafeName = (name: string) => SAFE_NAME.test(name);
 
 /** Node keeps a child's pipes referenced; an idle reader must not keep the process alive. */
 const unref = (stream: unknown) => (stream as Partial<Socket>).unref?.();
+const ref = (stream: unknown) => (stream as Partial<Socket>).ref?.();
 
 export class CatFileProcess {
   readonly gitDir: string;
@@ -107,13 +108,21 @@ export class CatFileProcess {
   close(): void {
     this.flush();
     this.closed = true;
+    this.holdUntilExit();
     this.git.stdin.end();
   }
 
   /** Ends git now; what it owed fails with ReaderGone. */
   kill(reason = 'killed', timedOut = false): void {
     this.fail(reason, timedOut);
+    this.holdUntilExit();
     this.git.kill();
+  }
+
+  /** An ending reader keeps the process alive until it has exited, so that whoever waits for it (a shutdown) gets to the end. */
+  private holdUntilExit(): void {
+    this.git.child.ref();
+    for (const stream of [this.git.stdin, this.git.stdout, this.git.child.stderr]) ref(stream);
   }
 
   private send(contents: boolean, name: string): Promise<ObjectInfo | ObjectData | null> {
