@@ -52,6 +52,8 @@ export function parseCommit(id: string, raw: string): Commit {
 
 /** A rough size in memory of a parsed object read from `bytes` bytes. */
 const parsedSize = (bytes: number) => bytes * 3 + 300;
+const commitOf = (object: ObjectData) => parseCommit(object.id, object.content.toString('utf8'));
+const commitSize = (commit: Commit) => parsedSize(commit.message.length + 200);
 
 /** The object with this id, whole; null when the repository has none. Not cached: the callers cache what they parse. */
 function readObject(repo: Repository, id: string): Promise<ObjectData | null> {
@@ -64,9 +66,9 @@ export function readCommit(repo: Repository, id: string): Promise<Commit | null>
     objectKey(repo, 'commit', id),
     async () => {
       const object = await readObject(repo, id);
-      return object?.type === 'commit' ? parseCommit(object.id, object.content.toString('utf8')) : null;
+      return object?.type === 'commit' ? commitOf(object) : null;
     },
-    (commit) => (commit === null ? null : parsedSize(commit.message.length + 200)),
+    (commit) => (commit === null ? null : commitSize(commit)),
   );
 }
 
@@ -97,8 +99,10 @@ export async function prefetchFirstParents(repo: Repository, commitId: string, d
     names.map(async (name) => {
       // Only a head start: what fails here is read again, and reported, when it is needed.
       const object = await readers.contents(repo, name).catch(() => null);
-      if (object?.type === 'commit') objectCache.set(objectKey(repo, 'commit', object.id), parseCommit(object.id, object.content.toString('utf8')), parsedSize(object.size));
-      if (object?.type === 'tree') {
+      if (object?.type === 'commit') {
+        const commit = commitOf(object);
+        objectCache.set(objectKey(repo, 'commit', object.id), commit, commitSize(commit));
+      } else if (object?.type === 'tree') {
         const tree = parseTree(object.content);
         objectCache.set(objectKey(repo, 'tree', object.id), tree, treeSize(tree));
       }
