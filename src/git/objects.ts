@@ -10,7 +10,6 @@ import { type Repository, readers } from './reader-pool.ts';
 import { GitError, runGit } from './run.ts';
 import { type Signature, parseSignature } from './signature.ts';
 
-export type { ObjectInfo } from './cat-file.ts';
 export { type Repository, openRepository } from './reader-pool.ts';
 
 /** Blobs larger than this are read every time rather than kept. */
@@ -149,7 +148,7 @@ export class Tree {
 }
 
 /** Parses a raw tree object: "<octal mode> <name>\0<20-byte id>" per entry, in git's order. */
-export function parseTree(raw: Buffer): Tree {
+function parseTree(raw: Buffer): Tree {
   const items: TreeItem[] = [];
   let at = 0;
   while (at < raw.length) {
@@ -203,7 +202,7 @@ export async function entryAtPath(repo: Repository, commitId: string, entryPath:
 // ---- Blobs -------------------------------------------------------------------------------------
 
 /** The id, type and size of an object; null when the repository has none. */
-export function objectInfo(repo: Repository, id: string): Promise<ObjectInfo | null> {
+function objectInfo(repo: Repository, id: string): Promise<ObjectInfo | null> {
   return objectCache.remember(objectKey(repo, 'info', id), () => readers.info(repo, requireObjectId(id)), (info) => (info === null ? null : 100));
 }
 

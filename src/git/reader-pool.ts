@@ -62,11 +62,6 @@ export class ReaderPool {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
-  /** Readers alive (for tests and metrics). */
-  get size(): number {
-    return this.slots.size;
-  }
-
   /** The processes of this pool that have not exited yet. */
   get processes(): readonly CatFileProcess[] {
     return [...this.all];
