@@ -90,3 +90,18 @@ test('a directory: the last commit of each entry, in one walk; null for what is 
   assert.equal(await lastCommitsForTree(repo, main, 'a.txt'), null);
   assert.equal((await lastCommitsForTree(repo, main, ''))?.size, 6);
 });
+
+test('a walk longer than its bound leaves the rest to rev-list, from where it stopped', async () => {
+  const long = path.join(root, 'long.git');
+  await runGit(null, ['init', '--bare', '--quiet', long]);
+  const commits = Array.from({ length: 1_200 }, (_, i) => {
+    const files = i === 0 ? 'M 100644 inline old.txt\ndata 3\nold\n' : '';
+    return `commit refs/heads/main\ncommitter T <t@example.com> ${1_700_000_000 + i} +0000\ndata 1\nc\n${files}M 100644 inline busy.txt\ndata ${String(i).length}\n${i}\n`;
+  });
+  await runGit(long, ['fast-import', '--quiet'], { input: commits.join('') });
+  const head = (await runGit(long, ['rev-parse', 'main'])).stdout.toString().trim();
+  const expected = async (p: string) => (await runGit(long, ['rev-list', '--max-count=1', head, '--', p])).stdout.toString().trim() || null;
+  const found = await lastCommitsForPaths(openRepository(long), head, ['old.txt', 'busy.txt', 'never.txt']);
+  for (const p of ['old.txt', 'busy.txt', 'never.txt']) assert.equal(found.get(p), await expected(p), p);
+  assert.notEqual(found.get('old.txt'), null);
+});
