@@ -11,6 +11,7 @@ import { parseQueryString } from './core/query-string.ts';
 import { frameworkErrors, genReqId, installRequestPipeline } from './core/request-pipeline.ts';
 import { lazySerializerCompiler } from './core/serializers.ts';
 import { apiV4 } from './api-v4.ts';
+import { closeReaders } from './git/reader-pool.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
@@ -38,6 +39,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     },
   });
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  // The repositories' object readers end with the server (once they have answered what they owe).
+  app.addHook('onClose', () => closeReaders());
   app.decorate('deps', deps);
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('rawParams', null as unknown as Record<string, unknown>);
