@@ -28,6 +28,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     logger: options.logger ?? false,
     genReqId,
     bodyLimit: deps.config.bodyLimit,
+    // A client that stops sending (an unfinished body, an idle connection) is let go.
+    connectionTimeout: deps.config.idleTimeoutMs,
+    requestTimeout: deps.config.requestTimeoutMs,
     exposeHeadRoutes: true,
     return503OnClosing: true,
     frameworkErrors,
@@ -38,6 +41,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       querystringParser: parseQueryString,
     },
   });
+  app.server.headersTimeout = deps.config.headersTimeoutMs;
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // The repositories' object readers end with the server (once they have answered what they owe).
   app.addHook('onClose', () => closeReaders());
