@@ -14,6 +14,7 @@ import { deleteRef, listRefs, resolveRef } from '../../git/refs.ts';
 import { recordRefUpdates, refsUpdatedJob } from '../pushes/push.service.ts';
 import { projectRepositoryPath, readDefaultBranch, repositoryExists, repositoryPath } from '../../git/repository.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../../domain/project-repository.ts';
+import { systemContext } from '../../core/context.ts';
 
 let t: TestApp;
 let alice: TestUser;
@@ -247,7 +248,7 @@ describe('changes', () => {
     const [develop, main] = await Promise.all(['develop', 'main'].map((b) => resolveRef(dir, `refs/heads/${b}`)));
     await deleteRef(dir, 'refs/heads/develop');
     await deleteRef(dir, 'refs/heads/main');
-    await recordRefUpdates(t.deps, project, alice.user.id, [gone('refs/heads/develop', develop as string), gone('refs/heads/main', main as string)]);
+    await recordRefUpdates(systemContext(t.deps), project, alice.user.id, [gone('refs/heads/develop', develop as string), gone('refs/heads/main', main as string)]);
     assert.equal((await row(project.id)).empty_repo, true);
     const listed = await t.get('/api/v4/projects', { token: alice.token, query: { owned: 'true', per_page: '100' } });
     const entries = listed.json() as { id: number; empty_repo: boolean; name: string }[];
