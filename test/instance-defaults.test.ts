@@ -128,3 +128,57 @@ describe('new users and sessions', () => {
     assert.match(String(res.headers['set-cookie']), /Max-Age=1800;/);
   });
 });
+
+describe('restricted_visibility_levels', () => {
+  test('a regular user may not create or change projects and groups to a restricted level; administrators may', async () => {
+    await setInstanceSettings(t, { restricted_visibility_levels: ['public', 'internal'] });
+    const projectsBefore = await t.count('projects');
+    expectError(await t.post('/api/v4/projects', { token: alice.token, body: { name: 'open', visibility: 'public' } }), 400, {
+      message: { visibility_level: ['public has been restricted by your GitLab administrator'] },
+    });
+    // The default level counts too when it is restricted.
+    await setInstanceSettings(t, { restricted_visibility_levels: ['private'] });
+    expectError(await t.post('/api/v4/projects', { token: alice.token, body: { name: 'closed' } }), 400, {
+      message: { visibility_level: ['private has been restricted by your GitLab administrator'] },
+    });
+    assert.equal(await t.count('projects'), projectsBefore);
+
+    await setInstanceSettings(t, { restricted_visibility_levels: ['public'] });
+    const groupsBefore = await t.count('namespaces');
+    expectError(await t.post('/api/v4/groups', { token: alice.token, body: { name: 'open', path: 'open-group', visibility: 'public' } }), 400, {
+      message: 'Failed to save group {:visibility_level=>["public has been restricted by your GitLab administrator"]}',
+    });
+    assert.equal(await t.count('namespaces'), groupsBefore);
+
+    // Changes: refused towards a restricted level, not for other edits of a project already there.
+    const project = await newProject({ visibility: 'internal' });
+    expectError(await t.put(`/api/v4/projects/${project.id}`, { token: alice.token, body: { visibility: 'public' } }), 400, {
+      message: { visibility_level: ['public has been restricted by your GitLab administrator'] },
+    });
+    const group = await newGroup({ visibility: 'internal' });
+    expectError(await t.put(`/api/v4/groups/${group.id}`, { token: alice.token, body: { visibility: 'public' } }), 400, {
+      message: { visibility_level: ['public has been restricted by your GitLab administrator'] },
+    });
+    await t.deps.db.updateTable('projects').set({ visibility_level: 20 }).where('id', '=', project.id).execute();
+    expectStatus(await t.put(`/api/v4/projects/${project.id}`, { token: alice.token, body: { description: 'still public' } }), 200);
+
+    // Administrators are exempt.
+    const admin = await t.post('/api/v4/projects', { token: ROOT_TOKEN, body: { name: 'admin-open', visibility: 'public' } });
+    expectStatus(admin, 201);
+    expectEntity(admin.json(), ProjectEntity);
+    expectStatus(await t.put(`/api/v4/groups/${group.id}`, { token: ROOT_TOKEN, body: { visibility: 'public' } }), 200);
+  });
+});
+
+describe('restricted_visibility_levels: public', () => {
+  test('anonymous callers may no longer read users, not even by username; signed-in callers still may', async () => {
+    const who = await t.user();
+    expectStatus(await t.get('/api/v4/users', { query: { username: who.user.username } }), 200);
+    expectStatus(await t.get(`/api/v4/users/${who.user.id}`), 200);
+    await setInstanceSettings(t, { restricted_visibility_levels: ['public'] });
+    expectError(await t.get('/api/v4/users', { query: { username: who.user.username } }), 403, { message: '403 Forbidden - Not authorized to access /api/v4/users' });
+    expectError(await t.get(`/api/v4/users/${who.user.id}`), 404, { message: '404 User Not Found' });
+    expectStatus(await t.get(`/api/v4/users/${who.user.id}`, { token: alice.token }), 200);
+    expectStatus(await t.get('/api/v4/users', { token: alice.token, query: { username: who.user.username } }), 200);
+  });
+});

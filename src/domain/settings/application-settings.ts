@@ -9,7 +9,7 @@
 // PostgreSQL's LISTEN/NOTIFY because it works the same on SQLite, needs no connection held open,
 // and a second of delay suits settings an administrator changes by hand.
 import { type Kysely, sql } from 'kysely';
-import { VISIBILITY_NAMES } from '../../core/access/levels.ts';
+import { VISIBILITY_NAMES, visibilityName } from '../../core/access/levels.ts';
 import type { DB } from '../../db/schema.ts';
 import { type Values, bool, declareSettings, int, intOrNull, list, num, oneOf, str, strOrNull, weights } from './declare.ts';
 
@@ -207,6 +207,20 @@ export const FALLBACK_DEFAULT_BRANCH = 'main';
 export const defaultBranchName = (s: Pick<ApplicationSettings, 'default_branch_name'>): string => s.default_branch_name || FALLBACK_DEFAULT_BRANCH;
 
 /** default_project_creation (0, 1, 2) as a group's project_creation_level. */
+/**
+ * Why a visibility level may not be chosen by this caller: the level is among the instance's
+ * restricted ones and the caller is no administrator. Null when it may.
+ */
+export function restrictedVisibility(s: Pick<ApplicationSettings, 'restricted_visibility_levels'>, level: number, isAdmin: boolean): string | null {
+  const name = visibilityName(level);
+  return !isAdmin && s.restricted_visibility_levels.includes(name) ? `${name} has been restricted by your GitLab administrator` : null;
+}
+
+/** Whether anonymous callers may read user profiles: not when the instance restricts public. */
+export async function anonymousMayReadUsers(db: Kysely<DB>): Promise<boolean> {
+  return !(await applicationSettings(db)).restricted_visibility_levels.includes('public');
+}
+
 export const PROJECT_CREATION_LEVELS = ['noone', 'maintainer', 'developer'] as const;
 export const defaultProjectCreationLevel = (s: Pick<ApplicationSettings, 'default_project_creation'>) => PROJECT_CREATION_LEVELS[s.default_project_creation] ?? 'developer';
 

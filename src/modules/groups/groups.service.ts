@@ -10,7 +10,7 @@ import { DomainError, type FieldErrors, apiError, invalidFields } from '../../co
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
 import { secretBox } from '../../core/secret-box.ts';
-import { applicationSettings, defaultProjectCreationLevel } from '../../domain/settings/application-settings.ts';
+import { applicationSettings, defaultProjectCreationLevel, restrictedVisibility } from '../../domain/settings/application-settings.ts';
 import { GROUP_CREATION_LEVELS, NAMESPACE_SETTINGS, groupRunnersToken, readNamespaceSettings, updateNamespaceSettings } from '../../domain/settings/namespace-settings.ts';
 import { fullPathTaken } from '../../domain/namespace-paths.ts';
 import { TAKEN } from '../../domain/validation.ts';
@@ -48,6 +48,9 @@ export async function createGroup(ctx: ServiceContext, body: CreateGroupBody, pa
   const fullPath = parent ? `${parent.full_path}/${body.path}` : body.path;
   const instance = await applicationSettings(db);
   const visibility = VISIBILITY[body.visibility ?? instance.default_group_visibility];
+  // A level the instance restricts is refused before anything else, with that reason alone.
+  const restricted = restrictedVisibility(instance, visibility, actor.isAdmin);
+  if (restricted) throw saveFailed({ visibility_level: [restricted] });
   const parentSettings = parent ? await readNamespaceSettings(db, parent.id) : null;
   const placement: GroupContext = {
     topLevel: parent === null,
@@ -142,7 +145,11 @@ export async function updateGroup(ctx: ServiceContext, group: NamespaceRow, body
   const visibility = body.visibility !== undefined ? VISIBILITY[body.visibility] : undefined;
   const fullPath = path === undefined ? group.full_path : parent ? `${parent.full_path}/${path}` : path;
   const changes: GroupChanges = { name, path, description: body.description, two_factor_grace_period: body.two_factor_grace_period };
-  if (visibility !== undefined && visibility !== group.visibility_level) changes.visibility_level = visibility;
+  if (visibility !== undefined && visibility !== group.visibility_level) {
+    const restricted = restrictedVisibility(await applicationSettings(db), visibility, requireActor(ctx).isAdmin);
+    if (restricted) throw invalidFields({ visibility_level: [restricted] });
+    changes.visibility_level = visibility;
+  }
 
   // Lifting a lock the parent imposes is for those who administer the parent.
   const parentLocked = parent !== null && (await readNamespaceSettings(db, parent.id)).share_with_group_lock;

@@ -25,7 +25,7 @@ import {
 import { DEFAULT_STORAGE, storageDirectory } from '../../git/storages.ts';
 import { digest } from '../../core/auth/secrets.ts';
 import { secretBox } from '../../core/secret-box.ts';
-import { type ApplicationSettings, applicationSettings, defaultBranchName } from '../../domain/settings/application-settings.ts';
+import { type ApplicationSettings, applicationSettings, defaultBranchName, restrictedVisibility } from '../../domain/settings/application-settings.ts';
 import {
   type Feature,
   PROJECT_CI_CD_SETTINGS,
@@ -205,6 +205,11 @@ export async function createProject(ctx: ServiceContext, input: CreateProjectBod
   const creator = options.asUser ?? actor.user;
   const name = input.name ?? input.path ?? '';
   const path = input.path ?? parameterize(input.name ?? '');
+  // A level the instance restricts is refused before anything else, with that reason alone.
+  const instance = await applicationSettings(db);
+  const visibilityLevel = VISIBILITY[input.visibility ?? instance.default_project_visibility];
+  const restricted = restrictedVisibility(instance, visibilityLevel, actor.isAdmin);
+  if (restricted) throw invalidFields({ visibility_level: [restricted] });
   const errors: FieldErrors = {};
   validateFields({ name, path, description: input.description }, errors);
 
@@ -223,8 +228,6 @@ export async function createProject(ctx: ServiceContext, input: CreateProjectBod
       if (limit) add(errors, 'limit_reached', limit);
     }
   }
-  const instance = await applicationSettings(db);
-  const visibilityLevel = VISIBILITY[input.visibility ?? instance.default_project_visibility];
   if (namespace) checkVisibility(namespace, visibilityLevel, errors);
   const storage = (actor.isAdmin && input.repository_storage) || DEFAULT_STORAGE;
   checkStorage(ctx.config, storage, errors);
@@ -338,6 +341,10 @@ export async function updateProject(ctx: ServiceContext, project: Pick<LoadedPro
   validateFields({ name: input.name, path: input.path, description: input.description }, errors);
   await checkTaken(db, namespace, { name: input.name === row.name ? undefined : input.name, path: input.path === row.path ? undefined : input.path }, row.id, errors);
   const visibilityLevel = input.visibility !== undefined ? VISIBILITY[input.visibility] : row.visibility_level;
+  if (visibilityLevel !== row.visibility_level) {
+    const restricted = restrictedVisibility(await applicationSettings(db), visibilityLevel, actor.isAdmin);
+    if (restricted) throw invalidFields({ visibility_level: [restricted] });
+  }
   if (input.visibility !== undefined) checkVisibility(namespace, visibilityLevel, errors);
   const storage = actor.isAdmin ? input.repository_storage : undefined;
   checkStorage(ctx.config, storage, errors);

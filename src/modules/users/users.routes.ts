@@ -27,6 +27,7 @@ import {
   UserSelfEntity,
 } from './users.schemas.ts';
 import { blockUser, createUser, deleteIdentity, deleteUser, unblockUser, updateUser } from './users.service.ts';
+import { anonymousMayReadUsers } from '../../domain/settings/application-settings.ts';
 
 const KEYSET_ORDERS = new Set(['id', 'name', 'username']);
 
@@ -65,7 +66,8 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const admin = req.actor?.isAdmin ?? false;
       // These filters need an administrator (401 / 403) before anything else is looked at.
       if (q.external || (q.extern_uid && q.provider)) requireAdmin(req);
-      if (!req.actor && !q.username) throw forbidden('Not authorized to access /api/v4/users');
+      // Anonymous callers may look one user up by username, unless the instance restricts public.
+      if (!req.actor && (!q.username || !(await anonymousMayReadUsers(db)))) throw forbidden('Not authorized to access /api/v4/users');
 
       const query = findUsers(db, q, admin);
       const orderBy = (admin && q.order_by) || 'id';
@@ -90,8 +92,8 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   api.get(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, querystring: ShowUserQuery, response: { 200: AnyUserForm } }, config: USERS_ANYONE }, async (req) => {
     const user = await findUserById(db, req.params.id);
-    if (!user) throw notFound('User');
     const actor = req.actor;
+    if (!user || (!actor && !(await anonymousMayReadUsers(db)))) throw notFound('User');
     if (actor?.isAdmin) return presentUserAdmin(user, await adminView([user], req.query.with_custom_attributes === true));
     return presentUser(user, { baseUrl: deps.config.externalUrl }, actor ? { id: actor.user.id, isAdmin: false } : null);
   });
