@@ -58,6 +58,16 @@ describe('new projects', () => {
     assert.equal((await newProject({ visibility: 'public' })).visibility, 'public');
   });
 
+  test('their ci_config_path is default_ci_config_path, copied at creation; one given wins', async () => {
+    assert.equal((await newProject({})).ci_config_path, null);
+    await setInstanceSettings(t, { default_ci_config_path: 'ci/pipeline.yml' });
+    const project = await newProject({});
+    assert.equal(project.ci_config_path, 'ci/pipeline.yml');
+    assert.equal((await newProject({ ci_config_path: 'mine.yml' })).ci_config_path, 'mine.yml');
+    await setInstanceSettings(t, { default_ci_config_path: null });
+    assert.equal((await t.get(`/api/v4/projects/${project.id}`, { token: alice.token })).json().ci_config_path, 'ci/pipeline.yml');
+  });
+
   test('shared runners follow shared_runners_enabled', async () => {
     assert.equal((await newProject({})).shared_runners_enabled, true);
     await setInstanceSettings(t, { shared_runners_enabled: false });

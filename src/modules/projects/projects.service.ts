@@ -141,7 +141,13 @@ function settingChanges(input: SettingsInput, route: 'create' | 'update'): Requi
 function newProjectSettings(instance: ApplicationSettings, visibilityLevel: number, changes: Required<ProjectSettingChanges>): ProjectSettingValues {
   return {
     features: { ...newProjectFeatures(visibilityLevel), ...changes.features },
-    ciCd: { ...PROJECT_CI_CD_SETTINGS.defaults, shared_runners_enabled: instance.shared_runners_enabled, ...changes.ciCd },
+    ciCd: {
+      ...PROJECT_CI_CD_SETTINGS.defaults,
+      shared_runners_enabled: instance.shared_runners_enabled,
+      // Copied, as the platform does: changing the instance's later leaves existing projects alone.
+      ci_config_path: instance.default_ci_config_path || null,
+      ...changes.ciCd,
+    },
     settings: { ...PROJECT_SETTINGS.defaults, ...changes.settings },
   };
 }
