@@ -2,12 +2,13 @@
 // queue.ts for what a kind must guarantee).
 import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts';
 import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
-import { refsUpdatedJob } from '../modules/pushes/push.service.ts';
+import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.ts';
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
 import type { JobKind } from './queue.ts';
 
 export const backgroundJobKinds: readonly JobKind[] = [
   refsUpdatedJob,
+  refsChangingJob,
   removeRepositoryJob,
   moveRepositoryJob,
   deleteMergedBranchesJob,

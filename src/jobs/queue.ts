@@ -111,6 +111,13 @@ export async function enqueue<S extends TSchema>(db: Kysely<DB>, kind: JobKind<S
   return row.id;
 }
 
+/** Deletes a job that still waits (no worker has claimed it); whether it did. */
+export async function withdraw(db: Kysely<DB>, id: number | null): Promise<boolean> {
+  if (id === null) return false;
+  const result = await db.deleteFrom('background_jobs').where('id', '=', id).where('state', '=', 'queued').executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
 // ---- Claims ------------------------------------------------------------------------------------
 
 /** A claim's owner: which host and process, and which claim (so a stale worker cannot finish a job taken over). */

@@ -9,7 +9,7 @@ import { type ServiceContext, requireActor } from '../../core/context.ts';
 import { apiError } from '../../core/errors.ts';
 import { ZERO_OID, validBranchName, validRevision } from '../../git/args.ts';
 import { branchesContaining } from '../../git/reachability.ts';
-import { type RefChange, deleteRef, hasBranches, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
+import { type RefChange, type RefUpdate, deleteRef, hasBranches, resolveCommit, resolveRef, updateRef, updateRefs } from '../../git/refs.ts';
 import { readDefaultBranch } from '../../git/repository.ts';
 import { GitError } from '../../git/run.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
@@ -17,7 +17,7 @@ import { defineJobKind, enqueue } from '../../jobs/queue.ts';
 import { assertWritable } from '../../domain/project-repository.ts';
 import { commitChange } from '../commits/commits.service.ts';
 import { type RefProtections, branchChangeRefusal, canPushToBranch, isProtectedBranch, pusherOf } from '../../domain/ref-protection.ts';
-import { recordRefUpdates } from '../pushes/push.service.ts';
+import { changeRefs } from '../pushes/push.service.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { type BranchRef, mergedBranches, readBranches } from './branches.finder.ts';
 
@@ -92,14 +92,16 @@ export async function createBranch(ctx: ServiceContext, given: LoadedProject, di
   }
   assertWritable(project.row);
 
-  try {
-    await updateRef(dir, name, commit, null);
-  } catch (error) {
-    // Another request created it meanwhile.
-    if (isConflict(error)) throw refused(BRANCH_EXISTS);
-    throw error;
-  }
-  await recordRefUpdates(ctx, project.row, actor.user.id, [{ ref: name, before: ZERO_OID, after: commit }]);
+  await changeRefs(ctx, project.row, actor.user.id, [{ ref: name, before: ZERO_OID }], async () => {
+    try {
+      await updateRef(dir, name, commit, null);
+    } catch (error) {
+      // Another request created it meanwhile.
+      if (isConflict(error)) throw refused(BRANCH_EXISTS);
+      throw error;
+    }
+    return [{ ref: name, before: ZERO_OID, after: commit }];
+  });
   return project;
 }
 
@@ -113,14 +115,16 @@ export async function deleteBranch(ctx: ServiceContext, project: LoadedProject, 
   });
   if (refusal !== null) throw refused(refusal);
   assertWritable(project.row);
-  try {
-    // Only from where it was found: a branch moved meanwhile keeps what was pushed to it.
-    await deleteRef(dir, branch.ref, branch.target);
-  } catch (error) {
-    if (isConflict(error)) throw refused('Failed to remove branch');
-    throw error;
-  }
-  await recordRefUpdates(ctx, project.row, actor.user.id, [{ ref: branch.ref, before: branch.target, after: ZERO_OID }]);
+  await changeRefs(ctx, project.row, actor.user.id, [{ ref: branch.ref, before: branch.target }], async () => {
+    try {
+      // Only from where it was found: a branch moved meanwhile keeps what was pushed to it.
+      await deleteRef(dir, branch.ref, branch.target);
+    } catch (error) {
+      if (isConflict(error)) throw refused('Failed to remove branch');
+      throw error;
+    }
+    return [{ ref: branch.ref, before: branch.target, after: ZERO_OID }];
+  });
 }
 
 const DeleteMergedPayload = Type.Object({ projectId: Type.Integer(), userId: Type.Integer() }, { additionalProperties: false });
@@ -146,23 +150,26 @@ export const deleteMergedBranchesJob = defineJobKind({
     if (doomed.length === 0) return;
 
     const change = (b: BranchRef): RefChange => ({ ref: b.ref, newId: null, oldId: b.target });
-    let deleted = doomed;
-    try {
-      await updateRefs(dir, doomed.map(change));
-    } catch (error) {
-      if (!isConflict(error)) throw error;
+    const gone = (b: BranchRef): RefUpdate => ({ ref: b.ref, before: b.target, after: ZERO_OID });
+    await changeRefs(ctx, row, userId, doomed.map((b) => ({ ref: b.ref, before: b.target })), async () => {
+      try {
+        await updateRefs(dir, doomed.map(change));
+        return doomed.map(gone);
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+      }
       // Some branch moved meanwhile: delete the others one by one, leaving what was pushed.
-      deleted = [];
+      const deleted: RefUpdate[] = [];
       for (const b of doomed) {
         try {
           await updateRefs(dir, [change(b)]);
-          deleted.push(b);
+          deleted.push(gone(b));
         } catch (single) {
           if (!isConflict(single)) throw single;
         }
       }
-    }
-    await recordRefUpdates(ctx, row, userId, deleted.map((b) => ({ ref: b.ref, before: b.target, after: ZERO_OID })));
+      return deleted;
+    });
   },
 });
 

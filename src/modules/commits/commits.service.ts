@@ -16,7 +16,7 @@ import { assertWritable, requireRepositoryDir } from '../../domain/project-repos
 import { defaultBranchProtection } from '../../domain/settings/namespace-settings.ts';
 import { canPushToBranch, pusherOf } from '../../domain/ref-protection.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
-import { recordRefUpdates } from '../pushes/push.service.ts';
+import { changeRefs } from '../pushes/push.service.ts';
 import { isCommitId } from './commits.finder.ts';
 
 const PUSH_REFUSED = 'You are not allowed to push into this branch';
@@ -153,9 +153,12 @@ export async function commitChange(ctx: ServiceContext, project: LoadedProject, 
 
   const own: Identity = { name: user.name, email: user.commit_email || user.email };
   const author = { name: identityPart(change.authorName, own.name, 'author_name'), email: identityPart(change.authorEmail, own.email, 'author_email') };
-  let id: string;
-  try {
-    const made = await createCommit(dir, {
+  const ref = `refs/heads/${branch}`;
+  const before = head ?? ZERO_OID;
+  let id = '';
+  await changeRefs(ctx, project.row, user.id, [{ ref, before }], async () => {
+    try {
+      const made = await createCommit(dir, {
       branch,
       startRevision: newBranch && start !== null ? start : undefined,
       expectedHead: head,
@@ -165,15 +168,15 @@ export async function commitChange(ctx: ServiceContext, project: LoadedProject, 
       author,
       committer: own,
       date: ctx.now(),
-    });
-    id = made.id;
-  } catch (error) {
-    if (error instanceof GitError && error.kind === 'conflict') throw refuse(`Could not update refs/heads/${branch}. Please refresh and try again.`);
-    // An action that does not fit the tree (ActionError), or a start that vanished meanwhile.
-    if (error instanceof GitError && error.kind === 'invalid') throw refuse(error.message);
-    throw error;
-  }
-  const row = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.row.id).executeTakeFirstOrThrow();
-  await recordRefUpdates(ctx, row, user.id, [{ ref: `refs/heads/${branch}`, before: head ?? ZERO_OID, after: id }]);
+      });
+      id = made.id;
+      return [{ ref, before, after: id }];
+    } catch (error) {
+      if (error instanceof GitError && error.kind === 'conflict') throw refuse(`Could not update ${ref}. Please refresh and try again.`);
+      // An action that does not fit the tree (ActionError), or a start that vanished meanwhile.
+      if (error instanceof GitError && error.kind === 'invalid') throw refuse(error.message);
+      throw error;
+    }
+  });
   return id;
 }

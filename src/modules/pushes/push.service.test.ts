@@ -19,7 +19,7 @@ import { createProject as createProjectRow } from '../../../test/factories.ts';
 import { commitTitle } from './push-data.ts';
 import { JobClaimLost, claimNext, enqueue, runClaimed } from '../../jobs/queue.ts';
 import { removeLeftovers } from '../../jobs/remove-leftovers.ts';
-import { recordRefUpdates, refsUpdatedJob } from './push.service.ts';
+import { changeRefs, recordRefUpdates, refsChangingJob, refsUpdatedJob } from './push.service.ts';
 import { systemContext } from '../../core/context.ts';
 
 let t: TestApp;
@@ -196,5 +196,51 @@ describe('the project after a change', () => {
     assert.equal(fs.existsSync(broken), true);
     assert.equal(fs.existsSync(empty), false);
     fs.rmSync(broken, { recursive: true });
+  });
+
+  test('a change made by the server records its intent first: confirmed, it gives way to the record; failed, it is withdrawn', async () => {
+    await t.runJobs();
+    const since = await lastEventId();
+    const made = await commit('intended', 'intended.txt', 'Intended', 'main');
+    await deleteRef(gitDir, 'refs/heads/intended');
+    let seen: string[] = [];
+    await changeRefs(systemContext(t.deps), project, 1, [{ ref: 'refs/heads/intended', before: ZERO_OID }], async () => {
+      // The intent is committed before the change.
+      seen = (await t.deps.db.selectFrom('background_jobs').select('kind').execute()).map((j) => j.kind);
+      await updateRef(gitDir, 'refs/heads/intended', made.id, null);
+      return [{ ref: 'refs/heads/intended', before: ZERO_OID, after: made.id }];
+    });
+    assert.deepEqual(seen, ['refs.changing']);
+    assert.deepEqual((await pushData(project, since)).map((d) => [d.action, d.ref]), [['created', 'intended']]);
+    assert.deepEqual((await t.deps.db.selectFrom('background_jobs').select('kind').execute()).map((j) => j.kind), ['project.statistics.refresh']);
+
+    await assert.rejects(
+      changeRefs(systemContext(t.deps), project, 1, [{ ref: 'refs/heads/never', before: ZERO_OID }], async () => {
+        throw new Error('refused');
+      }),
+      /refused/,
+    );
+    assert.deepEqual((await t.deps.db.selectFrom('background_jobs').select('kind').execute()).map((j) => j.kind), ['project.statistics.refresh']);
+    await t.runJobs();
+  });
+
+  test('the intent of a change whose server stopped is recorded by a worker after the grace period, for the refs that moved', async () => {
+    await t.runJobs();
+    const since = await lastEventId();
+    const made = await commit('stopped', 'stopped.txt', 'Changed as the server stopped', 'main');
+    // What a server stopped between the change and its confirmation leaves: the intent alone.
+    await enqueue(t.deps.db, refsChangingJob, {
+      projectId: project.id,
+      userId: 1,
+      refs: [
+        { ref: 'refs/heads/stopped', before: ZERO_OID },
+        { ref: 'refs/heads/not-made', before: ZERO_OID },
+        { ref: 'refs/heads/main', before: main },
+      ],
+    }, { runAt: new Date(Date.now() + 60_000) });
+    assert.deepEqual(await t.runJobs(), []);
+    await t.deps.db.updateTable('background_jobs').set({ run_at: new Date(0).toISOString() }).execute();
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.changing', true], ['project.statistics.refresh', true]]);
+    assert.deepEqual((await pushData(project, since)).map((d) => [d.action, d.ref, d.commit_to]), [['created', 'stopped', made.id]]);
   });
 });

@@ -9,7 +9,7 @@ import type { ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
 import { type RefUpdate, hasBranches, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
-import { type JobOutcome, type RunningJob, defineJobKind, enqueue, runNow } from '../../jobs/queue.ts';
+import { type JobOutcome, type RunningJob, defineJobKind, enqueue, runNow, withdraw } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
 import { pushEventsData } from './push-data.ts';
@@ -67,6 +67,70 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
     if (gitDir !== null) await refreshStatisticsLater(tx.db, row.id);
     await job.complete(tx.db);
   });
+}
+
+// ---- Changes of refs by the server itself --------------------------------------------------------
+
+const RefIntent = Type.Object({ ref: Type.String({ minLength: 1 }), before: Oid }, { additionalProperties: false });
+export type RefIntent = typeof RefIntent.static;
+
+const RefsChangingPayload = Type.Object(
+  { projectId: Type.Integer(), userId: Type.Integer(), refs: Type.Array(RefIntent, { minItems: 1 }) },
+  { additionalProperties: false },
+);
+
+/** How long the intent of a change waits before a worker takes its writer for stopped. */
+const INTENT_GRACE_MS = 5 * 60 * 1000;
+
+/**
+ * The intent of a change of refs whose writer stopped before confirming it (see changeRefs): the
+ * refs that moved from where they were are recorded, as what they now hold; the others never changed.
+ */
+export const refsChangingJob = defineJobKind({
+  name: 'refs.changing',
+  payload: RefsChangingPayload,
+  async run(ctx, { projectId, userId, refs }, job) {
+    const row = await ctx.db.selectFrom('projects').select(['id', 'repository_storage']).where('id', '=', projectId).executeTakeFirst();
+    const gitDir = row ? existingProjectRepository(ctx.config.repositoryStorages, row) : null;
+    if (gitDir === null) return;
+    const updates: RefUpdate[] = [];
+    for (const { ref, before } of refs) {
+      const after = (await resolveRef(gitDir, ref)) ?? ZERO_OID;
+      if (after !== before) updates.push({ ref, before, after });
+    }
+    if (updates.length > 0) await processRefUpdates(ctx, { projectId, userId, updates }, job);
+  },
+});
+
+/**
+ * Changes refs (apply, which returns what it changed) and records the change, with no moment at
+ * which a stopped server loses the record: the intent (which refs, from where) is committed first,
+ * due only after a grace period; once apply is done, the intent gives way to `refs.updated`, run
+ * at once. Should apply fail, the intent is withdrawn; should the server stop in between, a worker
+ * takes the intent up after the grace period. Called outside a transaction: the intent must commit first.
+ */
+export async function changeRefs(
+  ctx: ServiceContext,
+  project: Pick<ProjectRow, 'id'>,
+  userId: number,
+  refs: readonly RefIntent[],
+  apply: () => Promise<readonly RefUpdate[]>,
+): Promise<JobOutcome | null> {
+  if (ctx.db.isTransaction) throw new Error('changeRefs commits the intent of the change first: call it outside a transaction');
+  const intent = await enqueue(ctx.db, refsChangingJob, { projectId: project.id, userId, refs: [...refs] }, { runAt: new Date(Date.now() + INTENT_GRACE_MS) });
+  let updates: readonly RefUpdate[];
+  try {
+    updates = await apply();
+  } catch (error) {
+    await withdraw(ctx.db, intent);
+    throw error;
+  }
+  const id = await withTransaction(ctx, async (tx) => {
+    // A worker took the intent up (apply outlasted the grace period): it records the change.
+    if (!(await withdraw(tx.db, intent))) return null;
+    return updates.length === 0 ? null : enqueueRefUpdates(tx, project.id, userId, updates, { runHere: true });
+  });
+  return runNow(ctx, refsUpdatedJob, id);
 }
 
 /** Enqueues `refs.updated` for a change of refs that has happened, for a worker to run. */

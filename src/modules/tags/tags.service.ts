@@ -12,7 +12,7 @@ import { GitError } from '../../git/run.ts';
 import { createTag as writeTag } from '../../git/tags.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../../domain/project-repository.ts';
 import { pusherOf, tagChangeRefusal } from '../../domain/ref-protection.ts';
-import { recordRefUpdates } from '../pushes/push.service.ts';
+import { changeRefs } from '../pushes/push.service.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import type { CreateTagBody } from './tags.schemas.ts';
 
@@ -38,20 +38,22 @@ export async function createTag(ctx: ServiceContext, project: LoadedProject, dir
 
   const message = body.message === undefined ? '' : strip(body.message);
   const user = actor.user;
-  let target: string;
-  try {
-    target = await writeTag(dir, {
-      name,
-      commit,
-      message: message === '' ? undefined : message,
-      tagger: { name: user.name, email: user.commit_email || user.email },
-      date: ctx.now(),
-    });
-  } catch (error) {
-    if (isConflict(error)) throw creationFailed(`Tag ${name} already exists`);
-    throw error;
-  }
-  await recordRefUpdates(ctx, project.row, user.id, [{ ref: `refs/tags/${name}`, before: ZERO_OID, after: target }]);
+  const ref = `refs/tags/${name}`;
+  await changeRefs(ctx, project.row, user.id, [{ ref, before: ZERO_OID }], async () => {
+    try {
+      const target = await writeTag(dir, {
+        name,
+        commit,
+        message: message === '' ? undefined : message,
+        tagger: { name: user.name, email: user.commit_email || user.email },
+        date: ctx.now(),
+      });
+      return [{ ref, before: ZERO_OID, after: target }];
+    } catch (error) {
+      if (isConflict(error)) throw creationFailed(`Tag ${name} already exists`);
+      throw error;
+    }
+  });
 }
 
 /** DELETE /projects/:id/repository/tags/:tag_name, once the tag is found. */
@@ -61,11 +63,13 @@ export async function deleteTag(ctx: ServiceContext, project: LoadedProject, dir
   const refusal = tagChangeRefusal(protections, { tag: tag.name, kind: 'delete' }, pusherOf(project, actor), { viaWeb: true });
   if (refusal !== null) throw apiError(400, refusal);
   assertWritable(project.row);
-  try {
-    await deleteRef(dir, tag.ref, tag.target);
-  } catch (error) {
-    if (isConflict(error)) throw apiError(400, 'Failed to remove tag');
-    throw error;
-  }
-  await recordRefUpdates(ctx, project.row, actor.user.id, [{ ref: tag.ref, before: tag.target, after: ZERO_OID }]);
+  await changeRefs(ctx, project.row, actor.user.id, [{ ref: tag.ref, before: tag.target }], async () => {
+    try {
+      await deleteRef(dir, tag.ref, tag.target);
+    } catch (error) {
+      if (isConflict(error)) throw apiError(400, 'Failed to remove tag');
+      throw error;
+    }
+    return [{ ref: tag.ref, before: tag.target, after: ZERO_OID }];
+  });
 }
