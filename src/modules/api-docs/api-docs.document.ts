@@ -16,7 +16,7 @@ import { PRODUCT_VERSION } from '../../version.ts';
 type Json = Record<string, any>;
 type RouteConfig = RouteAuth & { json?: false };
 
-export const API_PREFIX = '/api/v4';
+const API_PREFIX = '/api/v4';
 
 /** The ways to authenticate (core/auth/resolve.ts), by scheme name. */
 const SECURITY_SCHEMES = {
@@ -62,14 +62,13 @@ const DESCRIPTION = `The REST API v4 served by Quarry, with its OAuth 2 endpoint
 
 Git over HTTP (\`<namespace>/<project>.git/info/refs\`, \`git-upload-pack\`, \`git-receive-pack\`) is served beside the API for git clients and is not described here.`;
 
-/** Routes left out of the document, each with its reason. */
-function omitted(route: RouteOptions): string | null {
-  // OPTIONS answers every known path alike: 204 with the Allow header (core/options-routes.ts).
-  if (route.method === 'OPTIONS') return 'options';
-  // Git's smart HTTP, one registration per depth of groups, speaks git's protocol to git clients.
-  if (route.url.startsWith('/:s0/')) return 'git';
-  return null;
-}
+/**
+ * Routes left out of the document (HEAD routes are too: @fastify/swagger leaves them out, as they
+ * answer as GET does without the body). OPTIONS answers every known path alike, 204 with the Allow
+ * header (core/options-routes.ts); git's smart HTTP, registered once per depth of groups, speaks
+ * git's protocol to git clients, and the document's description names it.
+ */
+const omitted = (route: RouteOptions) => route.method === 'OPTIONS' || route.url.startsWith('/:s0/');
 
 const capitalized = (word: string) => word[0].toUpperCase() + word.slice(1);
 
@@ -84,7 +83,7 @@ export function operationIdOf(method: string, url: string): string {
 }
 
 /** The module: the first segment after /api/v4; outside it, what the path is for. */
-export function tagOf(url: string): string {
+function tagOf(url: string): string {
   if (url.startsWith(`${API_PREFIX}/`)) return url.split('/')[3];
   if (url.startsWith('/-/')) return 'instance';
   if (url.startsWith('/users/sign_')) return 'sign-in';
@@ -173,7 +172,7 @@ function finish(document: Json): Json {
       if (path.startsWith(`${API_PREFIX}/`) && !statuses.some(isClientError)) operation.responses['4XX'] = { $ref: '#/components/responses/Error' };
     }
   }
-  mapVendorKeywords(document.paths);
+  mapVendorKeywords(document);
   return document;
 }
 
