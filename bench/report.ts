@@ -45,8 +45,20 @@ export interface DialectResult {
   scaling?: Scaling;
   /** Clone and push of the fixture repository against git http-backend, or why not measured. */
   git?: GitTimings | string;
+  /** The server's processes while the repository reads run at many connections, or why not measured. */
+  burst?: ProcessBurst | string;
   /** The scenarios again, served by several worker processes. */
   workers?: WorkersResult;
+}
+
+export interface ProcessBurst {
+  connections: number;
+  seconds: number;
+  scenarios: number;
+  /** The most child processes of the server seen at once. */
+  mostProcesses: number;
+  /** Scenarios that had a non-2xx answer, an error or a time-out. */
+  failed: string[];
 }
 
 export interface WorkersResult {
@@ -57,7 +69,8 @@ export interface WorkersResult {
   scenarios: ScenarioOutcome[];
 }
 
-export const TARGETS = { startupMs: 1000, idleRssMb: 150, gitRatio: 1.2 };
+/** maxProcesses: the object readers' cap (16) and the history walks' (4). */
+export const TARGETS = { startupMs: 1000, idleRssMb: 150, gitRatio: 1.2, maxProcesses: 20 };
 
 export function machineDescription(): string {
   let cpu = 'unknown CPU';
@@ -91,7 +104,8 @@ function describeData(c: SeedCounts): string {
   );
 }
 
-function scenarioRow(o: ScenarioOutcome, targeted: boolean): string {
+/** `all`: the run's other outcomes, for a target relative to another scenario. */
+function scenarioRow(o: ScenarioOutcome, targeted: boolean, all: readonly ScenarioOutcome[]): string {
   const s = SCENARIOS.find((x) => x.key === o.key)!;
   if ('unavailable' in o) return `| ${s.label} | not available: ${cell(o.unavailable)} | | | | | | | |`;
   if ('failed' in o) return `| ${s.label} | **failed**: ${cell(o.failed)} | | | | | | | |`;
@@ -106,6 +120,14 @@ function scenarioRow(o: ScenarioOutcome, targeted: boolean): string {
   if (t?.p99Ms !== undefined) {
     parts.push(`p99 ≤ ${t.p99Ms} ms`);
     ok &&= result.p99Ms <= t.p99Ms;
+  }
+  const relative = t?.orShareOf;
+  if (relative !== undefined) {
+    const other = all.find((x) => x.key === relative.key);
+    const otherRps = other && 'result' in other ? other.result.rps : null;
+    const share = otherRps ? result.rps / otherRps : null;
+    parts.push(`or ≥ ×${relative.share} of ${SCENARIOS.find((x) => x.key === relative.key)?.label.split(' (')[0]} (×${share?.toFixed(2) ?? '?'})`);
+    ok ||= share !== null && share >= relative.share;
   }
   return `| ${s.label} | ${int(result.rps)} | ${ms(result.p50Ms)} | ${ms(result.p99Ms)} | ${int(result.non2xx)} | ${int(result.errors + result.timeouts)} | ${int(rssAfterMb)} | ${parts.join(', ') || '—'} | ${t ? verdict(ok) : ''} |`;
 }
@@ -217,7 +239,7 @@ function section(r: DialectResult): string {
     `One server process (QUARRY_WORKERS=1, the default):`,
     '',
     ...SCENARIO_HEADER,
-    ...r.scenarios.map((o) => scenarioRow(o, targeted)),
+    ...r.scenarios.map((o) => scenarioRow(o, targeted, r.scenarios)),
   ];
   const start = median(r.startupMs);
   lines.push(
@@ -226,6 +248,7 @@ function section(r: DialectResult): string {
     '|---|--:|---|---|',
     `| start to first answered /-/readiness (median of ${r.startupMs.length}: ${r.startupMs.map(int).join(', ')} ms) | ${int(start)} ms | ${targeted ? `≤ ${int(TARGETS.startupMs)} ms` : '—'} | ${targeted ? verdict(start <= TARGETS.startupMs) : ''} |`,
     `| idle RSS after start | ${int(r.idleRssMb)} MB | ${targeted ? `≤ ${TARGETS.idleRssMb} MB` : '—'} | ${targeted ? verdict(r.idleRssMb <= TARGETS.idleRssMb) : ''} |`,
+    ...(r.burst ? [burstRow(r.burst, targeted)] : []),
     ...(r.workers ? workersSection(r.workers, targeted) : []),
     ...plansSection(r),
     ...(r.git ? gitSection(r.git, targeted) : []),
@@ -233,6 +256,13 @@ function section(r: DialectResult): string {
     `<!-- /bench:${r.dialect} -->`,
   );
   return lines.join('\n');
+}
+
+function burstRow(b: ProcessBurst | string, targeted: boolean): string {
+  if (typeof b === 'string') return `| most processes of the server during the repository reads | not measured: ${cell(b)} | | |`;
+  const label = `most processes of the server at once, its ${b.scenarios} repository read scenarios driven ${b.seconds} s each at ${b.connections} connections${b.failed.length > 0 ? ` (answers not all 2xx: ${b.failed.join(', ')})` : ', every answer 2xx'}`;
+  const ok = b.mostProcesses <= TARGETS.maxProcesses && b.failed.length === 0;
+  return `| ${label} | ${b.mostProcesses} | ${targeted ? `≤ ${TARGETS.maxProcesses}` : '—'} | ${targeted ? verdict(ok) : ''} |`;
 }
 
 const SCENARIO_HEADER = ['| Scenario | req/s | p50 ms | p99 ms | non-2xx | errors | server RSS after (MB) | target | |', '|---|--:|--:|--:|--:|--:|--:|---|---|'];
@@ -246,7 +276,7 @@ function workersSection(w: WorkersResult, targeted: boolean): string[] {
       `Started in ${int(w.startupMs)} ms (to the first answered /-/readiness); ${int(w.idleRssMb)} MB RSS idle.`,
     '',
     ...SCENARIO_HEADER,
-    ...w.scenarios.map((o) => scenarioRow(o, targeted)),
+    ...w.scenarios.map((o) => scenarioRow(o, targeted, w.scenarios)),
   ];
 }
 
@@ -264,9 +294,11 @@ RSS are measured; then autocannon, from a separate process, drives each scenario
 RSS after each one. A scenario whose route does not exist yet is listed as not available. The plan
 of the member's GET /projects is captured from the SQL the projects finder builds, and, on SQLite,
 the member's list is measured again after doubling the projects. A repository of 5,000 commits,
-1,000 branches and 1,000 tags (bench/repository.ts) is pushed to new projects and cloned back with
-the git CLI, alternately against Quarry and against plain \`git http-backend\` (bench/git-backend.ts),
-and the last project pushed to serves the branch and tag scenarios. Then the server is started again
+1,000 branches and 1,000 tags, whose tree holds 500 files in 50 directories (bench/repository.ts),
+is pushed to new projects and cloned back with the git CLI, alternately against Quarry and against
+plain \`git http-backend\` (bench/git-backend.ts), and the last project pushed to serves the
+repository scenarios (branches, tags, files, trees, commits). The repository reads are then driven
+again at 100 connections while the server's processes are counted. Then the server is started again
 with \`QUARRY_WORKERS\` set to the number of cores, and every scenario but POST /users is measured
 again against the same data.
 

@@ -1,12 +1,13 @@
 // The repository part of the benchmark: a fixture repository of 5,000 commits with 1,000 branches
-// and 1,000 tags (built with `git fast-import`, the same every run), pushed to and cloned from
+// and 1,000 tags, whose tree holds 500 files in 50 directories (built with `git fast-import`, the
+// same every run), pushed to and cloned from
 // Quarry and, in turn, from plain `git http-backend`, so that the two are compared in one run.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startGitBackend } from './git-backend.ts';
 
-export const FIXTURE = { commits: 5_000, branches: 1_000, tags: 1_000 };
+export const FIXTURE = { commits: 5_000, branches: 1_000, tags: 1_000, directories: 50, files: 500 };
 /** Each clone and push is timed this many times per server, alternating, and the median kept. */
 const ROUNDS = 3;
 
@@ -36,7 +37,14 @@ function git(args: string[], options: { cwd?: string; input?: string } = {}): Pr
   });
 }
 
-/** The fast-import stream: one file per commit among 100, branches and tags spread over history. */
+/** The k-th file of the fixture's tree (k modulo the file count) and its directory. */
+export const fixtureFile = (k: number) => `dir-${k % FIXTURE.directories}/file-${k % FIXTURE.files}.txt`;
+export const fixtureDirectory = (k: number) => `dir-${k % FIXTURE.directories}`;
+
+/**
+ * The fast-import stream: each commit changes one file among 500 (dir-<n>/file-<m>.txt, ten per
+ * directory, each changed ten times over history); branches and tags spread over history.
+ */
 function fastImportStream(): string {
   const parts: string[] = [];
   const at = 1_700_000_000;
@@ -46,7 +54,7 @@ function fastImportStream(): string {
     parts.push(
       `commit refs/heads/main\nmark :${i}\ncommitter Bench <bench@example.com> ${at + i} +0000\n` +
         `data ${Buffer.byteLength(message)}\n${message}` +
-        `M 100644 inline dir-${i % 10}/file-${i % 100}.txt\ndata ${Buffer.byteLength(content)}\n${content}\n`,
+        `M 100644 inline ${fixtureFile(i)}\ndata ${Buffer.byteLength(content)}\n${content}\n`,
     );
   }
   const spread = (k: number, n: number) => 1 + Math.floor((k * FIXTURE.commits) / n);

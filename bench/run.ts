@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { LoadOutput } from './load.ts';
 import { type ExplainedQuery, explainMemberList } from './plans.ts';
-import { type DialectName, type DialectResult, type ScenarioOutcome, type Scaling, type WorkersResult, machineDescription, writeResults } from './report.ts';
+import { type DialectName, type DialectResult, type ProcessBurst, type ScenarioOutcome, type Scaling, type WorkersResult, machineDescription, writeResults } from './report.ts';
 import { type GitTimings, buildFixture, measureGit } from './repository.ts';
 import { type LoadJob, SCENARIOS, type Scenario } from './scenarios.ts';
 import { NAMESPACE_SEARCH_TERMS, SIZES, type Seeded, addPersonalProjects, seed } from './seed.ts';
@@ -81,13 +81,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** The processes a process has started and that still run. */
+function childPids(pid: number): number[] {
+  return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+}
+
 /** Resident memory of the server: its process and, with several workers, theirs too. */
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
   if (!kb) throw new Error(`no VmRSS for process ${pid}`);
-  const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  return Number(kb) / 1024 + children.reduce((sum, child) => sum + rssMb(child), 0);
+  return Number(kb) / 1024 + childPids(pid).reduce((sum, child) => sum + rssMb(child), 0);
 }
 
 /** The status of one GET, or null when nothing answers yet. */
@@ -203,21 +207,58 @@ async function withPgAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T
   }
 }
 
-/** POST as the administrator; the parsed JSON answer. */
-function postJson(port: number, urlPath: string, token: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const payload = JSON.stringify(body);
+/** A request as the administrator; the parsed JSON answer. */
+function requestJson(method: 'GET' | 'POST', port: number, urlPath: string, token: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port, path: urlPath, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'private-token': token } },
+      { host: '127.0.0.1', port, path: urlPath, method, agent: false, headers: { 'content-type': 'application/json', 'private-token': token } },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        res.once('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text || '{}') as Record<string, unknown> }));
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text || '{}') as unknown }));
       },
     );
     req.once('error', reject);
-    req.end(payload);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
   });
+}
+
+async function postJson(port: number, urlPath: string, token: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const { status, json } = await requestJson('POST', port, urlPath, token, body);
+  return { status, json: json as Record<string, unknown> };
+}
+
+/** The newest commits of the fixture's project, for the scenarios that show one by id. */
+async function newestCommitIds(port: number, token: string, projectId: number | null): Promise<string[]> {
+  if (projectId === null) return [];
+  const { status, json } = await requestJson('GET', port, `/api/v4/projects/${projectId}/repository/commits?per_page=100`, token);
+  return status === 200 ? (json as { id: string }[]).map((c) => c.id) : [];
+}
+
+/** The repository reads, measured again at this many connections for the process count. */
+const BURST_CONNECTIONS = 100;
+const BURST_SECONDS = 3;
+
+/**
+ * The most processes the server ran at once (its git readers and walks) while every repository
+ * read scenario is driven at BURST_CONNECTIONS connections, sampled every 20 ms.
+ */
+async function processesUnderBurst(server: Server, job: Omit<LoadJob, 'scenario'>, dialect: DialectName): Promise<ProcessBurst | string> {
+  const reads = SCENARIOS.filter((s) => s.target?.orShareOf !== undefined);
+  let most = 0;
+  const sampler = setInterval(() => (most = Math.max(most, childPids(server.child.pid!).length)), 20);
+  try {
+    const burst = { ...job, connections: BURST_CONNECTIONS, durationSeconds: BURST_SECONDS, warmupSeconds: 0 };
+    const outcomes = [];
+    for (const s of reads) outcomes.push(await measure(s, server, burst, dialect));
+    const failed = outcomes.filter((o) => !('result' in o) || o.result.non2xx + o.result.errors + o.result.timeouts > 0).map((o) => o.key);
+    return { connections: BURST_CONNECTIONS, seconds: BURST_SECONDS, scenarios: reads.length, mostProcesses: most, failed };
+  } catch (error) {
+    failures++;
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    clearInterval(sampler);
+  }
 }
 
 /** The fixture repository, built once per run in a directory removed at the end. */
@@ -324,12 +365,15 @@ async function benchDialect(dialect: DialectName): Promise<DialectResult> {
         memberProjectIds: seeded.memberVisibleProjectIds,
         searchTerms: NAMESPACE_SEARCH_TERMS,
         repositoryProjectId: repository.projectId,
+        repositoryCommitIds: await newestCommitIds(port, adminToken, repository.projectId),
         connections,
         durationSeconds,
         warmupSeconds,
       };
       const scenarios: ScenarioOutcome[] = [];
       for (const s of SCENARIOS) scenarios.push(await measure(s, live, job, dialect));
+      log(`${dialect}: the repository reads at ${BURST_CONNECTIONS} connections, counting the server's processes`);
+      const burst = await processesUnderBurst(live, job, dialect);
 
       // The same scenarios served by several worker processes (QUARRY_WORKERS).
       let multi: WorkersResult | undefined;
@@ -377,6 +421,7 @@ async function benchDialect(dialect: DialectName): Promise<DialectResult> {
         plans,
         scaling,
         git: repository.git,
+        burst,
         workers: multi,
       };
     } finally {

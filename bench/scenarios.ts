@@ -1,4 +1,5 @@
 // The load scenarios: what each sends, as whom, and the figures it should reach on SQLite.
+import { fixtureDirectory, fixtureFile } from './repository.ts';
 
 export type ScenarioKey =
   | 'liveness'
@@ -18,6 +19,14 @@ export type ScenarioKey =
   | 'branches-search'
   | 'branch-by-name'
   | 'tags-list'
+  | 'file-show'
+  | 'file-raw'
+  | 'tree-root'
+  | 'tree-directory'
+  | 'commits-page-1'
+  | 'commits-page-10'
+  | 'commits-path'
+  | 'commit-by-sha'
   | 'create-user';
 
 /** What the load worker needs to know about the seeded server. */
@@ -34,6 +43,8 @@ export interface LoadJob {
   searchTerms: string[];
   /** The project holding the fixture repository (1,000 branches and tags), once pushed. */
   repositoryProjectId: number | null;
+  /** The newest commits of its default branch. */
+  repositoryCommitIds: string[];
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
@@ -52,29 +63,40 @@ export interface Scenario {
   label: string;
   expectedStatus: number;
   /** Targets hold for the embedded SQLite database only. */
-  target?: { rps?: number; p99Ms?: number };
+  target?: Target;
   /** A new request each call, so ids and usernames vary over the run. */
   next(job: LoadJob, counter: number, tag: string): LoadRequest;
+}
+
+export interface Target {
+  rps?: number;
+  p99Ms?: number;
+  /** Also met, on a slower host, at no less than this fraction of another scenario's req/s in the same run. */
+  orShareOf?: { key: ScenarioKey; share: number };
 }
 
 const json = { 'content-type': 'application/json' };
 const LIST_TARGET = { rps: 1500, p99Ms: 30 };
 const REPOSITORY_TARGET = { rps: 500, p99Ms: 50 };
+/** Reads of the repository through the object readers: memory speed, or at least half of GET /projects/:id. */
+const GIT_READ_TARGET: Target = { rps: 1000, p99Ms: 30, orShareOf: { key: 'project-by-id-member', share: 0.5 } };
 
 /** A repository scenario: as the administrator, on the fixture's project. */
-function onRepository(key: ScenarioKey, label: string, path: (counter: number) => string): Scenario {
+function onRepository(key: ScenarioKey, label: string, path: (counter: number, job: LoadJob) => string, target: Target = REPOSITORY_TARGET): Scenario {
   return {
     key,
     label,
     expectedStatus: 200,
-    target: REPOSITORY_TARGET,
+    target,
     next: (job, counter) => ({
       method: 'GET',
-      path: `/api/v4/projects/${job.repositoryProjectId ?? 0}/repository/${path(counter)}`,
+      path: `/api/v4/projects/${job.repositoryProjectId ?? 0}/repository/${path(counter, job)}`,
       headers: { 'private-token': job.adminToken },
     }),
   };
 }
+
+const encoded = (k: number) => encodeURIComponent(fixtureFile(k));
 
 const branch = (k: number) => `feature/branch-${String(k % 1000).padStart(4, '0')}`;
 
@@ -192,8 +214,16 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   onRepository('branches-list', 'GET /projects/:id/repository/branches?per_page=20 (1,000 branches)', () => 'branches?per_page=20'),
   onRepository('branches-search', 'GET /projects/:id/repository/branches?search=<term> (1,000 branches)', (k) => `branches?per_page=20&search=branch-${k % 10}`),
-  onRepository('branch-by-name', 'GET /projects/:id/repository/branches/:branch', (k) => `branches/${encodeURIComponent(branch(k * 7))}`),
+  onRepository('branch-by-name', 'GET /projects/:id/repository/branches/:branch', (k) => `branches/${encodeURIComponent(branch(k * 7))}`, GIT_READ_TARGET),
   onRepository('tags-list', 'GET /projects/:id/repository/tags?per_page=20 (1,000 tags)', () => 'tags?per_page=20'),
+  onRepository('file-show', 'GET /projects/:id/repository/files/:path?ref=main (500 files)', (k) => `files/${encoded(k)}?ref=main`, GIT_READ_TARGET),
+  onRepository('file-raw', 'GET /projects/:id/repository/files/:path/raw?ref=main (500 files)', (k) => `files/${encoded(k)}/raw?ref=main`, GIT_READ_TARGET),
+  onRepository('tree-root', 'GET /projects/:id/repository/tree?per_page=20 (root: 50 directories)', () => 'tree?per_page=20', GIT_READ_TARGET),
+  onRepository('tree-directory', 'GET /projects/:id/repository/tree?path=<dir>&per_page=20 (50 directories)', (k) => `tree?per_page=20&path=${fixtureDirectory(k)}`, GIT_READ_TARGET),
+  onRepository('commits-page-1', 'GET /projects/:id/repository/commits?per_page=20 (5,000 commits)', () => 'commits?per_page=20', GIT_READ_TARGET),
+  onRepository('commits-page-10', 'GET /projects/:id/repository/commits?per_page=20&page=10', () => 'commits?per_page=20&page=10', GIT_READ_TARGET),
+  onRepository('commits-path', 'GET /projects/:id/repository/commits?path=<dir>&per_page=20 (50 directories)', (k) => `commits?per_page=20&path=${fixtureDirectory(k)}`, GIT_READ_TARGET),
+  onRepository('commit-by-sha', 'GET /projects/:id/repository/commits/:sha (100 commits)', (k, job) => `commits/${job.repositoryCommitIds[k % job.repositoryCommitIds.length] ?? 'main'}`, GIT_READ_TARGET),
   {
     // Last, because it adds users that the list scenario would otherwise count.
     key: 'create-user',

@@ -9,6 +9,7 @@ import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { type SecretBox, secretBox } from '../src/core/secret-box.ts';
 import { createDeps, openConfiguredDatabase, prepare } from '../src/bootstrap.ts';
+import { systemContext } from '../src/core/context.ts';
 import { refreshAuthorizations } from '../src/core/access/authorizations.ts';
 import { ACCESS, VISIBILITY } from '../src/core/access/levels.ts';
 import { digest, hashPassword } from '../src/core/auth/secrets.ts';
@@ -312,7 +313,7 @@ export async function seed(env: Record<string, string | undefined>, sizes: SeedS
       .returning('id')
       .executeTakeFirstOrThrow();
     await insertPersonalNamespaces(db);
-    const { token } = await issueToken(db, { userId: member.id, name: 'bench', scopes: ['api'] }, { admin: false }, now);
+    const { token } = await issueToken(systemContext(deps), { userId: member.id, name: 'bench', scopes: ['api'] }, { admin: false });
     const seededUserIds = (await db.selectFrom('users').select('id').where('username', 'like', 'user%').orderBy('id').execute()).map((r) => r.id);
 
     // Groups: top level, then one and two levels down.

@@ -12,6 +12,7 @@ import { parseQueryString } from './core/query-string.ts';
 import { frameworkErrors, genReqId, installRequestPipeline } from './core/request-pipeline.ts';
 import { lazySerializerCompiler } from './core/serializers.ts';
 import { apiV4 } from './api-v4.ts';
+import { closeReaders } from './git/reader-pool.ts';
 import { openapiOptions } from './modules/api-docs/index.ts';
 import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
@@ -30,6 +31,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     logger: options.logger ?? false,
     genReqId,
     bodyLimit: deps.config.bodyLimit,
+    // A client that stops sending (an unfinished body, an idle connection) is let go.
+    connectionTimeout: deps.config.idleTimeoutMs,
+    requestTimeout: deps.config.requestTimeoutMs,
     exposeHeadRoutes: true,
     return503OnClosing: true,
     frameworkErrors,
@@ -40,7 +44,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
       querystringParser: parseQueryString,
     },
   });
+  app.server.headersTimeout = deps.config.headersTimeoutMs;
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
+  // The repositories' object readers end with the server (once they have answered what they owe).
+  app.addHook('onClose', () => closeReaders());
   app.decorate('deps', deps);
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('rawParams', null as unknown as Record<string, unknown>);

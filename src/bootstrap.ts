@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config.ts';
+import { systemContext } from './core/context.ts';
 import type { Deps } from './core/deps.ts';
 import { noJobTokens } from './core/auth/job-tokens.ts';
 import { SCOPES } from './core/auth/scopes.ts';
@@ -50,12 +51,13 @@ export interface RootSetup {
 /** Creates root and its all-scope token on first start; adds QUARRY_ROOT_TOKEN if it is new. */
 export async function ensureRoot(deps: Deps): Promise<RootSetup> {
   const { db, config } = deps;
+  const ctx = systemContext(deps);
   const existing = await db.selectFrom('users').select(['id', 'admin']).where('id', '=', 1).executeTakeFirst();
   const result: RootSetup = { created: false, tokenFile: null, passwordFile: null };
   let root = existing;
   if (!root) {
     const password = config.rootPassword ?? randomBytes(18).toString('base64url');
-    const user = await createUser(deps, {
+    const user = await createUser(ctx, {
       username: 'root',
       name: 'Administrator',
       email: 'admin@example.com',
@@ -69,9 +71,9 @@ export async function ensureRoot(deps: Deps): Promise<RootSetup> {
   }
   if (config.rootToken) {
     const known = await db.selectFrom('personal_access_tokens').select('id').where('token_digest', '=', digest(config.rootToken)).executeTakeFirst();
-    if (!known) await issueToken(db, { userId: root.id, name: 'root token', scopes: SCOPES, secret: config.rootToken }, root, deps.now());
+    if (!known) await issueToken(ctx, { userId: root.id, name: 'root token', scopes: SCOPES, secret: config.rootToken }, root);
   } else if (result.created) {
-    const { token } = await issueToken(db, { userId: root.id, name: 'root token', scopes: SCOPES }, root, deps.now());
+    const { token } = await issueToken(ctx, { userId: root.id, name: 'root token', scopes: SCOPES }, root);
     result.tokenFile = writeSecret(config, ROOT_TOKEN_FILE, token);
   }
   return result;

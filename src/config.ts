@@ -31,6 +31,12 @@ export interface Config {
   readonly passwordHashCost: number;
   /** Server processes sharing the port and the database; 1 serves from the starting process. */
   readonly workers: number;
+  /** Limits on a client, in milliseconds: to send its headers, its whole request, and to stay silent. */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  /** After SIGTERM, how long requests in flight may take before their connections are closed. */
+  readonly shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -77,6 +83,16 @@ function url(raw: string, name: string, protocols: string[]): URL {
   return parsed;
 }
 
+/**
+ * The host of the default external URL: the address the server listens on, so that clients that
+ * compare the URLs in answers with the one they were given (python-gitlab warns) find the same;
+ * `localhost` when it listens on every address.
+ */
+function externalHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -89,7 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const databaseUrl = env.DATABASE_URL || null;
   if (databaseUrl) url(databaseUrl, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  const external = env.QUARRY_EXTERNAL_URL || `http://localhost:${port}`;
+  const external = env.QUARRY_EXTERNAL_URL || `http://${externalHost(host)}:${port}`;
   url(external, 'QUARRY_EXTERNAL_URL', ['http:', 'https:']);
   const rootPassword = env.QUARRY_ROOT_PASSWORD || null;
   if (rootPassword !== null && rootPassword.length < 8) {
@@ -103,6 +119,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`QUARRY_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
+  const seconds = (name: string, fallback: number) => integer(env, name, fallback, 1, 86_400) * 1000;
+  const requestTimeoutMs = seconds('QUARRY_REQUEST_TIMEOUT', 300);
+  // Node refuses a headers limit above the request's.
+  const headersTimeoutMs = Math.min(seconds('QUARRY_HEADERS_TIMEOUT', 30), requestTimeoutMs);
   const cost = integer(env, 'QUARRY_PASSWORD_HASH_COST', 16384, 1024, 1048576);
   if ((cost & (cost - 1)) !== 0) throw new ConfigError('QUARRY_PASSWORD_HASH_COST must be a power of two');
   return Object.freeze({
@@ -123,5 +143,10 @@ export function loadConfig(env: Env = process.env): Config {
     adminMode: flag(env, 'QUARRY_ADMIN_MODE', false),
     passwordHashCost: cost,
     workers: workerCount(env),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    // Beyond the 72 s a kept-alive connection is announced to wait, so that it is never cut first.
+    idleTimeoutMs: seconds('QUARRY_IDLE_TIMEOUT', 75),
+    shutdownTimeoutMs: seconds('QUARRY_SHUTDOWN_TIMEOUT', 30),
   });
 }

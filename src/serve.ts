@@ -50,6 +50,12 @@ async function serveHere(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal: reason }, 'stopping: finishing requests, periodic tasks and background jobs in flight');
+    // Past the deadline, connections still open are closed; jobs cut short run again elsewhere.
+    setTimeout(() => {
+      app.log.warn({ afterMs: config.shutdownTimeoutMs }, 'stopping: deadline passed, closing the connections still open');
+      app.server.closeAllConnections();
+      setTimeout(() => process.exit(1), 1000).unref();
+    }, config.shutdownTimeoutMs).unref();
     try {
       await Promise.all([app.close(), stopScheduler(), stopWorker()]);
       await database.close();

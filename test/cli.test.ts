@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -182,6 +183,52 @@ test('serve with QUARRY_WORKERS=2: processes share the port and the database, a 
   assert.deepEqual(childPids(child.pid!), []);
   const lines = log.trim().split('\n').map((l) => JSON.parse(l));
   assert.ok(lines.some((l) => l.msg === 'a server process exited; starting another'));
+});
+
+/**
+ * A connection that sends a request's headers and the start of a 100-byte body, then nothing, or
+ * (drip) one more byte every 200 ms, so that it is never idle and never done.
+ */
+async function stalledRequest(port: number, drip = false): Promise<{ closed: Promise<string> }> {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write('POST /api/v4/groups HTTP/1.1\r\nHost: quarry.test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na');
+  let answer = '';
+  socket.on('data', (c: Buffer) => (answer += c));
+  socket.on('error', () => {});
+  const dripping = drip ? setInterval(() => socket.write(' '), 200) : undefined;
+  return {
+    closed: new Promise((resolve) =>
+      socket.once('close', () => {
+        clearInterval(dripping);
+        resolve(answer);
+      }),
+    ),
+  };
+}
+
+test('serve: a client that stops sending is let go, and SIGTERM waits for it no longer than the deadline', async (t) => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN, 'serve'], {
+    env: { ...env, PORT: String(port), QUARRY_IDLE_TIMEOUT: '1', QUARRY_SHUTDOWN_TIMEOUT: '1', QUARRY_LOG_LEVEL: 'silent' },
+    stdio: 'ignore',
+  });
+  t.after(() => child.kill('SIGKILL'));
+  await waitReady(port, child);
+
+  const started = Date.now();
+  await (await stalledRequest(port)).closed;
+  const waited = Date.now() - started;
+  assert.ok(waited >= 900 && waited < 5000, `closed after ${waited} ms`);
+
+  // SIGTERM with a request in flight that never ends: closed at the latest at the deadline, and the process ends.
+  const stalled = await stalledRequest(port, true);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const stopAt = Date.now();
+  child.kill('SIGTERM');
+  await stalled.closed;
+  await exited;
+  assert.ok(Date.now() - stopAt < 5000, `stopped after ${Date.now() - stopAt} ms`);
 });
 
 test('serve with QUARRY_WORKERS=2 stops with an error when the workers cannot listen', async () => {

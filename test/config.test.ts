@@ -4,20 +4,24 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
 
-test('defaults: port 8080 on 127.0.0.1, ./data, external URL from the port', () => {
+test('defaults: port 8080 on 127.0.0.1, ./data, external URL from the address and the port', () => {
   const c = loadConfig({});
   assert.equal(c.port, 8080);
   assert.equal(c.host, '127.0.0.1');
   assert.equal(c.dataDir, path.resolve('./data'));
   assert.equal(c.databaseUrl, null);
-  assert.equal(c.externalUrl, 'http://localhost:8080');
+  assert.equal(c.externalUrl, 'http://127.0.0.1:8080');
   assert.equal(c.rateLimitRequests, 0);
   assert.equal(c.workers, 1);
   assert.ok(Object.isFrozen(c));
 });
 
-test('the external URL follows PORT and loses its trailing slash', () => {
-  assert.equal(loadConfig({ PORT: '9000' }).externalUrl, 'http://localhost:9000');
+test('the external URL follows HOST and PORT and loses its trailing slash', () => {
+  assert.equal(loadConfig({ PORT: '9000' }).externalUrl, 'http://127.0.0.1:9000');
+  assert.equal(loadConfig({ HOST: '192.0.2.7', PORT: '9000' }).externalUrl, 'http://192.0.2.7:9000');
+  assert.equal(loadConfig({ HOST: '::1' }).externalUrl, 'http://[::1]:8080');
+  // Listening on every address: no single one to name.
+  assert.equal(loadConfig({ HOST: '0.0.0.0' }).externalUrl, 'http://localhost:8080');
   assert.equal(loadConfig({ QUARRY_EXTERNAL_URL: 'https://forge.example.com/' }).externalUrl, 'https://forge.example.com');
 });
 

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { createDeps, prepare } from '../src/bootstrap.ts';
 import { loadConfig } from '../src/config.ts';
+import { systemContext } from '../src/core/context.ts';
 import type { Deps } from '../src/core/deps.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { backgroundJobKinds } from '../src/jobs/kinds.ts';
@@ -121,7 +122,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     async user(attrs = {}, scopes = ['api']) {
       sequence += 1;
       const username = attrs.username ?? `user${sequence}_${randomBytes(2).toString('hex')}`;
-      const user = await createUser(deps, {
+      const user = await createUser(systemContext(deps), {
         username,
         email: `${username}@example.com`,
         name: `User ${username}`,
@@ -129,7 +130,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
         skip_confirmation: true,
         ...attrs,
       });
-      const { token } = await issueToken(deps.db, { userId: user.id, name: 'test', scopes }, user, deps.now());
+      const { token } = await issueToken(systemContext(deps), { userId: user.id, name: 'test', scopes }, user);
       return { user, token };
     },
     runJobs: () => drainJobs(deps, backgroundJobKinds),

@@ -1,6 +1,7 @@
 // create-token and create-user: account chores from the command line.
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
+import { systemContext } from '../core/context.ts';
 import type { Deps } from '../core/deps.ts';
 import { SCOPES } from '../core/auth/scopes.ts';
 import { DomainError } from '../core/errors.ts';
@@ -35,7 +36,7 @@ export async function createTokenCommand(deps: Deps, args: string[]): Promise<nu
     .executeTakeFirst();
   if (!user) return fail(`no user "${values.user}"`);
   try {
-    const { token } = await issueToken(deps.db, { userId: user.id, name: values.name ?? 'command line', scopes, expiresAt }, user, deps.now());
+    const { token } = await issueToken(systemContext(deps), { userId: user.id, name: values.name ?? 'command line', scopes, expiresAt }, user);
     process.stdout.write(`${token}\n`);
     return 0;
   } catch (error) {
@@ -57,7 +58,7 @@ export async function createUserCommand(deps: Deps, args: string[]): Promise<num
   });
   if (!values.username || !values.email) return fail('create-user needs --username and --email');
   try {
-    const user = await createUser(deps, {
+    const user = await createUser(systemContext(deps), {
       username: values.username,
       email: values.email,
       name: values.name ?? values.username,

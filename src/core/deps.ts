@@ -5,11 +5,14 @@ import type { Database } from '../db/database.ts';
 import type { Actor } from './auth/actor.ts';
 import type { RouteAuth } from './auth/scopes.ts';
 import type { JobTokenResolver } from './auth/job-tokens.ts';
-import type { ServiceContext } from './context.ts';
+import type { BaseContext } from './context.ts';
 import type { RouteContract } from './contract.ts';
 
-/** The application's context: the service context with the database it came from. */
-export interface Deps extends ServiceContext {
+/**
+ * The application's context: what every service context holds, with the database it came from.
+ * Services take a ServiceContext instead: serviceContext(req), or systemContext(deps).
+ */
+export interface Deps extends BaseContext {
   readonly database: Database;
   readonly jobTokens: JobTokenResolver;
 }

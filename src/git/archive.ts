@@ -1,6 +1,7 @@
 // Archives of a commit's tree (tar.gz, tar.bz2, tar, zip), streamed from `git archive` as it
 // writes them: nothing is buffered, and a failure midway aborts the stream instead of ending it
-// as if the archive were complete.
+// as if the archive were complete. One git process per request, on purpose: the work is the
+// stream itself (compression included), which the object reader would only slow down.
 import { PassThrough, type Readable } from 'node:stream';
 import { requireObjectId, requireRepoPath } from './args.ts';
 import { spawnGit } from './run.ts';

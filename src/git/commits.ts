@@ -1,92 +1,53 @@
-// Commits, trees and blobs: reading them, and writing a commit from file actions without a work
-// tree (a private index file, then write-tree, commit-tree and a compare-and-set on the branch).
+// Commits, trees and blobs: reading them (through the repository's object reader and the object
+// cache, objects.ts), and writing a commit from file actions without a work tree (a private index
+// file, then write-tree, commit-tree and a compare-and-set on the branch).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ZERO_OID, requireBranchName, requireObjectId, requireRepoPath, requireRevision } from './args.ts';
 import { resolveCommit, resolveRef, updateRef } from './refs.ts';
+import { type Commit, type Repository, type TreeItem, entryAtPath, openRepository, peelToCommit, readBlobContent, readCommit, readTreeObject } from './objects.ts';
 import { GitError, runGit } from './run.ts';
-import { type Identity, type Signature, identityEnv, parseSignature } from './signature.ts';
+import { type Identity, identityEnv } from './signature.ts';
 
-export interface Commit {
-  id: string;
-  tree: string;
-  parents: string[];
-  author: Signature;
-  committer: Signature;
-  message: string;
-}
-
-/** Parses a raw commit object: headers (with continuation lines), a blank line, the message. */
-export function parseCommit(id: string, raw: string): Commit {
-  const end = raw.indexOf('\n\n');
-  const headers = (end === -1 ? raw : raw.slice(0, end)).split('\n');
-  const commit: Commit = { id, tree: '', parents: [], author: parseSignature(''), committer: parseSignature(''), message: end === -1 ? '' : raw.slice(end + 2) };
-  for (const line of headers) {
-    if (line.startsWith(' ')) continue; // continuation of gpgsig or mergetag
-    const space = line.indexOf(' ');
-    const key = line.slice(0, space);
-    const value = line.slice(space + 1);
-    if (key === 'tree') commit.tree = value;
-    else if (key === 'parent') commit.parents.push(value);
-    else if (key === 'author') commit.author = parseSignature(value);
-    else if (key === 'committer') commit.committer = parseSignature(value);
-  }
-  return commit;
-}
+export type { Commit } from './objects.ts';
+export { parseCommit } from './objects.ts';
 
 /** The commit a revision names (tags peeled); null when there is none. */
 export async function getCommit(gitDir: string, revision: string): Promise<Commit | null> {
-  const id = await resolveCommit(gitDir, revision);
-  if (id === null) return null;
-  const { stdout } = await runGit(gitDir, ['cat-file', 'commit', id]);
-  return parseCommit(id, stdout.toString('utf8'));
+  const repo = openRepository(gitDir);
+  const id = await peelToCommit(repo, revision);
+  return id === null ? null : readCommit(repo, id);
 }
 
-export interface TreeEntry {
-  id: string;
-  /** The entry's name within its tree. */
-  name: string;
+export interface TreeEntry extends TreeItem {
   /** Its path from the repository's root. */
   path: string;
-  type: 'blob' | 'tree' | 'commit';
-  /** Octal, as git writes it: 100644, 100755, 120000 (symlink), 040000, 160000 (submodule). */
-  mode: string;
-  /** Blobs only. */
-  size: number | null;
 }
 
-/** Parses `ls-tree -z --long`: "<mode> <type> <id> <size>\t<path>\0" (size padded, '-' for trees). */
-function parseLsTree(output: Buffer, prefix: string): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  for (const record of output.toString('utf8').split('\0')) {
-    if (record === '') continue;
-    const tab = record.indexOf('\t');
-    const [mode, type, id, size] = record.slice(0, tab).split(/ +/);
-    const relative = record.slice(tab + 1);
-    const full = prefix ? `${prefix}/${relative}` : relative;
-    entries.push({ id, name: full.slice(full.lastIndexOf('/') + 1), path: full, type: type as TreeEntry['type'], mode, size: size === '-' ? null : Number(size) });
-  }
-  return entries;
+/** The entries of a tree in git's order, with their paths; with `recursive`, each subtree's entries follow it. */
+async function listTree(repo: Repository, treeId: string, prefix: string, recursive: boolean): Promise<TreeEntry[]> {
+  const items = (await readTreeObject(repo, treeId))?.items ?? [];
+  const entries = items.map((item) => ({ ...item, path: prefix === '' ? item.name : `${prefix}/${item.name}` }));
+  if (!recursive) return entries;
+  // Subtrees are read at once (one pipelined request each), then placed after their tree's entry.
+  const below = await Promise.all(entries.map((e) => (e.type === 'tree' ? listTree(repo, e.id, e.path, true) : [])));
+  return entries.flatMap((entry, i) => [entry, ...below[i]]);
 }
-
-const MISSING_OBJECT = /Not a valid object name|not a tree object|bad file|bad object/i;
 
 /**
  * The entries of a directory at a revision (the root when `dir` is empty), or all entries below
- * it, directories included, with `recursive`. Null when the revision or the directory does not exist.
+ * it, directories included, with `recursive` (as `git ls-tree -r -t` lists them). Null when the
+ * revision or the directory does not exist.
  */
 export async function readTree(gitDir: string, revision: string, dir = '', options: { recursive?: boolean } = {}): Promise<TreeEntry[] | null> {
   const prefix = dir === '' ? '' : requireRepoPath(dir);
-  const commit = await resolveCommit(gitDir, revision);
+  const repo = openRepository(gitDir);
+  const commit = await peelToCommit(repo, revision);
   if (commit === null) return null;
-  const args = ['ls-tree', '-z', '--long', ...(options.recursive ? ['-r', '-t'] : []), '--end-of-options', prefix ? `${commit}:${prefix}` : commit];
-  try {
-    return parseLsTree((await runGit(gitDir, args)).stdout, prefix);
-  } catch (error) {
-    if (error instanceof GitError && error.kind === 'failed' && MISSING_OBJECT.test(error.stderr)) return null;
-    throw error;
-  }
+  const tree = await entryAtPath(repo, commit, prefix);
+  if (tree === null || tree.type !== 'tree') return null;
+  return listTree(repo, tree.id, prefix, Boolean(options.recursive));
 }
 
 export interface Blob {
@@ -106,26 +67,19 @@ const DEFAULT_MAX_BLOB = 100 * 1024 * 1024;
  */
 export async function readBlob(gitDir: string, revision: string, filePath: string, options: { maxBytes?: number } = {}): Promise<Blob | null> {
   const file = requireRepoPath(filePath);
-  const commit = await resolveCommit(gitDir, revision);
+  const repo = openRepository(gitDir);
+  const commit = await peelToCommit(repo, revision);
   if (commit === null) return null;
-  const { stdout } = await runGit(gitDir, ['ls-tree', '-z', '--long', '--end-of-options', commit, file]);
-  const entry = parseLsTree(stdout, '').find((e) => e.path === file && e.type === 'blob');
-  if (!entry || entry.size === null) return null;
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BLOB;
-  if (entry.size > maxBytes) throw new GitError('output_limit', `${file} is larger than ${maxBytes} bytes`);
-  const content = (await runGit(gitDir, ['cat-file', 'blob', entry.id], { maxOutput: maxBytes })).stdout;
-  return { id: entry.id, path: file, mode: entry.mode, size: entry.size, content };
+  const entry = await entryAtPath(repo, commit, file);
+  if (entry === null || entry.type !== 'blob') return null;
+  const content = await readBlobContent(repo, entry.id, options.maxBytes ?? DEFAULT_MAX_BLOB);
+  if (content === null) return null;
+  return { id: entry.id, path: file, mode: entry.mode, size: content.length, content };
 }
 
 /** A blob's content by id; null when the repository has no such blob. */
 export async function getBlob(gitDir: string, id: string, options: { maxBytes?: number } = {}): Promise<Buffer | null> {
-  requireObjectId(id);
-  try {
-    return (await runGit(gitDir, ['cat-file', 'blob', id], { maxOutput: options.maxBytes ?? DEFAULT_MAX_BLOB })).stdout;
-  } catch (error) {
-    if (error instanceof GitError && error.kind === 'failed' && MISSING_OBJECT.test(error.stderr)) return null;
-    throw error;
-  }
+  return readBlobContent(openRepository(gitDir), requireObjectId(id), options.maxBytes ?? DEFAULT_MAX_BLOB);
 }
 
 // ---- Writing a commit --------------------------------------------------------------------------

@@ -1,8 +1,18 @@
 // Reading history: the commits reachable from revisions (filtered by path and dates, paged by git
 // itself), their trailers and diff stats, and the last commit that touched a path.
+//
+// Walking history still takes a git process per request the first time (rev-list for a page or
+// a count, with or without a path filter; log for trailers; diff-tree for stats; at most four at
+// once, walks.ts). What a walk
+// from commit ids finds never changes, so its answer is kept in the object cache, and the commits
+// themselves come from the repository's object reader: a page, a count, trailers or stats asked
+// again cost no process. A path's last commit takes none at all (last-commits.ts).
 import { requireObjectId, requireRepoPath, requireRevision } from './args.ts';
-import { type Commit, parseCommit } from './commits.ts';
-import { runGit } from './run.ts';
+import { objectCache } from './object-cache.ts';
+import { directoryPaths, lastCommitsForPaths } from './last-commits.ts';
+import { type Commit, entryAtPath, objectKey, openRepository, peelToCommit, readCommit } from './objects.ts';
+import { GitError } from './run.ts';
+import { runWalk } from './walks.ts';
 
 export interface LogQuery {
   /** Revisions to walk from: object ids, branches, tags, `a..b` ranges. Ignored with `all`. */
@@ -35,62 +45,82 @@ function revListArgs(query: LogQuery): string[] | null {
   return args;
 }
 
+/** A walk from commit ids alone (`a..b` ranges of them too) finds the same commits forever. */
+const FIXED_REVISION = /^[0-9a-f]{40}(\.{2,3}[0-9a-f]{40})?$/;
+
+/**
+ * rev-list's answer to a query: kept in the object cache when the query walks from commit ids
+ * (not from refs, nor `all`), run each time otherwise.
+ */
+async function revList(gitDir: string, kind: string, query: LogQuery, args: readonly string[]): Promise<string> {
+  const run = async () => (await runWalk(gitDir, ['rev-list', ...args])).stdout.toString('utf8');
+  if (query.all || !(query.revisions ?? []).every((r) => FIXED_REVISION.test(r))) return run();
+  return objectCache.remember(objectKey(openRepository(gitDir), kind, JSON.stringify(args)), run, (text) => text.length);
+}
+
 /** The ids of a page of the commits a query selects, newest first (or in topological order). */
 export async function logCommitIds(gitDir: string, query: LogQuery, page: { skip: number; limit: number }): Promise<string[]> {
   const args = revListArgs(query);
   if (args === null || page.limit <= 0) return [];
-  const { stdout } = await runGit(gitDir, ['rev-list', `--skip=${Math.max(0, Math.floor(page.skip))}`, `--max-count=${Math.floor(page.limit)}`, ...args]);
-  return stdout.toString('utf8').split('\n').filter((line) => line !== '');
+  const output = await revList(gitDir, 'log', query, [`--skip=${Math.max(0, Math.floor(page.skip))}`, `--max-count=${Math.floor(page.limit)}`, ...args]);
+  return output.split('\n').filter((line) => line !== '');
 }
 
 /** How many commits a query selects. */
 export async function countCommits(gitDir: string, query: LogQuery): Promise<number> {
   const args = revListArgs(query);
   if (args === null) return 0;
-  const { stdout } = await runGit(gitDir, ['rev-list', '--count', ...args]);
-  return Number(stdout.toString('utf8').trim());
+  return Number((await revList(gitDir, 'count', query, ['--count', ...args])).trim());
 }
 
 /**
- * The commits with these ids, in the same order, read in one git call (`cat-file --batch` frames
- * every object by its size, so no message can confuse the parsing). Ids that are not commits are
- * left out.
+ * The commits with these ids, in the same order, from the repository's object reader (requests
+ * pipelined) or the cache. Ids that are not commits are left out.
  */
 export async function readCommits(gitDir: string, ids: readonly string[]): Promise<Commit[]> {
-  if (ids.length === 0) return [];
-  const input = ids.map((id) => `${requireObjectId(id)}\n`).join('');
-  const { stdout } = await runGit(gitDir, ['cat-file', '--batch'], { input });
-  const commits: Commit[] = [];
-  let at = 0;
-  while (at < stdout.length) {
-    const eol = stdout.indexOf(0x0a, at);
-    if (eol === -1) break;
-    const [id, type, size] = stdout.toString('utf8', at, eol).split(' ');
-    at = eol + 1;
-    if (size === undefined) continue; // "<id> missing"
-    const end = at + Number(size);
-    if (type === 'commit') commits.push(parseCommit(id, stdout.toString('utf8', at, end)));
-    at = end + 1;
+  const repo = openRepository(gitDir);
+  const commits = await Promise.all(ids.map((id) => readCommit(repo, requireObjectId(id))));
+  return commits.filter((commit) => commit !== null);
+}
+
+/**
+ * Values per commit id computed by one git call for the ids not cached yet (`compute` answers for
+ * those), then cached under kind: what a commit holds never changes.
+ */
+async function perCommit<T>(gitDir: string, kind: string, keys: readonly string[], compute: (missing: readonly string[]) => Promise<Map<string, T>>, sizeOf: (value: T) => number): Promise<Map<string, T>> {
+  const repo = openRepository(gitDir);
+  const found = new Map<string, T>();
+  const missing: string[] = [];
+  for (const key of new Set(keys)) {
+    const kept = objectCache.get<T>(objectKey(repo, kind, key));
+    if (kept === undefined) missing.push(key);
+    else found.set(key, kept);
   }
-  return commits;
+  if (missing.length === 0) return found;
+  for (const [key, value] of await compute(missing)) {
+    objectCache.set(objectKey(repo, kind, key), value, sizeOf(value));
+    found.set(key, value);
+  }
+  return found;
 }
 
 /** Trailers ("Signed-off-by: …") of each commit, as git finds them: key → value, the last one winning. */
-export async function readTrailers(gitDir: string, ids: readonly string[]): Promise<Map<string, Record<string, string>>> {
-  const trailers = new Map<string, Record<string, string>>();
-  if (ids.length === 0) return trailers;
-  const format = '--format=%H%x00%(trailers:only,unfold,separator=%x01,key_value_separator=%x02)';
-  const { stdout } = await runGit(gitDir, ['log', '--no-walk=unsorted', '-z', format, '--end-of-options', ...ids.map(requireObjectId)]);
-  const fields = stdout.toString('utf8').split('\0');
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const pairs: Record<string, string> = {};
-    for (const line of fields[i + 1].split('\x01')) {
-      const separator = line.indexOf('\x02');
-      if (separator > 0) pairs[line.slice(0, separator)] = line.slice(separator + 1);
+export function readTrailers(gitDir: string, ids: readonly string[]): Promise<Map<string, Record<string, string>>> {
+  return perCommit(gitDir, 'trailers', ids.map(requireObjectId), async (missing) => {
+    const trailers = new Map<string, Record<string, string>>();
+    const format = '--format=%H%x00%(trailers:only,unfold,separator=%x01,key_value_separator=%x02)';
+    const { stdout } = await runWalk(gitDir, ['log', '--no-walk=unsorted', '-z', format, '--end-of-options', ...missing]);
+    const fields = stdout.toString('utf8').split('\0');
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const pairs: Record<string, string> = {};
+      for (const line of fields[i + 1].split('\x01')) {
+        const separator = line.indexOf('\x02');
+        if (separator > 0) pairs[line.slice(0, separator)] = line.slice(separator + 1);
+      }
+      trailers.set(fields[i], pairs);
     }
-    trailers.set(fields[i], pairs);
-  }
-  return trailers;
+    return trailers;
+  }, (pairs) => JSON.stringify(pairs).length);
 }
 
 export interface DiffStats {
@@ -104,10 +134,17 @@ export interface DiffStats {
  * empty tree), in one git call; binary files count no lines.
  */
 export async function diffStats(gitDir: string, commits: readonly Pick<Commit, 'id' | 'parents'>[]): Promise<Map<string, DiffStats>> {
+  const byId = new Map(commits.map((c) => [requireObjectId(c.id), c]));
+  const stats = await perCommit(gitDir, 'diffstat', [...byId.keys()], (missing) => diffTreeStats(gitDir, missing.map((id) => byId.get(id) as Commit)), () => 64);
+  // Copies: the cached values are shared.
+  return new Map(commits.map((c) => [c.id, { ...(stats.get(c.id) as DiffStats) }]));
+}
+
+/** diff-tree's numstat of each commit against its first parent, in one git call. */
+async function diffTreeStats(gitDir: string, commits: readonly Pick<Commit, 'id' | 'parents'>[]): Promise<Map<string, DiffStats>> {
   const stats = new Map<string, DiffStats>(commits.map((c) => [c.id, { additions: 0, deletions: 0, total: 0 }]));
-  if (commits.length === 0) return stats;
-  const input = commits.map((c) => `${requireObjectId(c.id)}${c.parents.length > 0 ? ` ${requireObjectId(c.parents[0])}` : ''}\n`).join('');
-  const { stdout } = await runGit(gitDir, ['diff-tree', '--stdin', '-z', '-r', '--root', '--numstat'], { input });
+  const input = commits.map((c) => `${c.id}${c.parents.length > 0 ? ` ${requireObjectId(c.parents[0])}` : ''}\n`).join('');
+  const { stdout } = await runWalk(gitDir, ['diff-tree', '--stdin', '-z', '-r', '--root', '--numstat'], { input });
   // Each commit's records follow a unit holding its id alone; a record is "<added>\t<deleted>\t<path>".
   let current: DiffStats | undefined;
   for (const unit of stdout.toString('utf8').split('\0')) {
@@ -126,15 +163,22 @@ export async function diffStats(gitDir: string, commits: readonly Pick<Commit, '
   return stats;
 }
 
-/** The last commit reachable from `revision` that changed the path; null when none did. */
+/**
+ * The last commit reachable from `revision` that changed the path; null when none did. Found with
+ * the other entries of its directory in one walk over the object reader (last-commits.ts), and
+ * kept per (commit, path).
+ */
 export async function lastCommitForPath(gitDir: string, revision: string, filePath: string): Promise<string | null> {
-  const { stdout } = await runGit(gitDir, ['rev-list', '--max-count=1', '--end-of-options', requireRevision(revision), '--', requireRepoPath(filePath)]);
-  const id = stdout.toString('utf8').trim();
-  return id === '' ? null : id;
+  const path = requireRepoPath(filePath);
+  const repo = openRepository(gitDir);
+  const commit = await peelToCommit(repo, revision);
+  if (commit === null) throw new GitError('failed', `unknown revision: ${JSON.stringify(revision)}`);
+  const dir = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+  const siblings = (await directoryPaths(repo, commit, dir)) ?? [];
+  return (await lastCommitsForPaths(repo, commit, [path], siblings)).get(path) ?? null;
 }
 
 /** Whether a path names an entry (file or directory) in a commit's tree. */
 export async function pathExists(gitDir: string, commit: string, entryPath: string): Promise<boolean> {
-  const { exitCode } = await runGit(gitDir, ['cat-file', '-e', '--end-of-options', `${requireObjectId(commit)}:${requireRepoPath(entryPath)}`], { okExitCodes: [1, 128] });
-  return exitCode === 0;
+  return (await entryAtPath(openRepository(gitDir), requireObjectId(commit), requireRepoPath(entryPath))) !== null;
 }

@@ -1,6 +1,7 @@
 // Branches and tags: reading them, resolving names to commits, and changing them with a
 // compare-and-set on the old value, so that of two writers racing on one ref exactly one wins.
 import { ZERO_OID, requireObjectId, requireRefName, requireRevision } from './args.ts';
+import { openRepository, peelToCommit } from './objects.ts';
 import { GitError, runGit } from './run.ts';
 import { type Signature, parseSignature } from './signature.ts';
 
@@ -92,10 +93,8 @@ export async function resolveRef(gitDir: string, ref: string): Promise<string | 
  * it names nothing or something other than a commit.
  */
 export async function resolveCommit(gitDir: string, revision: string): Promise<string | null> {
-  requireRevision(revision);
-  const { stdout, exitCode } = await runGit(gitDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`], { okExitCodes: [1] });
-  const id = stdout.toString('utf8').trim();
-  return exitCode === 0 && id !== '' ? id : null;
+  // The repository's object reader resolves it as rev-parse would, without a process of its own.
+  return peelToCommit(openRepository(gitDir), revision);
 }
 
 /** Whether any branch exists: a repository without one is empty. */

@@ -63,7 +63,7 @@ test('createRepository with a README: one commit on the default branch, by the g
   assert.deepEqual(commit?.parents, []);
   assert.deepEqual(commit?.author, { ...author, date: '2024-01-02T03:04:05.000+00:00', timestamp: date.getTime() / 1000 });
   assert.deepEqual(commit?.committer, commit?.author);
-  assert.deepEqual((await readTree(dir, 'main'))?.map((e) => [e.path, e.size]), [['README.md', 19]]);
+  assert.deepEqual((await readTree(dir, 'main'))?.map((e) => [e.path, e.type]), [['README.md', 'blob']]);
 });
 
 test('a failed creation leaves nothing behind; bad branch names are refused first', async () => {

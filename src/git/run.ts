@@ -176,17 +176,28 @@ export interface GitProcess {
   kill(): void;
 }
 
+export interface SpawnOptions extends Pick<GitOptions, 'env'> {
+  /**
+   * Milliseconds before git is killed (default 30 s); null for none, for a long-lived object
+   * reader, which holds each of its requests to the time limit instead.
+   */
+  timeoutMs?: number | null;
+}
+
 /**
- * Starts git with streams, for smart HTTP and archives: the caller pipes stdin and stdout. The same
- * environment and time limit apply; `done` tells whether the limit killed git.
+ * Starts git with streams, for smart HTTP, archives and object readers: the caller pipes stdin and
+ * stdout. The same environment and time limit apply; `done` tells whether the limit killed git.
  */
-export function spawnGit(gitDir: string | null, args: readonly string[], options: Pick<GitOptions, 'timeoutMs' | 'env'> = {}): GitProcess {
+export function spawnGit(gitDir: string | null, args: readonly string[], options: SpawnOptions = {}): GitProcess {
   const child = startGit(gitDir, args, options.env);
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killGroup(child);
-  }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const timer =
+    options.timeoutMs === null
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          killGroup(child);
+        }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
     if (stderr.length < MAX_STDERR) stderr += chunk.toString('utf8', 0, MAX_STDERR - stderr.length);

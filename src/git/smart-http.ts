@@ -2,6 +2,8 @@
 // advertisement of GET info/refs and the RPCs of POST git-upload-pack / git-receive-pack. Request
 // bodies stream into git (gunzipped when the client compressed them, cut at a size limit) and
 // git's answer streams back; nothing is held in memory whole. Who may call is decided before.
+// One git process per request, on purpose: pack negotiation and pack writing are git's own work,
+// which no object reader could do.
 import { type Readable, PassThrough, Transform, type TransformCallback, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { type GitExit, type GitProcess, spawnGit } from './run.ts';

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { ServiceContext } from '../core/context.ts';
+import { type BaseContext, type ServiceContext, systemContext } from '../core/context.ts';
 import { processAlive, thisHost } from '../core/processes.ts';
 import type { BackgroundJobRow, DB } from '../db/schema.ts';
 
@@ -170,7 +170,9 @@ export interface JobOutcome {
  * Runs a claimed job with its kind: deleted when it succeeds; otherwise queued again after a
  * backoff, or failed for good once out of attempts (or when its kind or payload is unknown).
  */
-export async function runClaimed(ctx: ServiceContext, kinds: ReadonlyMap<string, JobKind>, job: BackgroundJobRow): Promise<JobOutcome> {
+export async function runClaimed(base: BaseContext, kinds: ReadonlyMap<string, JobKind>, job: BackgroundJobRow): Promise<JobOutcome> {
+  // A job acts for no one: it runs alike at once in the writer's process (runNow) or later in a worker.
+  const ctx = systemContext(base);
   const { db } = ctx;
   const kind = kinds.get(job.kind);
   const owned = (trx: Kysely<DB>) => trx.deleteFrom('background_jobs').where('id', '=', job.id).where('locked_by', '=', job.locked_by);
@@ -223,7 +225,7 @@ export class PermanentJobError extends Error {}
  * runHere): the caller sees its effects when this resolves. Should the job fail, it stays queued
  * for the workers' retries and the outcome says so.
  */
-export async function runNow(ctx: ServiceContext, kind: JobKind, id: number | null): Promise<JobOutcome | null> {
+export async function runNow(ctx: BaseContext, kind: JobKind, id: number | null): Promise<JobOutcome | null> {
   if (id === null) return null;
   const job = await claimNext(ctx.db, id);
   return job ? runClaimed(ctx, new Map([[kind.name, kind]]), job) : null;

@@ -2,14 +2,14 @@
 // push's hook directory) is removed at start-up and then hourly: at once when its process is gone
 // from this host, after an hour otherwise (longer than any git operation may run). A push whose
 // refs had moved is recorded first.
-import type { ServiceContext } from '../core/context.ts';
+import type { BaseContext } from '../core/context.ts';
 import { removeScratchLeftovers } from '../git/repository.ts';
 import { removePushLeftovers } from '../modules/pushes/index.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const LEFTOVER_AGE_MS = 60 * 60 * 1000;
 
-export async function removeLeftovers(ctx: ServiceContext): Promise<number> {
+export async function removeLeftovers(ctx: BaseContext): Promise<number> {
   const [scratch, pushes] = await Promise.all([removeScratchLeftovers(ctx.config.repositoryStorages, LEFTOVER_AGE_MS), removePushLeftovers(ctx, LEFTOVER_AGE_MS)]);
   return scratch + pushes;
 }

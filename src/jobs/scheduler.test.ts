@@ -8,6 +8,7 @@ import { recordEvent } from '../modules/events/events.service.ts';
 import { PRUNE_EVENTS_BATCH, eventsCutoff, pruneOldEventsTask } from './prune-old-events.ts';
 import { type PeriodicTask, claimRun, runDueTasks, startScheduler } from './scheduler.ts';
 import { periodicTasks } from './tasks.ts';
+import { atTime, systemContext } from '../core/context.ts';
 
 let t: TestApp;
 let clock = new Date('2024-06-15T12:00:00.000Z');
@@ -104,7 +105,7 @@ describe('prune_old_events', () => {
   });
 
   async function eventAt(at: Date): Promise<void> {
-    await recordEvent(t.deps.db, { projectId: null, authorId: author, action: 'created' }, at);
+    await recordEvent(atTime(systemContext(t.deps), at), { projectId: null, authorId: author, action: 'created' });
   }
 
   test('the cutoff is 3 calendar years and a day back', () => {

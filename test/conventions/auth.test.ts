@@ -7,6 +7,7 @@ import { PASSWORD, ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from
 import { expectEntity, expectError, expectStatus } from '../matchers.ts';
 import { issueToken, revokeToken } from '../../src/modules/access-tokens/access-tokens.service.ts';
 import { UserAdminEntity, UserSelfEntity } from '../../src/modules/users/users.schemas.ts';
+import { systemContext } from '../../src/core/context.ts';
 
 const UNAUTHORIZED = { message: '401 Unauthorized' };
 const EXPIRED = { error: 'invalid_token', error_description: 'Token is expired. You can either do re-authorization or token refresh.' };
@@ -136,31 +137,31 @@ describe('unknown tokens', () => {
 
 describe('expiry and revocation', () => {
   test('a token expiring today is expired, with WWW-Authenticate', async () => {
-    const { token } = await issueToken(t.deps.db, { userId: alice.user.id, name: 'today', scopes: ['api'], expiresAt: day(0) }, alice.user, t.deps.now());
+    const { token } = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'today', scopes: ['api'], expiresAt: day(0) }, alice.user);
     expectInvalidToken(await t.get('/api/v4/user', { token }), EXPIRED);
     expectInvalidToken(await t.get('/api/v4/users', { query: { username: 'alice' }, token }), EXPIRED);
   });
 
   test('a token that expired yesterday is expired', async () => {
-    const { token } = await issueToken(t.deps.db, { userId: alice.user.id, name: 'past', scopes: ['api'], expiresAt: day(-1) }, alice.user, t.deps.now());
+    const { token } = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'past', scopes: ['api'], expiresAt: day(-1) }, alice.user);
     expectInvalidToken(await t.get('/api/v4/user', { headers: { authorization: `Bearer ${token}` } }), EXPIRED);
   });
 
   test('a token expiring tomorrow still works', async () => {
-    const { token } = await issueToken(t.deps.db, { userId: alice.user.id, name: 'future', scopes: ['api'], expiresAt: day(1) }, alice.user, t.deps.now());
+    const { token } = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'future', scopes: ['api'], expiresAt: day(1) }, alice.user);
     expectStatus(await t.get('/api/v4/user', { token }), 200);
   });
 
   test('a revoked token is refused with the revoked body', async () => {
-    const { row, token } = await issueToken(t.deps.db, { userId: alice.user.id, name: 'revoked', scopes: ['api'] }, alice.user, t.deps.now());
+    const { row, token } = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'revoked', scopes: ['api'] }, alice.user);
     expectStatus(await t.get('/api/v4/user', { token }), 200);
-    await revokeToken(t.deps.db, row.id, t.deps.now());
+    await revokeToken(systemContext(t.deps), row.id);
     expectInvalidToken(await t.get('/api/v4/user', { token }), REVOKED);
   });
 
   test('a token both expired and revoked reads as expired', async () => {
-    const { row, token } = await issueToken(t.deps.db, { userId: alice.user.id, name: 'both', scopes: ['api'], expiresAt: day(-3) }, alice.user, t.deps.now());
-    await revokeToken(t.deps.db, row.id, t.deps.now());
+    const { row, token } = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'both', scopes: ['api'], expiresAt: day(-3) }, alice.user);
+    await revokeToken(systemContext(t.deps), row.id);
     expectInvalidToken(await t.get('/api/v4/user', { token }), EXPIRED);
   });
 });
@@ -178,7 +179,7 @@ describe('impersonation tokens', () => {
     const off = await createTestApp({ QUARRY_IMPERSONATION_ENABLED: 'false' });
     try {
       const carol = await off.user({ username: 'carol' });
-      const { token } = await issueToken(off.deps.db, { userId: carol.user.id, name: 'imp', scopes: ['api'], impersonation: true }, carol.user, off.deps.now());
+      const { token } = await issueToken(systemContext(off.deps), { userId: carol.user.id, name: 'imp', scopes: ['api'], impersonation: true }, carol.user);
       expectInvalidToken(await off.get('/api/v4/user', { token }), IMPERSONATION_DISABLED);
       // Carol's own personal token is unaffected.
       expectStatus(await off.get('/api/v4/user', { token: carol.token }), 200);

@@ -87,10 +87,11 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, health, sign-in and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, health, landing, sign-in and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
+      'GET /',
       'GET /-/api-docs',
       'GET /-/api-docs/:asset',
       'GET /-/health',
@@ -98,6 +99,7 @@ describe('the routes of the application', () => {
       'GET /api/v4/projects/:id/repository/archive.:format',
       'GET /api/v4/projects/:id/repository/files/:file_path/raw',
       'GET /users/sign_in',
+      'HEAD /',
       'HEAD /-/api-docs',
       'HEAD /-/api-docs/:asset',
       'HEAD /-/health',

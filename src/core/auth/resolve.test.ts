@@ -10,6 +10,7 @@ import { DomainError } from '../errors.ts';
 import type { RouteAuth } from './scopes.ts';
 import type { JobTokenResolver } from './job-tokens.ts';
 import { type CredentialSource, type ResolveDeps, SESSION_COOKIE, resolveActor } from './resolve.ts';
+import { systemContext } from '../context.ts';
 
 const JOB_TOKEN = 'glcbt-fixture-job-token-0001';
 const JOB_ID = 4242;
@@ -151,7 +152,7 @@ describe('tokens', () => {
   });
 
   test('expiry follows the clock: a token expires when its date begins (UTC)', async () => {
-    const { token } = await issueToken(t.deps.db, { userId: alice.user.id, name: 'clock', scopes: ['api'], expiresAt: '2030-01-02' }, alice.user, t.deps.now());
+    const { token } = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'clock', scopes: ['api'], expiresAt: '2030-01-02' }, alice.user);
     const at = (iso: string) => ({ ...deps, now: () => new Date(iso) });
     const src = source({ headers: { 'private-token': token } });
     assert.equal((await resolveActor(at('2030-01-01T23:59:59.999Z'), src, plainRoute))?.user.id, alice.user.id);
@@ -178,7 +179,7 @@ describe('sessions', () => {
   let csrf: string;
   before(async () => {
     const user = (await t.deps.db.selectFrom('users').selectAll().where('id', '=', alice.user.id).executeTakeFirstOrThrow()) as UserRow;
-    ({ cookie, csrfToken: csrf } = await startSession(t.deps.db, user, '127.0.0.1', t.deps.now()));
+    ({ cookie, csrfToken: csrf } = await startSession(systemContext(t.deps), user, '127.0.0.1'));
   });
 
   test('the cookie authenticates reads', async () => {

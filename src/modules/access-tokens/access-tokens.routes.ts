@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { adminOnly, requireUser } from '../../core/access/guards.ts';
 import type { Actor } from '../../core/auth/actor.ts';
+import { serviceContext } from '../../core/context.ts';
 import { apiError, badRequest, notFound, unauthorized } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import { NoContent } from '../../core/schema.ts';
@@ -86,7 +87,7 @@ export const accessTokenRoutes: FastifyPluginAsyncTypebox = async (api) => {
   });
 
   api.delete('/personal_access_tokens/self', { schema: { response: { 204: NoContent } }, config: selfConfig }, async (req, reply) => {
-    await revokeToken(db, ownToken(requireUser(req)), now());
+    await revokeToken(serviceContext(req), ownToken(requireUser(req)));
     return reply.code(204).send();
   });
 
@@ -97,7 +98,7 @@ export const accessTokenRoutes: FastifyPluginAsyncTypebox = async (api) => {
     // then refuses a token the caller may not revoke.
     if (!row) throw apiError(404, '404 Not found');
     if (!actor.isAdmin && row.user_id !== actor.user.id) throw badRequest();
-    await revokeToken(db, row.id, now());
+    await revokeToken(serviceContext(req), row.id);
     return reply.code(204).send();
   });
 
@@ -107,7 +108,7 @@ export const accessTokenRoutes: FastifyPluginAsyncTypebox = async (api) => {
     async (req, reply) => {
       const user = await targetUser(req.params.user_id);
       const { body } = req;
-      const { row, token } = await createPersonalToken(db, { userId: user.id, name: body.name, scopes: body.scopes, expiresAt: body.expires_at }, user, now());
+      const { row, token } = await createPersonalToken(serviceContext(req), { userId: user.id, name: body.name, scopes: body.scopes, expiresAt: body.expires_at }, user);
       reply.code(201);
       return { ...presentToken(row, today()), token };
     },
@@ -147,10 +148,9 @@ export const accessTokenRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const user = await targetUser(req.params.user_id);
       const { body } = req;
       const { row, token } = await issueToken(
-        db,
+        serviceContext(req),
         { userId: user.id, name: body.name, scopes: body.scopes ?? [], expiresAt: body.expires_at, impersonation: true },
         user,
-        now(),
       );
       reply.code(201);
       return { ...presentImpersonationToken(row, today()), token };
@@ -162,7 +162,7 @@ export const accessTokenRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: ImpersonationTokenParams, response: { 204: NoContent } }, ...adminConfig },
     async (req, reply) => {
       const row = await impersonationToken(req.params);
-      await revokeToken(db, row.id, now());
+      await revokeToken(serviceContext(req), row.id);
       return reply.code(204).send();
     },
   );

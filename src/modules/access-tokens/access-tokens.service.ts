@@ -1,13 +1,14 @@
 // Issuing and revoking personal and impersonation tokens. The secret is returned once and stored
 // only as a digest.
-import type { Kysely } from 'kysely';
-import type { DB, PersonalAccessTokenRow } from '../../db/schema.ts';
+import type { ServiceContext } from '../../core/context.ts';
+import type { PersonalAccessTokenRow } from '../../db/schema.ts';
 import { ADMIN_ONLY_SCOPES, SCOPES } from '../../core/auth/scopes.ts';
 import { digest, generateToken } from '../../core/auth/secrets.ts';
 import { type FieldErrors, apiError, invalidFields } from '../../core/errors.ts';
 import { BLANK, fullMessagesSentence } from '../../domain/validation.ts';
 
 export interface IssueTokenInput {
+  /** The token's owner, not necessarily the actor: administrators, commands and start-up issue tokens for others. */
   userId: number;
   name: string;
   scopes: readonly string[];
@@ -33,13 +34,13 @@ export function tokenErrors(input: Pick<IssueTokenInput, 'name' | 'scopes'>, own
 }
 
 /** Issues a token for a user; a failed validation is the platform's 400 field message. */
-export async function issueToken(db: Kysely<DB>, input: IssueTokenInput, owner: Owner, now: Date): Promise<{ row: PersonalAccessTokenRow; token: string }> {
+export async function issueToken(ctx: ServiceContext, input: IssueTokenInput, owner: Owner): Promise<{ row: PersonalAccessTokenRow; token: string }> {
   const scopes = [...new Set(input.scopes)];
   const errors = tokenErrors({ name: input.name, scopes }, owner);
   if (errors) throw invalidFields(errors);
   const token = input.secret ?? generateToken();
-  const at = now.toISOString();
-  const row = await db
+  const at = ctx.now().toISOString();
+  const row = await ctx.db
     .insertInto('personal_access_tokens')
     .values({
       user_id: input.userId,
@@ -62,12 +63,12 @@ export async function issueToken(db: Kysely<DB>, input: IssueTokenInput, owner: 
  * POST /users/:user_id/personal_access_tokens: the platform's creation service answers a failed
  * validation with 422 and the errors as one sentence (unlike impersonation tokens' 400 fields).
  */
-export async function createPersonalToken(db: Kysely<DB>, input: IssueTokenInput, owner: Owner, now: Date) {
+export async function createPersonalToken(ctx: ServiceContext, input: IssueTokenInput, owner: Owner) {
   const errors = tokenErrors(input, owner);
   if (errors) throw apiError(422, fullMessagesSentence(errors));
-  return issueToken(db, input, owner, now);
+  return issueToken(ctx, input, owner);
 }
 
-export async function revokeToken(db: Kysely<DB>, id: number, now: Date): Promise<void> {
-  await db.updateTable('personal_access_tokens').set({ revoked: true, updated_at: now.toISOString() }).where('id', '=', id).execute();
+export async function revokeToken(ctx: ServiceContext, id: number): Promise<void> {
+  await ctx.db.updateTable('personal_access_tokens').set({ revoked: true, updated_at: ctx.now().toISOString() }).where('id', '=', id).execute();
 }

@@ -10,6 +10,7 @@ import {
   PersonalAccessTokenWithSecretEntity,
 } from './access-tokens.schemas.ts';
 import { issueToken, revokeToken } from './access-tokens.service.ts';
+import { atTime, systemContext } from '../../core/context.ts';
 
 const REVOKED = { error: 'invalid_token', error_description: 'Token was revoked. You have to re-authorize from the user.' };
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
@@ -105,12 +106,12 @@ describe('GET /personal_access_tokens', () => {
   let carolTokens: number[];
   before(async () => {
     carol = await t.user({ username: 'carol' });
-    const now = t.deps.now();
-    const expired = await issueToken(t.deps.db, { userId: carol.user.id, name: 'Old Deploy', scopes: ['read_api'], expiresAt: day(-1) }, carol.user, now);
-    const revoked = await issueToken(t.deps.db, { userId: carol.user.id, name: 'revoked one', scopes: ['api'] }, carol.user, now);
-    await revokeToken(t.deps.db, revoked.row.id, now);
-    const deploy = await issueToken(t.deps.db, { userId: carol.user.id, name: 'deploy key', scopes: ['api'], expiresAt: day(5) }, carol.user, now);
-    await issueToken(t.deps.db, { userId: carol.user.id, name: 'impersonation', scopes: ['api'], impersonation: true }, carol.user, now);
+    const ctx = atTime(systemContext(t.deps), t.deps.now());
+    const expired = await issueToken(ctx, { userId: carol.user.id, name: 'Old Deploy', scopes: ['read_api'], expiresAt: day(-1) }, carol.user);
+    const revoked = await issueToken(ctx, { userId: carol.user.id, name: 'revoked one', scopes: ['api'] }, carol.user);
+    await revokeToken(ctx, revoked.row.id);
+    const deploy = await issueToken(ctx, { userId: carol.user.id, name: 'deploy key', scopes: ['api'], expiresAt: day(5) }, carol.user);
+    await issueToken(ctx, { userId: carol.user.id, name: 'impersonation', scopes: ['api'], impersonation: true }, carol.user);
     const first = await t.deps.db.selectFrom('personal_access_tokens').select('id').where('user_id', '=', carol.user.id).orderBy('id').executeTakeFirstOrThrow();
     carolTokens = [first.id, expired.row.id, revoked.row.id, deploy.row.id];
   });
@@ -219,7 +220,7 @@ describe('GET /personal_access_tokens/self and /:id', () => {
 
 describe('DELETE /personal_access_tokens/:id and /self', () => {
   test('a user revokes their own token: 204, then it stops working', async () => {
-    const { row, token } = await issueToken(t.deps.db, { userId: alice.user.id, name: 'doomed', scopes: ['api'] }, alice.user, t.deps.now());
+    const { row, token } = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'doomed', scopes: ['api'] }, alice.user);
     const res = await t.del(`/api/v4/personal_access_tokens/${row.id}`, { token: alice.token });
     expectStatus(res, 204);
     assert.equal(res.body, '');
@@ -230,20 +231,20 @@ describe('DELETE /personal_access_tokens/:id and /self', () => {
   });
 
   test('another user\'s token is 400; a missing one is the record 404', async () => {
-    const { row } = await issueToken(t.deps.db, { userId: bob.user.id, name: 'bobs', scopes: ['api'] }, bob.user, t.deps.now());
+    const { row } = await issueToken(systemContext(t.deps), { userId: bob.user.id, name: 'bobs', scopes: ['api'] }, bob.user);
     expectError(await t.del(`/api/v4/personal_access_tokens/${row.id}`, { token: alice.token }), 400, { message: '400 Bad request' });
     expectError(await t.del('/api/v4/personal_access_tokens/99999', { token: alice.token }), 404, { message: '404 Not found' });
     expectStatus(await t.del(`/api/v4/personal_access_tokens/${row.id}`, { token: ROOT_TOKEN }), 204);
   });
 
   test('revoking twice is fine', async () => {
-    const { row } = await issueToken(t.deps.db, { userId: alice.user.id, name: 'twice', scopes: ['api'] }, alice.user, t.deps.now());
+    const { row } = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'twice', scopes: ['api'] }, alice.user);
     expectStatus(await t.del(`/api/v4/personal_access_tokens/${row.id}`, { token: alice.token }), 204);
     expectStatus(await t.del(`/api/v4/personal_access_tokens/${row.id}`, { token: alice.token }), 204);
   });
 
   test('DELETE /self revokes the token used, whatever its scopes', async () => {
-    const { token } = await issueToken(t.deps.db, { userId: alice.user.id, name: 'self', scopes: ['read_repository'] }, alice.user, t.deps.now());
+    const { token } = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'self', scopes: ['read_repository'] }, alice.user);
     expectStatus(await t.del('/api/v4/personal_access_tokens/self', { token }), 204);
     expectError(await t.get('/api/v4/personal_access_tokens/self', { token }), 401, REVOKED);
     expectError(await t.del('/api/v4/personal_access_tokens/self', { token }), 401, REVOKED);

@@ -79,15 +79,14 @@ export function operationIdOf(method: string, url: string): string {
     .replace(/\{(\w+)\}/g, '/by_$1')
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean);
-  return method.toLowerCase() + words.map(capitalized).join('');
+  return method.toLowerCase() + (words.length > 0 ? words.map(capitalized).join('') : 'Root');
 }
 
-/** The module: the first segment after /api/v4; outside it, what the path is for. */
+/** The module: the first segment after /api/v4; outside it, OAuth, the instance's /-/ routes, or the web pages. */
 function tagOf(url: string): string {
   if (url.startsWith(`${API_PREFIX}/`)) return url.split('/')[3];
-  if (url.startsWith('/-/')) return 'instance';
-  if (url.startsWith('/users/sign_')) return 'sign-in';
-  return url.split('/')[1];
+  if (url.startsWith('/oauth/')) return 'oauth';
+  return url.startsWith('/-/') ? 'instance' : 'web';
 }
 
 /** required: any scheme; optional: any scheme or none ({}); none: no authentication at all. */

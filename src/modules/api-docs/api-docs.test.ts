@@ -157,10 +157,11 @@ describe('GET /-/openapi.json', () => {
     assert.equal(new Set(ids).size, ids.length);
     assert.equal(operationOf(routeOf('GET', '/api/v4/projects/:id/repository/branches/:branch'), 'GET')!.operationId, 'getProjectsByIdRepositoryBranchesByBranch');
     assert.equal(operationIdOf('GET', '/api/v4/projects/:id/repository/archive.:format'), 'getProjectsByIdRepositoryArchiveByFormat');
+    assert.equal(operationIdOf('GET', '/'), 'getRoot');
     assert.equal(operationIdOf('PUT', '/api/v4/users/:id(^\\d+$)/custom_attributes/:key'), 'putUsersByIdCustomAttributesByKey');
     for (const { url, op } of operations) {
       if (url.startsWith('/api/v4/')) assert.deepEqual(op.tags, [url.split('/')[3]], url);
-      else assert.equal(op.tags.length, 1, url);
+      else assert.deepEqual(op.tags, [url.startsWith('/oauth/') ? 'oauth' : url.startsWith('/-/') ? 'instance' : 'web'], url);
     }
   });
 

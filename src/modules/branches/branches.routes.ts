@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { loadedProject } from '../../core/access/loaders.ts';
-import { requireUser } from '../../core/access/guards.ts';
+import { serviceContext } from '../../core/context.ts';
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import { apiError, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
@@ -94,7 +94,7 @@ export const branchRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const { body } = req;
       const project = loadedProject(req);
       const dir = requireRepositoryDir(config, project.row);
-      const after = await createBranch(deps, project, requireUser(req), dir, body.branch, body.ref);
+      const after = await createBranch(serviceContext(req), project, dir, body.branch, body.ref);
       reply.code(201);
       return showBranch(req, dir, body.branch, after);
     },
@@ -109,7 +109,7 @@ export const branchRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const dir = requireRepositoryDir(config, project.row);
       const branch = branchIn(await readBranches(dir), name);
       checkUnmodifiedSince(req.headers['if-unmodified-since'], branch.details.author.timestamp * 1000);
-      await deleteBranch(deps, project, requireUser(req), dir, branch);
+      await deleteBranch(serviceContext(req), project, dir, branch);
       return reply.code(204).send();
     },
   );
@@ -120,7 +120,7 @@ export const branchRoutes: FastifyPluginAsyncTypebox = async (api) => {
     async (req, reply) => {
       const project = loadedProject(req);
       requireRepositoryDir(config, project.row);
-      await deleteMergedBranches(deps, project, requireUser(req));
+      await deleteMergedBranches(serviceContext(req), project);
       return reply.code(202).send({ message: '202 Accepted' });
     },
   );

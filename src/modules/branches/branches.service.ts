@@ -5,8 +5,7 @@
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { Type } from '@sinclair/typebox';
-import type { ServiceContext } from '../../core/context.ts';
-import type { Deps } from '../../core/deps.ts';
+import { type ServiceContext, requireActor } from '../../core/context.ts';
 import { apiError } from '../../core/errors.ts';
 import { ZERO_OID, validBranchName, validRevision } from '../../git/args.ts';
 import { branchesContaining } from '../../git/reachability.ts';
@@ -46,21 +45,21 @@ const invalidReference = (branch: string, ref: string) => refused(`Failed to cre
  * than the default branch, a protected name), so that a refused request writes nothing. Returns
  * the project as it then is, or null when another request gave the repository a branch meanwhile.
  */
-async function startEmptyRepository(deps: Deps, project: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject | null> {
+async function startEmptyRepository(ctx: ServiceContext, project: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject | null> {
   const defaultBranch = project.row.default_branch ?? (await readDefaultBranch(dir)) ?? 'main';
   if (![defaultBranch, `refs/heads/${defaultBranch}`, 'HEAD'].includes(ref)) throw invalidReference(branch, ref);
   if (branch !== defaultBranch) {
-    const protections = await loadRefProtections(deps.db, project.row.id);
+    const protections = await loadRefProtections(ctx.db, project.row.id);
     const refusal = branchChangeRefusal(protections, { branch, kind: 'create', force: false }, pusherOf(project, actor), { defaultBranch, viaWeb: true });
     if (refusal !== null) throw refused(refusal);
   }
   try {
-    await commitChange(deps, { project, actor }, { branch: defaultBranch, actions: [{ action: 'create', filePath: 'README.md' }], message: 'Add README.md' });
+    await commitChange(ctx, project, { branch: defaultBranch, actions: [{ action: 'create', filePath: 'README.md' }], message: 'Add README.md' });
   } catch (error) {
     if (await hasBranches(dir)) return null;
     throw error;
   }
-  const row = await deps.db.selectFrom('projects').selectAll().where('id', '=', project.row.id).executeTakeFirstOrThrow();
+  const row = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.row.id).executeTakeFirstOrThrow();
   return { ...project, row };
 }
 
@@ -68,11 +67,12 @@ async function startEmptyRepository(deps: Deps, project: LoadedProject, actor: A
  * POST /projects/:id/repository/branches: `branch` from `ref` (a branch, a tag or a commit id).
  * Returns the project as it then is (an empty repository's first branch changes it).
  */
-export async function createBranch(deps: Deps, given: LoadedProject, actor: Actor, dir: string, branch: string, ref: string): Promise<LoadedProject> {
+export async function createBranch(ctx: ServiceContext, given: LoadedProject, dir: string, branch: string, ref: string): Promise<LoadedProject> {
+  const actor = requireActor(ctx);
   if (!validBranchName(branch)) throw refused(BRANCH_NAME_INVALID);
   let project = given;
   if (!(await hasBranches(dir))) {
-    const started = await startEmptyRepository(deps, given, actor, dir, branch, ref);
+    const started = await startEmptyRepository(ctx, given, actor, dir, branch, ref);
     // Asked for the default branch itself, the caller has it (the platform, having made it, answers "exists").
     if (started?.row.default_branch === branch) return started;
     project = started ?? given;
@@ -82,7 +82,7 @@ export async function createBranch(deps: Deps, given: LoadedProject, actor: Acto
   const commit = validRevision(ref) ? await resolveCommit(dir, ref) : null;
   if (commit === null) throw invalidReference(branch, ref);
 
-  const protections = await loadRefProtections(deps.db, project.row.id);
+  const protections = await loadRefProtections(ctx.db, project.row.id);
   const pusher = pusherOf(project, actor);
   const refusal = branchChangeRefusal(protections, { branch, kind: 'create', force: false }, pusher, { defaultBranch: project.row.default_branch, viaWeb: true });
   if (refusal !== null) throw refused(refusal);
@@ -99,13 +99,14 @@ export async function createBranch(deps: Deps, given: LoadedProject, actor: Acto
     if (isConflict(error)) throw refused(BRANCH_EXISTS);
     throw error;
   }
-  await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: name, before: ZERO_OID, after: commit }]);
+  await recordRefUpdates(ctx, project.row, actor.user.id, [{ ref: name, before: ZERO_OID, after: commit }]);
   return project;
 }
 
 /** DELETE /projects/:id/repository/branches/:branch, once the branch is found. */
-export async function deleteBranch(deps: Deps, project: LoadedProject, actor: Actor, dir: string, branch: BranchRef): Promise<void> {
-  const protections = await loadRefProtections(deps.db, project.row.id);
+export async function deleteBranch(ctx: ServiceContext, project: LoadedProject, dir: string, branch: BranchRef): Promise<void> {
+  const actor = requireActor(ctx);
+  const protections = await loadRefProtections(ctx.db, project.row.id);
   const refusal = branchChangeRefusal(protections, { branch: branch.name, kind: 'delete', force: false }, pusherOf(project, actor), {
     defaultBranch: project.row.default_branch,
     viaWeb: true,
@@ -119,7 +120,7 @@ export async function deleteBranch(deps: Deps, project: LoadedProject, actor: Ac
     if (isConflict(error)) throw refused('Failed to remove branch');
     throw error;
   }
-  await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: branch.ref, before: branch.target, after: ZERO_OID }]);
+  await recordRefUpdates(ctx, project.row, actor.user.id, [{ ref: branch.ref, before: branch.target, after: ZERO_OID }]);
 }
 
 const DeleteMergedPayload = Type.Object({ projectId: Type.Integer(), userId: Type.Integer() }, { additionalProperties: false });
@@ -166,7 +167,8 @@ export const deleteMergedBranchesJob = defineJobKind({
 });
 
 /** Queues the deletion of the merged branches (refused at once while the repository is read-only). */
-export async function deleteMergedBranches(ctx: ServiceContext, project: LoadedProject, actor: Actor): Promise<void> {
+export async function deleteMergedBranches(ctx: ServiceContext, project: LoadedProject): Promise<void> {
+  const actor = requireActor(ctx);
   assertWritable(project.row);
   await enqueue(ctx.db, deleteMergedBranchesJob, { projectId: project.row.id, userId: actor.user.id }, { dedupeKey: String(project.row.id) });
 }

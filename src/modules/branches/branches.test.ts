@@ -520,11 +520,13 @@ describe('DELETE /projects/:id/repository/merged_branches', () => {
     await updateRef(repo.dir, 'refs/heads/level', mainHead);
     expectStatus(await t.post(`/api/v4/projects/${p.id}/protected_branches`, { token: ROOT_TOKEN, body: { name: 'kept-*' } }), 201);
 
+    await t.runJobs(); // the statistics refreshes of the writes above
     const res = await t.del(`/api/v4/projects/${p.id}/repository/merged_branches`, { token: developer.token });
     expectError(res, 202, { message: '202 Accepted' });
     // Queued, as on the platform: nothing is gone until the job has run.
     assert.equal(await resolveRef(repo.dir, 'refs/heads/merged-b'), repo.head);
-    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['branches.delete_merged', true]]);
+    // The deletions are a change of refs: the project's statistics follow.
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['branches.delete_merged', true], ['project.statistics.refresh', true]]);
     const left = await t.get(url('', p), { token: developer.token });
     assert.deepEqual(names(left), ['kept-protected', 'level', 'main', 'unmerged']);
     assert.equal(await resolveRef(repo.dir, 'refs/heads/unmerged'), ahead);
@@ -537,6 +539,7 @@ describe('DELETE /projects/:id/repository/merged_branches', () => {
     await commitOn(repo.dir, 'main');
     expectError(await t.del(`/api/v4/projects/${p.id}/repository/merged_branches`, { token: reporter.token }), 403, { message: '403 Forbidden' });
     await t.deps.db.updateTable('projects').set({ repository_read_only: true }).where('id', '=', p.id).execute();
+    await t.runJobs();
     expectError(await t.del(`/api/v4/projects/${p.id}/repository/merged_branches`, { token: developer.token }), 400, {
       message: 'The repository is temporarily read-only. Please try again later.',
     });

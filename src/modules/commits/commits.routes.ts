@@ -5,6 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { accessToProject, findProject, loadedProject } from '../../core/access/loaders.ts';
+import { serviceContext } from '../../core/context.ts';
 import { forbidden, notFound, paramError } from '../../core/errors.ts';
 import { KEYSET_UNAVAILABLE, pageOf, setOffsetHeaders, wantsKeyset } from '../../core/pagination.ts';
 import type { ProjectRow } from '../../db/schema.ts';
@@ -127,7 +128,7 @@ export const commitRoutes: FastifyPluginAsyncTypebox = async (api) => {
         // Forks do not exist here: the only project a commit may start from is this one.
         if (start.row.id !== row.id) throw forbidden(`Project is not included in the fork network for ${start.row.name_with_namespace}`);
       }
-      const id = await commitChange(deps, { project, actor: req.actor }, {
+      const id = await commitChange(serviceContext(req), project, {
         branch: body.branch,
         startBranch: body.start_branch,
         startSha: body.start_sha,

@@ -4,8 +4,7 @@
 // branch moves by compare-and-set from the head checked here (so that of two writers racing on a
 // branch exactly one wins), and the push recorded.
 import type { LoadedProject } from '../../core/access/loaders.ts';
-import type { Actor } from '../../core/auth/actor.ts';
-import type { Deps } from '../../core/deps.ts';
+import type { ServiceContext } from '../../core/context.ts';
 import { apiError, forbidden, paramError } from '../../core/errors.ts';
 import { ZERO_OID, safeRepoPath, validBranchName } from '../../git/args.ts';
 import { type FileAction, createCommit } from '../../git/commits.ts';
@@ -50,12 +49,6 @@ export interface CommitChange {
   staleMessage?: (path: string) => string;
   /** The commits API refuses a push with 403 (authorize_push_to_branch!); the files API with 400. */
   pushForbidden?: boolean;
-}
-
-export interface Writer {
-  project: LoadedProject;
-  /** Null for an anonymous caller, who may push nowhere. */
-  actor: Actor | null;
 }
 
 const refuse = (message: string) => apiError(400, message);
@@ -106,19 +99,20 @@ function identityPart(given: string | undefined, own: string, param: string): st
 }
 
 /**
- * Commits the change and returns the new commit's id. Refusals are 400s with the platform's
- * messages; the repository and the branch are left as they were.
+ * Commits the change as the actor and returns the new commit's id. Refusals are 400s with the
+ * platform's messages (an anonymous caller may push nowhere); the repository and the branch are
+ * left as they were.
  */
-export async function commitChange(deps: Deps, writer: Writer, change: CommitChange): Promise<string> {
-  const { project, actor } = writer;
-  const dir = requireRepositoryDir(deps.config, project.row);
+export async function commitChange(ctx: ServiceContext, project: LoadedProject, change: CommitChange): Promise<string> {
+  const { actor } = ctx;
+  const dir = requireRepositoryDir(ctx.config, project.row);
   const { branch, startSha } = change;
   const startBranch = startSha === undefined ? (change.startBranch ?? branch) : change.startBranch;
   const empty = !(await hasBranches(dir));
 
-  const protections = await loadRefProtections(deps.db, project.row.id);
+  const protections = await loadRefProtections(ctx.db, project.row.id);
   // While the repository is empty, the protection its default branch will get applies: its group's, or the instance's.
-  const emptyRepository = empty ? { defaultBranchProtection: await defaultBranchProtection(deps.db, project.namespace) } : undefined;
+  const emptyRepository = empty ? { defaultBranchProtection: await defaultBranchProtection(ctx.db, project.namespace) } : undefined;
   const user = actor?.user;
   if (!user || !canPushToBranch(protections, branch, pusherOf(project, actor), emptyRepository)) {
     throw change.pushForbidden ? forbidden(PUSH_REFUSED) : refuse(PUSH_REFUSED);
@@ -143,7 +137,7 @@ export async function commitChange(deps: Deps, writer: Writer, change: CommitCha
   if (!validBranchName(branch)) throw refuse(`Something went wrong when we tried to create '${branch}' for you: Branch name is invalid`);
 
   // Read afresh: the flag is set while a storage move copies the repository.
-  assertWritable(await deps.db.selectFrom('projects').select('repository_read_only').where('id', '=', project.row.id).executeTakeFirstOrThrow());
+  assertWritable(await ctx.db.selectFrom('projects').select('repository_read_only').where('id', '=', project.row.id).executeTakeFirstOrThrow());
 
   const actions = change.actions.map(toFileAction);
   const base = newBranch ? start : head;
@@ -170,7 +164,7 @@ export async function commitChange(deps: Deps, writer: Writer, change: CommitCha
       message: change.message,
       author,
       committer: own,
-      date: deps.now(),
+      date: ctx.now(),
     });
     id = made.id;
   } catch (error) {
@@ -179,7 +173,7 @@ export async function commitChange(deps: Deps, writer: Writer, change: CommitCha
     if (error instanceof GitError && error.kind === 'invalid') throw refuse(error.message);
     throw error;
   }
-  const row = await deps.db.selectFrom('projects').selectAll().where('id', '=', project.row.id).executeTakeFirstOrThrow();
-  await recordRefUpdates(deps, row, user.id, [{ ref: `refs/heads/${branch}`, before: head ?? ZERO_OID, after: id }]);
+  const row = await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.row.id).executeTakeFirstOrThrow();
+  await recordRefUpdates(ctx, row, user.id, [{ ref: `refs/heads/${branch}`, before: head ?? ZERO_OID, after: id }]);
   return id;
 }

@@ -4,6 +4,7 @@
 // callers are 401 before either, through the route's config).
 import { type TInteger, type TString, Type } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
+import { serviceContext } from '../../core/context.ts';
 import type { Api } from '../../core/deps.ts';
 import { apiError, forbidden } from '../../core/errors.ts';
 import { Params } from '../../core/params.ts';
@@ -53,11 +54,11 @@ export function customAttributeRoutes(api: Api, options: CustomAttributeRouteOpt
   });
 
   api.put(`${base}/:key`, { schema: { params: byKey, body: SetCustomAttributeBody, response: { 200: CustomAttributeEntity } }, ...write }, async (req) => {
-    return setCustomAttribute(deps, subject, await ownerFor(req, req.params.id), req.params.key, req.body.value);
+    return setCustomAttribute(serviceContext(req), subject, await ownerFor(req, req.params.id), req.params.key, req.body.value);
   });
 
   api.delete(`${base}/:key`, { schema: { params: byKey, response: { 204: NoContent } }, ...write }, async (req, reply) => {
-    await deleteCustomAttribute(deps, subject, await ownerFor(req, req.params.id), req.params.key);
+    await deleteCustomAttribute(serviceContext(req), subject, await ownerFor(req, req.params.id), req.params.key);
     return reply.code(204).send();
   });
 }

@@ -6,11 +6,11 @@ import { BLANK } from '../../domain/validation.ts';
 import type { CustomAttribute } from './custom-attributes.schemas.ts';
 
 /** Creates the attribute or replaces its value, in one statement so that concurrent sets cannot collide. */
-export async function setCustomAttribute(deps: ServiceContext, subject: CustomAttributeSubject, ownerId: number, key: string, value: string): Promise<CustomAttribute> {
+export async function setCustomAttribute(ctx: ServiceContext, subject: CustomAttributeSubject, ownerId: number, key: string, value: string): Promise<CustomAttribute> {
   if (value.trim() === '') throw invalidFields({ value: [BLANK] });
   const { table, owner } = CUSTOM_ATTRIBUTE_TABLES[subject];
-  const now = deps.now().toISOString();
-  return deps.db
+  const now = ctx.now().toISOString();
+  return ctx.db
     .insertInto(table)
     .values({ [owner]: ownerId, key, value, created_at: now, updated_at: now })
     .onConflict((oc) => oc.columns([owner, 'key']).doUpdateSet({ value, updated_at: now }))
@@ -18,9 +18,9 @@ export async function setCustomAttribute(deps: ServiceContext, subject: CustomAt
     .executeTakeFirstOrThrow();
 }
 
-export async function deleteCustomAttribute(deps: ServiceContext, subject: CustomAttributeSubject, ownerId: number, key: string): Promise<void> {
+export async function deleteCustomAttribute(ctx: ServiceContext, subject: CustomAttributeSubject, ownerId: number, key: string): Promise<void> {
   const { table, owner } = CUSTOM_ATTRIBUTE_TABLES[subject];
-  const result = await deps.db.deleteFrom(table).where(owner, '=', ownerId).where('key', '=', key).executeTakeFirst();
+  const result = await ctx.db.deleteFrom(table).where(owner, '=', ownerId).where('key', '=', key).executeTakeFirst();
   // The platform's current wording; releases before 16 answered the generic "404 Not found".
   if (Number(result.numDeletedRows) === 0) throw notFound('Custom attribute');
 }

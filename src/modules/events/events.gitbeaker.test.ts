@@ -11,6 +11,7 @@ import { ACCESS } from '../../core/access/levels.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { recordEvent } from './events.service.ts';
 import { EventEntity } from './events.schemas.ts';
+import { atTime, systemContext } from '../../core/context.ts';
 
 let t: TestApp;
 let host: string;
@@ -26,21 +27,20 @@ before(async () => {
   pub = await createProject(t, { visibility: 'public' });
   priv = await createProject(t, { visibility: 'private', members: [[alice.user.id, ACCESS.DEVELOPER]] });
   const day = (d: number) => new Date(Date.UTC(2024, 2, d, 12));
-  await recordEvent(t.deps.db, { projectId: priv.id, authorId: alice.user.id, action: 'joined' }, day(1));
+  await recordEvent(atTime(systemContext(t.deps), day(1)), { projectId: priv.id, authorId: alice.user.id, action: 'joined' });
   for (let i = 1; i <= 5; i++) {
-    await recordEvent(t.deps.db, { projectId: pub.id, authorId: alice.user.id, action: 'created', targetType: 'Issue', targetId: 100 + i, targetIid: i, targetTitle: `Issue ${i}` }, day(1 + i));
+    await recordEvent(atTime(systemContext(t.deps), day(1 + i)), { projectId: pub.id, authorId: alice.user.id, action: 'created', targetType: 'Issue', targetId: 100 + i, targetIid: i, targetTitle: `Issue ${i}` });
   }
   await recordEvent(
-    t.deps.db,
+    atTime(systemContext(t.deps), day(10)),
     {
       projectId: pub.id,
       authorId: alice.user.id,
       action: 'pushed',
       pushData: { commit_count: 1, action: 'pushed', ref_type: 'branch', commit_from: 'a'.repeat(40), commit_to: 'b'.repeat(40), ref: 'main', commit_title: 'Tidy', ref_count: null },
     },
-    day(10),
   );
-  await recordEvent(t.deps.db, { projectId: priv.id, authorId: bob.user.id, action: 'left' }, day(11));
+  await recordEvent(atTime(systemContext(t.deps), day(11)), { projectId: priv.id, authorId: bob.user.id, action: 'left' });
 });
 after(() => t.close());
 

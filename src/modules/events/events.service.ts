@@ -1,7 +1,6 @@
 // The one way to record an activity event; every module's writes go through it, inside the
 // write's own transaction.
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { ServiceContext } from '../../core/context.ts';
 
 /** Actions of the spec (Part 2 §4.6), stored by name. */
 export const EVENT_ACTIONS = [
@@ -33,9 +32,9 @@ export interface NewEvent {
   pushData?: Record<string, unknown> | null;
 }
 
-export async function recordEvent(db: Kysely<DB>, event: NewEvent, now: Date): Promise<void> {
-  const at = now.toISOString();
-  await db
+export async function recordEvent(ctx: ServiceContext, event: NewEvent): Promise<void> {
+  const at = ctx.now().toISOString();
+  await ctx.db
     .insertInto('events')
     .values({
       project_id: event.projectId,
@@ -51,6 +50,6 @@ export async function recordEvent(db: Kysely<DB>, event: NewEvent, now: Date): P
     })
     .execute();
   if (event.projectId !== null) {
-    await db.updateTable('projects').set({ last_activity_at: at }).where('id', '=', event.projectId).execute();
+    await ctx.db.updateTable('projects').set({ last_activity_at: at }).where('id', '=', event.projectId).execute();
   }
 }

@@ -13,6 +13,7 @@ import type { ProjectRow } from '../../db/schema.ts';
 import { type NewEvent, recordEvent } from './events.service.ts';
 import { actionName } from './events.presenter.ts';
 import { EventEntity } from './events.schemas.ts';
+import { atTime, systemContext } from '../../core/context.ts';
 
 let t: TestApp;
 let alice: TestUser; // developer of the private and internal projects, guest of `guarded`
@@ -31,7 +32,7 @@ const SHA_A = 'a'.repeat(40);
 const SHA_B = 'b'.repeat(40);
 
 async function record(name: string, event: NewEvent, at: string): Promise<void> {
-  await recordEvent(t.deps.db, event, new Date(at));
+  await recordEvent(atTime(systemContext(t.deps), new Date(at)), event);
   const row = await t.deps.db.selectFrom('events').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
   ids[name] = row.id;
 }
@@ -47,7 +48,7 @@ before(async () => {
   blocked = await t.user();
   hidden = await t.user({ username: 'hidden', private_profile: true });
   await t.deps.db.updateTable('users').set({ state: 'blocked' }).where('id', '=', blocked.user.id).execute();
-  readUser = (await issueToken(t.deps.db, { userId: alice.user.id, name: 'read_user', scopes: ['read_user'] }, alice.user, new Date())).token;
+  readUser = (await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'read_user', scopes: ['read_user'] }, alice.user)).token;
 
   priv = await createProject(t, { visibility: 'private', members: [[alice.user.id, ACCESS.DEVELOPER]] });
   internal = await createProject(t, { visibility: 'internal', members: [[alice.user.id, ACCESS.DEVELOPER]] });
@@ -219,7 +220,7 @@ describe('GET /events', () => {
     const ok = await t.get('/api/v4/events', { token: readUser });
     expectStatus(ok, 200);
     expectEntities(ok.json(), EventEntity);
-    const repoOnly = await issueToken(t.deps.db, { userId: alice.user.id, name: 'repo', scopes: ['read_repository'] }, alice.user, new Date());
+    const repoOnly = await issueToken(systemContext(t.deps), { userId: alice.user.id, name: 'repo', scopes: ['read_repository'] }, alice.user);
     const res = await t.get('/api/v4/events', { token: repoOnly.token });
     expectError(res, 403, {
       error: 'insufficient_scope',

@@ -7,6 +7,7 @@ import { projectAbilities } from '../../core/access/abilities.ts';
 import { type LoadedProject, accessToProject, findProject } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { basicCredentials, resolveGitClient } from '../../core/auth/resolve.ts';
+import { serviceContext } from '../../core/context.ts';
 import { DomainError } from '../../core/errors.ts';
 import { fieldsOf } from '../../core/params.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
@@ -85,7 +86,7 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   let actor: Actor | null = null;
   if (credentials) {
     try {
-      actor = await resolveGitClient(deps, credentials, (login, password) => authenticatePassword(deps.db, deps.config.passwordHashCost, login, password));
+      actor = await resolveGitClient(deps, credentials, (login, password) => authenticatePassword(serviceContext(req), login, password));
     } catch (error) {
       if (error instanceof DomainError) return { status: error.status, message: error.message };
       throw error;
@@ -162,7 +163,7 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
           beforeEnd: async () => {
             if (!push || !actor) return;
             try {
-              const outcome = await recordRefUpdates(deps, project.row, actor.user.id, await push.refUpdates());
+              const outcome = await recordRefUpdates(serviceContext(req), project.row, actor.user.id, await push.refUpdates());
               // The job stays queued for a retry; the push itself has happened.
               if (outcome && !outcome.ok) req.log.error({ err: outcome.error, job: outcome.id }, 'recording a push failed; it will be retried');
             } catch (error) {

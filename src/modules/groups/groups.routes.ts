@@ -6,6 +6,7 @@ import { globalAbilities } from '../../core/access/abilities.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { accessToGroup, findGroup, loadGroup, loadedGroup } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
+import { serviceContext } from '../../core/context.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { type OffsetOptions, paginate, paginateWithKeyset } from '../../core/pagination.ts';
@@ -101,7 +102,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox = async (api) => {
     } else if (!globalAbilities(actor).has('create_group')) {
       throw forbidden();
     }
-    const group = await createGroup(deps, actor, body, parent);
+    const group = await createGroup(serviceContext(req), body, parent);
     reply.code(201);
     return detail(group, actor);
   });
@@ -116,7 +117,7 @@ export const groupRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const { row, can } = loadedGroup(req);
       const withCustomAttributes = q.with_custom_attributes === true;
       if (q.with_projects === false) return presentGroup(row, await listView([row], req.actor, { with_custom_attributes: withCustomAttributes }));
-      const runnersToken = can.has('admin_group') ? await ensureRunnersToken(deps, row) : null;
+      const runnersToken = can.has('admin_group') ? await ensureRunnersToken(serviceContext(req), row) : null;
       return detail(row, req.actor, { runnersToken, withCustomAttributes });
     },
   );
@@ -125,14 +126,14 @@ export const groupRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const { row } = loadedGroup(req);
     const parent = row.parent_id === null ? null : await findGroup(req, String(row.parent_id));
     const administersParent = parent !== null && (await accessToGroup(req, parent)).can.has('admin_group');
-    const updated = await updateGroup(deps, row, req.body, { parent, administersParent });
+    const updated = await updateGroup(serviceContext(req), row, req.body, { parent, administersParent });
     return detail(updated, req.actor);
   });
 
   api.delete('/groups/:id', { schema: { ...byId, response: { 202: AcceptedEntity } }, config: SIGNED_IN, preHandler: loadGroup('admin_group') }, async (req, reply) => {
     const { row } = loadedGroup(req);
     checkUnmodifiedSince(req.headers['if-unmodified-since'], Date.parse(row.updated_at));
-    await deleteGroup(deps, row);
+    await deleteGroup(serviceContext(req), row);
     return reply.code(202).send({ message: '202 Accepted' });
   });
 

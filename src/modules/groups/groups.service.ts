@@ -1,12 +1,11 @@
 // Writes of groups: create, update (renames carry every descendant along), delete. Each owns its
 // transaction and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
-import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import { ancestorIds, refreshAuthorizations, usersAroundNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
 import { inSubtree } from '../../core/access/subtree.ts';
-import type { Actor } from '../../core/auth/actor.ts';
 import { DomainError, type FieldErrors, apiError, invalidFields } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
@@ -43,13 +42,14 @@ const PATH_TAKEN: FieldErrors = { path: [TAKEN] };
  * POST /groups. The caller's right to create here (create_group, or create_subgroup on `parent`)
  * is checked by the route. The creator becomes the group's Owner.
  */
-export async function createGroup(deps: ServiceContext, actor: Actor, body: CreateGroupBody, parent: NamespaceRow | null): Promise<NamespaceRow> {
-  const { db } = deps;
+export async function createGroup(ctx: ServiceContext, body: CreateGroupBody, parent: NamespaceRow | null): Promise<NamespaceRow> {
+  const { db } = ctx;
+  const actor = requireActor(ctx);
   const fullPath = parent ? `${parent.full_path}/${body.path}` : body.path;
   const instance = await applicationSettings(db);
   const visibility = VISIBILITY[body.visibility ?? instance.default_group_visibility];
   const parentSettings = parent ? await readNamespaceSettings(db, parent.id) : null;
-  const ctx: GroupContext = {
+  const placement: GroupContext = {
     topLevel: parent === null,
     ancestors: parent ? ancestorIds(parent.traversal_path).length : 0,
     parentVisibility: parent?.visibility_level ?? null,
@@ -59,11 +59,11 @@ export async function createGroup(deps: ServiceContext, actor: Actor, body: Crea
   };
   const errors = validateGroup(
     { name: body.name, path: body.path, description: body.description, two_factor_grace_period: body.two_factor_grace_period, visibility_level: visibility },
-    ctx,
+    placement,
   );
   if (Object.keys(errors).length > 0) throw saveFailed(errors);
 
-  const now = deps.now();
+  const now = ctx.now();
   const at = now.toISOString();
   const levels = { ...GROUP_CREATION_LEVELS.defaults, project_creation_level: defaultProjectCreationLevel(instance), ...GROUP_CREATION_LEVELS.fromParams(body, 'create') };
   const settings = {
@@ -72,7 +72,7 @@ export async function createGroup(deps: ServiceContext, actor: Actor, body: Crea
     ...(parentSettings?.share_with_group_lock ? { share_with_group_lock: true } : {}),
   };
   try {
-    return await withTransaction(deps, async ({ db: trx }) => {
+    return await withTransaction(ctx, async ({ db: trx }) => {
       const inserted = await trx
         .insertInto('namespaces')
         .values({
@@ -134,9 +134,8 @@ export interface UpdateContext {
  * project below, one statement per table, in the same transaction. Failures answer 400 with the
  * field messages.
  */
-export async function updateGroup(deps: ServiceContext, group: NamespaceRow, body: UpdateGroupBody, ctx: UpdateContext): Promise<NamespaceRow> {
-  const { db } = deps;
-  const { parent } = ctx;
+export async function updateGroup(ctx: ServiceContext, group: NamespaceRow, body: UpdateGroupBody, { parent, administersParent }: UpdateContext): Promise<NamespaceRow> {
+  const { db } = ctx;
   const current = await readNamespaceSettings(db, group.id);
   const path = body.path !== undefined && body.path !== group.path ? body.path : undefined;
   const name = body.name !== undefined && body.name !== group.name ? body.name : undefined;
@@ -147,7 +146,7 @@ export async function updateGroup(deps: ServiceContext, group: NamespaceRow, bod
 
   // Lifting a lock the parent imposes is for those who administer the parent.
   const parentLocked = parent !== null && (await readNamespaceSettings(db, parent.id)).share_with_group_lock;
-  if (body.share_with_group_lock === false && current.share_with_group_lock && parentLocked && !ctx.administersParent) {
+  if (body.share_with_group_lock === false && current.share_with_group_lock && parentLocked && !administersParent) {
     throw invalidFields({
       share_with_group_lock: ['cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group'],
     });
@@ -162,12 +161,12 @@ export async function updateGroup(deps: ServiceContext, group: NamespaceRow, bod
   });
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 
-  const now = deps.now().toISOString();
+  const now = ctx.now().toISOString();
   const levels = GROUP_CREATION_LEVELS.fromParams(body, 'update');
   const settings = NAMESPACE_SETTINGS.fromParams(body, 'update');
   const fullName = name === undefined ? group.full_name : parent ? `${parent.full_name} / ${name}` : name;
   try {
-    return await withTransaction(deps, async ({ db: trx }) => {
+    return await withTransaction(ctx, async ({ db: trx }) => {
       const updated = await trx
         .updateTable('namespaces')
         .set({
@@ -226,17 +225,17 @@ async function lockBelow(db: Kysely<DB>, group: NamespaceRow): Promise<void> {
 }
 
 /** The group's runners token, made the first time it is shown. */
-export function ensureRunnersToken(deps: ServiceContext, group: NamespaceRow): Promise<string> {
-  return groupRunnersToken(deps.db, secretBox(deps.config.dataDir), group.id, newRunnersToken);
+export function ensureRunnersToken(ctx: ServiceContext, group: NamespaceRow): Promise<string> {
+  return groupRunnersToken(ctx.db, secretBox(ctx.config.dataDir), group.id, newRunnersToken);
 }
 
 /**
  * DELETE /groups/:id: the group, its subgroups and every project in them, with their memberships;
  * whoever reached anything there has their authorizations recomputed.
  */
-export async function deleteGroup(deps: ServiceContext, group: NamespaceRow): Promise<void> {
+export async function deleteGroup(ctx: ServiceContext, group: NamespaceRow): Promise<void> {
   const below = inSubtree('traversal_path', group.traversal_path);
-  await withTransaction(deps, async ({ db: trx }) => {
+  await withTransaction(ctx, async ({ db: trx }) => {
     const affected = await usersAroundNamespace(trx, group);
     const groupIds = trx.selectFrom('namespaces').select('id').where(below);
     const projectIds = trx.selectFrom('projects').select('id').where('namespace_id', 'in', groupIds);
@@ -244,6 +243,6 @@ export async function deleteGroup(deps: ServiceContext, group: NamespaceRow): Pr
     await trx.deleteFrom('members').where('source_type', '=', 'Namespace').where('source_id', 'in', groupIds).execute();
     // Subgroups and projects, and everything that hangs off them, go with the group by cascade.
     await trx.deleteFrom('namespaces').where('id', '=', group.id).execute();
-    await refreshAuthorizations(trx, affected, deps.now());
+    await refreshAuthorizations(trx, affected, ctx.now());
   });
 }

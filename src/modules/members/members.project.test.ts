@@ -10,6 +10,7 @@ import { expectEntities, expectEntity, expectError, expectStatus } from '../../.
 import { issueToken } from '../access-tokens/access-tokens.service.ts';
 import { createUser } from '../users/users.service.ts';
 import { MemberEntity } from './members.schemas.ts';
+import { systemContext } from '../../core/context.ts';
 
 let t: TestApp;
 let owner: TestUser;
@@ -232,7 +233,7 @@ describe('POST /projects/:id/members', () => {
   });
 
   test('a project bot cannot join another project', async () => {
-    const bot = await createUser(t.deps, { username: 'project_1_bot_x', email: 'bot@noreply.quarry.test', name: 'bot', force_random_password: true }, { userType: 'project_bot' });
+    const bot = await createUser(systemContext(t.deps), { username: 'project_1_bot_x', email: 'bot@noreply.quarry.test', name: 'bot', force_random_password: true }, { userType: 'project_bot' });
     expectError(await t.post(url(), { token: maintainer.token, body: { user_id: bot.id, access_level: 30 } }), 400, {
       message: { user_id: ['project bots cannot be added to other groups / projects'] },
     });
@@ -315,7 +316,7 @@ describe('PUT /projects/:id/members/:user_id', () => {
   });
 
   test("neither a project bot's membership nor the namespace owner's can be changed", async () => {
-    const bot = await createUser(t.deps, { username: 'project_9_bot_y', email: 'boty@noreply.quarry.test', name: 'bot', force_random_password: true }, { userType: 'project_bot' });
+    const bot = await createUser(systemContext(t.deps), { username: 'project_9_bot_y', email: 'boty@noreply.quarry.test', name: 'bot', force_random_password: true }, { userType: 'project_bot' });
     await addMember(t, project, bot.id, ACCESS.MAINTAINER);
     await addMember(t, project, owner.user.id, ACCESS.MAINTAINER);
     expectError(await t.put(url(`/${bot.id}`), { token: maintainer.token, body: { access_level: 30 } }), 403, { message: '403 Forbidden' });
@@ -345,13 +346,13 @@ describe('DELETE /projects/:id/members/:user_id', () => {
   });
 
   test("a project bot's membership: only the bot itself removes it; the namespace owner's: nobody", async () => {
-    const bot = await createUser(t.deps, { username: 'project_9_bot_z', email: 'botz@noreply.quarry.test', name: 'bot', force_random_password: true }, { userType: 'project_bot' });
+    const bot = await createUser(systemContext(t.deps), { username: 'project_9_bot_z', email: 'botz@noreply.quarry.test', name: 'bot', force_random_password: true }, { userType: 'project_bot' });
     await addMember(t, project, bot.id, ACCESS.MAINTAINER);
     await addMember(t, project, owner.user.id, ACCESS.MAINTAINER);
     expectError(await t.del(url(`/${bot.id}`), { token: maintainer.token }), 403, { message: '403 Forbidden' });
     expectError(await t.del(url(`/${owner.user.id}`), { token: owner.token }), 403, { message: '403 Forbidden' });
     expectError(await t.del(url(`/${owner.user.id}`), { token: ROOT_TOKEN }), 403, { message: '403 Forbidden' });
-    const { token } = await issueToken(t.deps.db, { userId: bot.id, name: 'bot', scopes: ['api'] }, bot, NOW);
+    const { token } = await issueToken(systemContext(t.deps), { userId: bot.id, name: 'bot', scopes: ['api'] }, bot);
     expectStatus(await t.del(url(`/${bot.id}`), { token }), 204);
   });
 

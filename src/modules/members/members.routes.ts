@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
-import { requireUser } from '../../core/access/guards.ts';
+import { serviceContext } from '../../core/context.ts';
 import { notFound } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import { NoContent } from '../../core/schema.ts';
@@ -22,7 +22,7 @@ import {
   SourceParams,
   UpdateMemberBody,
 } from './members.schemas.ts';
-import { type MemberEditor, addMember, addMembers, expiryDate, memberNotFound, removeMember, updateMember } from './members.service.ts';
+import { addMember, addMembers, expiryDate, memberNotFound, removeMember, updateMember } from './members.service.ts';
 
 const REQUIRED = { auth: 'required' } as const;
 
@@ -57,10 +57,6 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const deps = api.deps;
   const { db } = deps;
   const baseUrl = deps.config.externalUrl;
-
-  function editor(req: FastifyRequest, kind: SourceKind): MemberEditor {
-    return { userId: requireUser(req).user.id, canManage: kind.canManage(req) };
-  }
 
   for (const kind of KINDS) {
     const { prefix } = kind;
@@ -97,10 +93,10 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (api) => {
         const source = kind.source(req);
         const expiresAt = expiryDate(body.expires_at) ?? null;
         reply.code(201);
-        if (body.user_id.includes(',')) return addMembers(deps, source, editor(req, kind), body.user_id, body.access_level, expiresAt);
+        if (body.user_id.includes(',')) return addMembers(serviceContext(req), source, kind.canManage(req), body.user_id, body.access_level, expiresAt);
         const userId = /^\d+$/.test(body.user_id) ? Number(body.user_id) : Number.NaN;
         if (!Number.isSafeInteger(userId)) throw notFound('User');
-        const row = await addMember(deps, source, editor(req, kind), { userId, accessLevel: body.access_level, expiresAt });
+        const row = await addMember(serviceContext(req), source, { userId, accessLevel: body.access_level, expiresAt });
         return presentMember(row, baseUrl);
       },
     );
@@ -110,7 +106,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (api) => {
       { schema: { params: MemberParams, body: UpdateMemberBody, response: { 200: MemberEntity } }, config: REQUIRED, preHandler: kind.manage },
       async (req) => {
         const { body } = req;
-        const row = await updateMember(deps, kind.source(req), editor(req, kind), req.params.user_id, { accessLevel: body.access_level, expiresAt: expiryDate(body.expires_at) });
+        const row = await updateMember(serviceContext(req), kind.source(req), kind.canManage(req), req.params.user_id, { accessLevel: body.access_level, expiresAt: expiryDate(body.expires_at) });
         return presentMember(row, baseUrl);
       },
     );
@@ -120,7 +116,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (api) => {
       { schema: { params: MemberParams, body: RemoveMemberBody, response: { 204: NoContent } }, config: REQUIRED, preHandler: kind.read },
       async (req, reply) => {
         const { skip_subresources: skipSubresources } = req.body;
-        await removeMember(deps, kind.source(req), editor(req, kind), req.params.user_id, { skipSubresources: skipSubresources ?? false });
+        await removeMember(serviceContext(req), kind.source(req), kind.canManage(req), req.params.user_id, { skipSubresources: skipSubresources ?? false });
         return reply.code(204).send();
       },
     );

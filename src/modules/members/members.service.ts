@@ -2,7 +2,7 @@
 // and member policies. Every change recomputes the affected users' project authorizations in the
 // same transaction; project memberships record joined / left / expired events, group ones none.
 import type { Kysely } from 'kysely';
-import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import { type ServiceContext, atTime, requireActor, withTransaction } from '../../core/context.ts';
 import { refreshAuthorizations } from '../../core/access/authorizations.ts';
 import { ACCESS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS } from '../../core/access/levels.ts';
 import { type FieldErrors, apiError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
@@ -22,10 +22,12 @@ import {
 } from './members.finder.ts';
 
 /** Who acts, and whether the source lets them manage its members (admin_project_member / admin_group_member). */
-export interface MemberEditor {
+interface MemberEditor {
   userId: number;
   canManage: boolean;
 }
+
+const editorOf = (ctx: ServiceContext, canManage: boolean): MemberEditor => ({ userId: requireActor(ctx).user.id, canManage });
 
 const ROLE_NAMES: Record<number, string> = {
   [ACCESS.MINIMAL_ACCESS]: 'Minimal Access',
@@ -62,11 +64,11 @@ export interface MembershipInput {
  * from a group above, no project bot joining another source, a level the source accepts.
  * `creating` is false when a membership is changed.
  */
-export async function membershipErrors(db: Kysely<DB>, source: MemberSource, input: MembershipInput, now: Date, creating: boolean): Promise<FieldErrors | null> {
+export async function membershipErrors(ctx: ServiceContext, source: MemberSource, input: MembershipInput, creating: boolean): Promise<FieldErrors | null> {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => addError(errors, field, message);
-  if (input.expiresAt !== null && input.expiresAt < dayOf(now)) add('expires_at', 'cannot be a date in the past');
-  const inherited = await highestGroupMembership(db, source.inheritedFrom, input.userId);
+  if (input.expiresAt !== null && input.expiresAt < dayOf(ctx.now())) add('expires_at', 'cannot be a date in the past');
+  const inherited = await highestGroupMembership(ctx.db, source.inheritedFrom, input.userId);
   if (inherited && inherited.access_level > input.accessLevel) {
     add('access_level', `should be greater than or equal to ${ROLE_NAMES[inherited.access_level] ?? inherited.access_level} inherited membership from group ${inherited.group_name}`);
   }
@@ -79,10 +81,13 @@ export async function membershipErrors(db: Kysely<DB>, source: MemberSource, inp
 /**
  * Inserts a membership (validated by the caller) and what follows from it: a joined event for a
  * project unless the user owns its personal namespace, and the user's authorizations.
+ * `createdById` is recorded as given rather than taken from the actor: a project bot's
+ * membership, made for the request's user, records none.
  */
-export async function insertMembership(trx: Kysely<DB>, source: MemberSource, input: Omit<MembershipInput, 'userType'>, createdById: number | null, now: Date): Promise<void> {
+export async function insertMembership(ctx: ServiceContext, source: MemberSource, input: Omit<MembershipInput, 'userType'>, createdById: number | null): Promise<void> {
+  const now = ctx.now();
   const at = now.toISOString();
-  await trx
+  await ctx.db
     .insertInto('members')
     .values({
       source_type: source.type,
@@ -96,9 +101,9 @@ export async function insertMembership(trx: Kysely<DB>, source: MemberSource, in
     })
     .execute();
   if (source.type === 'Project' && input.userId !== source.personalOwnerId) {
-    await recordEvent(trx, { projectId: source.id, authorId: input.userId, action: 'joined' }, now);
+    await recordEvent(atTime(ctx, now), { projectId: source.id, authorId: input.userId, action: 'joined' });
   }
-  await refreshAuthorizations(trx, [input.userId], now);
+  await refreshAuthorizations(ctx.db, [input.userId], now);
 }
 
 // ---- Policies ------------------------------------------------------------------------------------
@@ -131,16 +136,16 @@ async function mayDestroy(db: Kysely<DB>, source: MemberSource, member: MemberVi
 // ---- Writes ---------------------------------------------------------------------------------------
 
 /** POST …/members with one user id. */
-export async function addMember(deps: ServiceContext, source: MemberSource, editor: MemberEditor, input: { userId: number; accessLevel: number; expiresAt: string | null }): Promise<MemberView> {
-  const { db } = deps;
+export async function addMember(ctx: ServiceContext, source: MemberSource, input: { userId: number; accessLevel: number; expiresAt: string | null }): Promise<MemberView> {
+  const { db } = ctx;
+  const actor = requireActor(ctx);
   if (await findDirectMember(db, source, input.userId)) throw conflict('Member already exists');
   const user = await db.selectFrom('users').select(['id', 'user_type']).where('id', '=', input.userId).executeTakeFirst();
   if (!user) throw notFound('User');
-  const now = deps.now();
-  const errors = await membershipErrors(db, source, { ...input, userType: user.user_type }, now, true);
+  const errors = await membershipErrors(ctx, source, { ...input, userType: user.user_type }, true);
   if (errors) throw invalidFields(errors);
   try {
-    await withTransaction(deps, ({ db: trx }) => insertMembership(trx, source, input, editor.userId, now));
+    await withTransaction(ctx, (tx) => insertMembership(tx, source, input, actor.user.id));
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('Member already exists');
     throw error;
@@ -157,8 +162,9 @@ export type BulkResult = { status: 'success' } | { status: 'error'; message: str
  * POST …/members with several user ids (or emails of users) separated by commas: each is added,
  * or updated when already a member; unknown ids are skipped; failures are reported per user.
  */
-export async function addMembers(deps: ServiceContext, source: MemberSource, editor: MemberEditor, list: string, accessLevel: number, expiresAt: string | null): Promise<BulkResult> {
-  const { db } = deps;
+export async function addMembers(ctx: ServiceContext, source: MemberSource, canManage: boolean, list: string, accessLevel: number, expiresAt: string | null): Promise<BulkResult> {
+  const { db } = ctx;
+  const editor = editorOf(ctx, canManage);
   const items = list.split(',');
   // Ruby's split drops trailing empty strings.
   while (items.length > 0 && items.at(-1) === '') items.pop();
@@ -176,21 +182,22 @@ export async function addMembers(deps: ServiceContext, source: MemberSource, edi
     .execute();
   // The platform handles the users found by email before those found by id.
   const ordered = [...users.filter((u) => emails.includes(u.email)), ...users.filter((u) => !emails.includes(u.email))];
-  const now = deps.now();
+  const now = ctx.now();
   const failures: string[] = [];
-  await withTransaction(deps, async ({ db: trx }) => {
+  await withTransaction(atTime(ctx, now), async (tx) => {
+    const trx = tx.db;
     for (const user of ordered) {
       const existing = await findDirectMember(trx, source, user.id);
       // A membership the editor may not change is left as it is, silently.
       if (existing && !(await mayUpdate(trx, source, existing, editor))) continue;
       const input = { userId: user.id, userType: user.user_type, accessLevel, expiresAt };
-      const errors = await membershipErrors(trx, source, input, now, !existing);
+      const errors = await membershipErrors(tx, source, input, !existing);
       if (errors) {
         failures.push(`${user.username}: ${fullMessagesSentence(errors)}`);
         continue;
       }
       if (existing) await changeMembership(trx, existing, accessLevel, expiresAt, now);
-      else await insertMembership(trx, source, input, editor.userId, now);
+      else await insertMembership(tx, source, input, editor.userId);
     }
   });
   return failures.length > 0 ? { status: 'error', message: toSentence(failures) } : { status: 'success' };
@@ -207,37 +214,39 @@ async function changeMembership(trx: Kysely<DB>, member: MemberView, accessLevel
 
 /** PUT …/members/:user_id. An expiry left out stays as it is. */
 export async function updateMember(
-  deps: ServiceContext,
+  ctx: ServiceContext,
   source: MemberSource,
-  editor: MemberEditor,
+  canManage: boolean,
   userId: number,
   input: { accessLevel: number; expiresAt: string | null | undefined },
 ): Promise<MemberView> {
-  const { db } = deps;
+  const { db } = ctx;
+  const editor = editorOf(ctx, canManage);
   const member = await findDirectMember(db, source, userId);
   if (!member) throw memberNotFound();
   if (!(await mayUpdate(db, source, member, editor))) throw forbidden();
-  const now = deps.now();
+  const now = ctx.now();
   const expiresAt = input.expiresAt === undefined ? member.expires_at : input.expiresAt;
-  const errors = await membershipErrors(db, source, { userId, userType: member.user_type, accessLevel: input.accessLevel, expiresAt }, now, false);
+  const errors = await membershipErrors(ctx, source, { userId, userType: member.user_type, accessLevel: input.accessLevel, expiresAt }, false);
   if (errors) throw invalidFields(errors);
-  await withTransaction(deps, ({ db: trx }) => changeMembership(trx, member, input.accessLevel, expiresAt, now));
+  await withTransaction(ctx, ({ db: trx }) => changeMembership(trx, member, input.accessLevel, expiresAt, now));
   return (await findDirectMember(db, source, userId)) as MemberView;
 }
 
 type Removal = Pick<MemberView, 'member_id' | 'user_id' | 'source_type' | 'source_id'>;
 
 /** Deletes one membership, with a left (or expired) event for a project. */
-async function destroyMembership(trx: Kysely<DB>, member: Removal, action: 'left' | 'expired', now: Date): Promise<void> {
-  await trx.deleteFrom('members').where('id', '=', member.member_id).execute();
-  if (member.source_type === 'Project') await recordEvent(trx, { projectId: member.source_id, authorId: member.user_id, action }, now);
+async function destroyMembership(ctx: ServiceContext, member: Removal, action: 'left' | 'expired'): Promise<void> {
+  await ctx.db.deleteFrom('members').where('id', '=', member.member_id).execute();
+  if (member.source_type === 'Project') await recordEvent(ctx, { projectId: member.source_id, authorId: member.user_id, action });
 }
 
 /**
  * Leaving a group also ends the user's memberships of its projects and subgroups (a subgroup's
  * last owner stays), as the platform's destroy service does.
  */
-async function destroyGroupSubresources(trx: Kysely<DB>, group: MemberSource, userId: number, now: Date): Promise<void> {
+async function destroyGroupSubresources(ctx: ServiceContext, group: MemberSource, userId: number): Promise<void> {
+  const trx = ctx.db;
   const prefix = `${group.traversalPath}%`;
   const projectMembers = await trx
     .selectFrom('members as m')
@@ -249,7 +258,7 @@ async function destroyGroupSubresources(trx: Kysely<DB>, group: MemberSource, us
     .where('n.traversal_path', 'like', prefix)
     .orderBy('m.id')
     .execute();
-  for (const member of projectMembers) await destroyMembership(trx, member, 'left', now);
+  for (const member of projectMembers) await destroyMembership(ctx, member, 'left');
   const subgroups = await trx
     .selectFrom('members as m')
     .innerJoin('namespaces as g', 'g.id', 'm.source_id')
@@ -264,21 +273,22 @@ async function destroyGroupSubresources(trx: Kysely<DB>, group: MemberSource, us
     .execute();
   for (const row of subgroups) {
     if (await isLastOwner(trx, groupSource(row), row)) continue;
-    await destroyMembership(trx, row, 'left', now);
+    await destroyMembership(ctx, row, 'left');
   }
 }
 
 /** DELETE …/members/:user_id. */
-export async function removeMember(deps: ServiceContext, source: MemberSource, editor: MemberEditor, userId: number, options: { skipSubresources: boolean }): Promise<void> {
-  const { db } = deps;
+export async function removeMember(ctx: ServiceContext, source: MemberSource, canManage: boolean, userId: number, options: { skipSubresources: boolean }): Promise<void> {
+  const { db } = ctx;
+  const editor = editorOf(ctx, canManage);
   const member = await findDirectMember(db, source, userId);
   if (!member) throw memberNotFound();
   if (!(await mayDestroy(db, source, member, editor))) throw forbidden();
-  const now = deps.now();
-  await withTransaction(deps, async ({ db: trx }) => {
-    await destroyMembership(trx, member, 'left', now);
-    if (source.type === 'Namespace' && !options.skipSubresources) await destroyGroupSubresources(trx, source, userId, now);
-    await refreshAuthorizations(trx, [userId], now);
+  const now = ctx.now();
+  await withTransaction(atTime(ctx, now), async (tx) => {
+    await destroyMembership(tx, member, 'left');
+    if (source.type === 'Namespace' && !options.skipSubresources) await destroyGroupSubresources(tx, source, userId);
+    await refreshAuthorizations(tx.db, [userId], now);
   });
 }
 
@@ -303,9 +313,9 @@ export const EXPIRY_BATCH = 1000;
  * one also ends the user's memberships below it, a group's last owner stays, and a project bot
  * whose membership expired is deleted with its tokens.
  */
-export async function removeExpiredMembers(deps: ServiceContext): Promise<void> {
-  const { db } = deps;
-  const now = deps.now();
+export async function removeExpiredMembers(ctx: ServiceContext): Promise<void> {
+  const { db } = ctx;
+  const now = ctx.now();
   let failure: unknown = null;
   let after = 0;
   for (;;) {
@@ -324,12 +334,12 @@ export async function removeExpiredMembers(deps: ServiceContext): Promise<void> 
       try {
         const source = await loadSource(db, member.source_type, member.source_id);
         if (!source || (await isLastOwner(db, source, member))) continue;
-        await withTransaction(deps, async ({ db: trx }) => {
-          await destroyMembership(trx, member, 'expired', now);
-          if (source.type === 'Namespace') await destroyGroupSubresources(trx, source, member.user_id, now);
-          await refreshAuthorizations(trx, [member.user_id], now);
+        await withTransaction(atTime(ctx, now), async (tx) => {
+          await destroyMembership(tx, member, 'expired');
+          if (source.type === 'Namespace') await destroyGroupSubresources(tx, source, member.user_id);
+          await refreshAuthorizations(tx.db, [member.user_id], now);
         });
-        if (member.user_type === 'project_bot') await deleteUser(deps, member.user_id);
+        if (member.user_type === 'project_bot') await deleteUser(ctx, member.user_id);
       } catch (error) {
         // One membership that cannot be removed must not keep the others; the run still fails.
         failure ??= error;

@@ -2,6 +2,7 @@
 // GET /oauth/token/info. Bodies follow OAuth's own error format, not the API's.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import { serviceContext } from '../../core/context.ts';
 import { Entity } from '../../core/schema.ts';
 import { OauthErrorEntity, OauthTokenEntity, OauthTokenInfoEntity } from './oauth.schemas.ts';
 import { OauthError, inspectToken, passwordGrant, refreshGrant, revoke, secondsLeft } from './oauth.service.ts';
@@ -20,7 +21,7 @@ function noStore(reply: FastifyReply) {
 }
 
 export const oauthRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, config: appConfig, now } = app.deps;
+  const { now } = app.deps;
 
   app.post('/oauth/token', { config, schema: { response: { 200: OauthTokenEntity, '4xx': OauthErrorEntity } } }, async (req, reply) => {
     const p = req.rawParams;
@@ -29,9 +30,9 @@ export const oauthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!grant) throw new OauthError('invalid_request', 'Missing required parameter: grant_type.');
       let body;
       if (grant === 'password') {
-        body = await passwordGrant(db, appConfig.passwordHashCost, { username: str(p.username), password: str(p.password), scope: str(p.scope) }, now());
+        body = await passwordGrant(serviceContext(req), { username: str(p.username), password: str(p.password), scope: str(p.scope) });
       } else if (grant === 'refresh_token') {
-        body = await refreshGrant(db, { refresh_token: str(p.refresh_token) }, now());
+        body = await refreshGrant(serviceContext(req), { refresh_token: str(p.refresh_token) });
       } else {
         throw new OauthError('unsupported_grant_type', 'The authorization grant type is not supported by the authorization server.');
       }
@@ -44,13 +45,13 @@ export const oauthRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   // RFC 7009: an unknown or missing token is not an error.
   app.post('/oauth/revoke', { config, schema: { response: { 200: Entity({}) } } }, async (req, reply) => {
-    await revoke(db, str(req.rawParams.token), now());
+    await revoke(serviceContext(req), str(req.rawParams.token));
     return reply.send({});
   });
 
   app.get('/oauth/token/info', { config, schema: { response: { 200: OauthTokenInfoEntity, 401: OauthErrorEntity } } }, async (req, reply) => {
     const bearer = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
-    const found = await inspectToken(db, str(req.rawParams.access_token) ?? bearer, now());
+    const found = await inspectToken(serviceContext(req), str(req.rawParams.access_token) ?? bearer);
     if (found.problem !== null) {
       const description = INVALID_TOKEN[found.problem];
       return reply

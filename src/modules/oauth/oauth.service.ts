@@ -1,5 +1,6 @@
 // OAuth 2 tokens for the password and refresh_token grants. Access tokens live two hours.
 import type { Kysely } from 'kysely';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import type { DB, OauthAccessTokenRow, UserRow } from '../../db/schema.ts';
 import { ADMIN_ONLY_SCOPES, OAUTH_ONLY_SCOPES, SCOPES } from '../../core/auth/scopes.ts';
 import { digest, generateToken, spendPasswordCheck, verifyPassword } from '../../core/auth/secrets.ts';
@@ -74,10 +75,10 @@ async function findLogin(db: Kysely<DB>, login: string): Promise<UserRow | undef
  * The user whose login (username or email, any case) and password these are, or undefined. An
  * unknown login costs one password hash too, so that timing does not tell which logins exist.
  */
-export async function authenticatePassword(db: Kysely<DB>, hashCost: number, login: string, password: string): Promise<UserRow | undefined> {
-  const user = await findLogin(db, login);
+export async function authenticatePassword(ctx: ServiceContext, login: string, password: string): Promise<UserRow | undefined> {
+  const user = await findLogin(ctx.db, login);
   if (!user || user.user_type !== 'human' || user.encrypted_password === null) {
-    await spendPasswordCheck(password, hashCost);
+    await spendPasswordCheck(password, ctx.config.passwordHashCost);
     return undefined;
   }
   return (await verifyPassword(password, user.encrypted_password)) ? user : undefined;
@@ -87,22 +88,23 @@ export async function authenticatePassword(db: Kysely<DB>, hashCost: number, log
  * Doorkeeper checks the resource owner before the scopes. Users with two-factor authentication
  * cannot use this grant: it has no second factor.
  */
-export async function passwordGrant(db: Kysely<DB>, hashCost: number, p: { username?: string; password?: string; scope?: string }, now: Date) {
+export async function passwordGrant(ctx: ServiceContext, p: { username?: string; password?: string; scope?: string }) {
   if (!p.username) throw new OauthError('invalid_request', 'Missing required parameter: username.');
   if (!p.password) throw new OauthError('invalid_request', 'Missing required parameter: password.');
-  const user = await authenticatePassword(db, hashCost, p.username, p.password);
+  const user = await authenticatePassword(ctx, p.username, p.password);
   if (!user || user.state !== 'active' || user.two_factor_enabled) throw invalidGrant();
-  return issue(db, user.id, parseScope(p.scope, user), now);
+  return issue(ctx.db, user.id, parseScope(p.scope, user), ctx.now());
 }
 
 /** Exchanges a refresh token for a new pair; the old access token is revoked. */
-export async function refreshGrant(db: Kysely<DB>, p: { refresh_token?: string }, now: Date) {
+export async function refreshGrant(ctx: ServiceContext, p: { refresh_token?: string }) {
   if (!p.refresh_token) throw new OauthError('invalid_request', 'Missing required parameter: refresh_token.');
-  const row = await db.selectFrom('oauth_access_tokens').selectAll().where('refresh_token_digest', '=', digest(p.refresh_token)).executeTakeFirst();
+  const row = await ctx.db.selectFrom('oauth_access_tokens').selectAll().where('refresh_token_digest', '=', digest(p.refresh_token)).executeTakeFirst();
   if (!row || row.revoked_at) throw invalidGrant();
-  const user = await db.selectFrom('users').select(['id', 'state']).where('id', '=', row.user_id).executeTakeFirst();
+  const user = await ctx.db.selectFrom('users').select(['id', 'state']).where('id', '=', row.user_id).executeTakeFirst();
   if (!user || user.state !== 'active') throw invalidGrant();
-  return db.transaction().execute(async (trx) => {
+  const now = ctx.now();
+  return withTransaction(ctx, async ({ db: trx }) => {
     const revoked = await trx
       .updateTable('oauth_access_tokens')
       .set({ revoked_at: now.toISOString(), refresh_token_digest: null })
@@ -116,12 +118,12 @@ export async function refreshGrant(db: Kysely<DB>, p: { refresh_token?: string }
 }
 
 /** RFC 7009: revoking an unknown token is not an error. */
-export async function revoke(db: Kysely<DB>, token: string | undefined, now: Date): Promise<void> {
+export async function revoke(ctx: ServiceContext, token: string | undefined): Promise<void> {
   if (!token) return;
   const d = digest(token);
-  await db
+  await ctx.db
     .updateTable('oauth_access_tokens')
-    .set({ revoked_at: now.toISOString() })
+    .set({ revoked_at: ctx.now().toISOString() })
     .where((eb) => eb.or([eb('token_digest', '=', d), eb('refresh_token_digest', '=', d)]))
     .where('revoked_at', 'is', null)
     .execute();
@@ -135,13 +137,12 @@ export function secondsLeft(row: OauthAccessTokenRow, now: Date): number | null 
 
 /** An access token with why it may not be used (Doorkeeper checks revocation first). */
 export async function inspectToken(
-  db: Kysely<DB>,
+  ctx: ServiceContext,
   token: string | undefined,
-  now: Date,
 ): Promise<{ row: OauthAccessTokenRow; problem: null } | { row: OauthAccessTokenRow | undefined; problem: 'unknown' | 'revoked' | 'expired' }> {
-  const row = token ? await db.selectFrom('oauth_access_tokens').selectAll().where('token_digest', '=', digest(token)).executeTakeFirst() : undefined;
+  const row = token ? await ctx.db.selectFrom('oauth_access_tokens').selectAll().where('token_digest', '=', digest(token)).executeTakeFirst() : undefined;
   if (!row) return { row, problem: 'unknown' };
   if (row.revoked_at) return { row, problem: 'revoked' };
-  if (row.expires_in !== null && Date.parse(row.created_at) + row.expires_in * 1000 <= now.getTime()) return { row, problem: 'expired' };
+  if (row.expires_in !== null && Date.parse(row.created_at) + row.expires_in * 1000 <= ctx.now().getTime()) return { row, problem: 'expired' };
   return { row, problem: null };
 }

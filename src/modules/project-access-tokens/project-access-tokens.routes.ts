@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { requireUser } from '../../core/access/guards.ts';
+import { serviceContext } from '../../core/context.ts';
 import { loadProject, loadedProject } from '../../core/access/loaders.ts';
 import { unauthorized } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
@@ -48,7 +48,7 @@ export const projectAccessTokenRoutes: FastifyPluginAsyncTypebox = async (api) =
     { schema: { params: TokenParams, response: { 200: ProjectAccessTokenEntity } }, config: REQUIRED, preHandler: readable },
     async (req) => {
       requireReader(req);
-      const row = await findTokenOrFail(deps, loadedProject(req).row.id, req.params.token_id);
+      const row = await findTokenOrFail(serviceContext(req), loadedProject(req).row.id, req.params.token_id);
       return presentProjectToken(row, today());
     },
   );
@@ -57,7 +57,7 @@ export const projectAccessTokenRoutes: FastifyPluginAsyncTypebox = async (api) =
     '/projects/:id/access_tokens',
     { schema: { params: ProjectParams, body: CreateProjectTokenBody, response: { 201: ProjectAccessTokenWithSecretEntity } }, config: REQUIRED, preHandler: readable },
     async (req, reply) => {
-      const { row, token, accessLevel } = await createProjectAccessToken(deps, loadedProject(req), requireUser(req), req.body);
+      const { row, token, accessLevel } = await createProjectAccessToken(serviceContext(req), loadedProject(req), req.body);
       reply.code(201);
       return { ...presentProjectToken({ ...row, access_level: accessLevel }, today()), token };
     },
@@ -67,7 +67,7 @@ export const projectAccessTokenRoutes: FastifyPluginAsyncTypebox = async (api) =
     '/projects/:id/access_tokens/:token_id',
     { schema: { params: TokenParams, response: { 204: NoContent } }, config: REQUIRED, preHandler: readable },
     async (req, reply) => {
-      await revokeProjectAccessToken(deps, loadedProject(req), requireUser(req), req.params.token_id);
+      await revokeProjectAccessToken(serviceContext(req), loadedProject(req), req.params.token_id);
       return reply.code(204).send();
     },
   );

@@ -3,10 +3,9 @@
 // deletes the bot, and its membership and tokens with it. Failures are the platform's 400s with
 // the reason in the message.
 import { randomBytes } from 'node:crypto';
-import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import { type ServiceContext, atTime, requireActor, withTransaction } from '../../core/context.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { LoadedProject as Loaded } from '../../core/access/loaders.ts';
-import type { Actor } from '../../core/auth/actor.ts';
 import { badRequest, notFound } from '../../core/errors.ts';
 import type { PersonalAccessTokenRow } from '../../db/schema.ts';
 import { fullMessagesSentence } from '../../domain/validation.ts';
@@ -25,17 +24,14 @@ function botUsername(projectId: number): string {
 }
 
 export async function createProjectAccessToken(
-  deps: ServiceContext,
+  ctx: ServiceContext,
   project: LoadedProject,
-  actor: Actor,
   body: CreateProjectTokenBody,
 ): Promise<{ row: PersonalAccessTokenRow; token: string; accessLevel: number }> {
   if (!project.can.has('create_project_access_token')) throw badRequest('User does not have permission to create project access token');
-  const { db } = deps;
-  const now = deps.now();
   const source = projectSource(project.row, project.namespace);
   const username = botUsername(project.row.id);
-  const email = `${username}@noreply.${new URL(deps.config.externalUrl).hostname}`;
+  const email = `${username}@noreply.${new URL(ctx.config.externalUrl).hostname}`;
   const accessLevel = body.access_level ?? ACCESS.MAINTAINER;
   const expiresAt = body.expires_at ?? null;
 
@@ -43,22 +39,19 @@ export async function createProjectAccessToken(
   // the bot user, its membership, its token.
   const userErrors = validateUser({ name: body.name, username, email }, true);
   if (Object.keys(userErrors).length > 0) throw badRequest(fullMessagesSentence(userErrors));
-  if (await membershipErrors(db, source, { userId: 0, userType: 'project_bot', accessLevel, expiresAt }, now, false)) {
+  if (await membershipErrors(ctx, source, { userId: 0, userType: 'project_bot', accessLevel, expiresAt }, false)) {
     throw badRequest('Could not provision maintainer access to project access token');
   }
   const scopes = [...new Set(body.scopes)];
   const scopeErrors = tokenErrors({ name: body.name, scopes }, { admin: false });
   if (scopeErrors) throw badRequest(fullMessagesSentence(scopeErrors));
 
-  // The bot, its membership and its token are one unit: none exists without the others.
-  return withTransaction(deps, async (tx) => {
-    const bot = await createUser(
-      tx,
-      { username, email, name: body.name, force_random_password: true, skip_confirmation: true },
-      { userType: 'project_bot', createdById: actor.user.id },
-    );
-    await insertMembership(tx.db, source, { userId: bot.id, accessLevel, expiresAt }, null, now);
-    const issued = await issueToken(tx.db, { userId: bot.id, name: body.name, scopes, expiresAt }, bot, now);
+  // The bot (created by the request's user), its membership and its token are one unit, of one
+  // time: none exists without the others.
+  return withTransaction(atTime(ctx, ctx.now()), async (tx) => {
+    const bot = await createUser(tx, { username, email, name: body.name, force_random_password: true, skip_confirmation: true }, { userType: 'project_bot' });
+    await insertMembership(tx, source, { userId: bot.id, accessLevel, expiresAt }, null);
+    const issued = await issueToken(tx, { userId: bot.id, name: body.name, scopes, expiresAt }, bot);
     return { ...issued, accessLevel };
   });
 }
@@ -67,15 +60,16 @@ export function tokenNotFound(rawId: string) {
   return notFound(`Could not find project access token with token_id: ${rawId}`);
 }
 
-export async function findTokenOrFail(deps: ServiceContext, projectId: number, rawId: string): Promise<ProjectTokenRow> {
-  const row = await findProjectToken(deps.db, projectId, rawId);
+export async function findTokenOrFail(ctx: ServiceContext, projectId: number, rawId: string): Promise<ProjectTokenRow> {
+  const row = await findProjectToken(ctx.db, projectId, rawId);
   if (!row) throw tokenNotFound(rawId);
   return row;
 }
 
 /** Revoking takes the bot away: the user, its membership and its tokens. */
-export async function revokeProjectAccessToken(deps: ServiceContext, project: LoadedProject, actor: Actor, rawId: string): Promise<void> {
-  const row = await findTokenOrFail(deps, project.row.id, rawId);
+export async function revokeProjectAccessToken(ctx: ServiceContext, project: LoadedProject, rawId: string): Promise<void> {
+  const actor = requireActor(ctx);
+  const row = await findTokenOrFail(ctx, project.row.id, rawId);
   if (!project.can.has('admin_project')) throw badRequest(`${actor.user.name} cannot delete ${row.bot_name}`);
-  await deleteUser(deps, row.user_id);
+  await deleteUser(ctx, row.user_id);
 }

@@ -1,10 +1,7 @@
 // The background work of projects' repositories: removing one whose project is gone (or has moved
 // away from its storage), and moving one to another storage. Both are safe to run again.
 import { Type } from '@sinclair/typebox';
-import type { ServiceContext } from '../../core/context.ts';
-import { withTransaction } from '../../core/context.ts';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { copyRepository, deleteRepository, repositoryPath } from '../../git/repository.ts';
 import { storageDirectory } from '../../git/storages.ts';
 import { PermanentJobError, defineJobKind, enqueue } from '../../jobs/queue.ts';
@@ -63,7 +60,8 @@ export const moveRepositoryJob = defineJobKind({
  * Marks the repository read-only and enqueues its move, in the caller's transaction; false when
  * it is read-only already (another move, or a write that holds it).
  */
-export async function requestStorageMove(db: Kysely<DB>, projectId: number, storage: string): Promise<boolean> {
+export async function requestStorageMove(ctx: ServiceContext, projectId: number, storage: string): Promise<boolean> {
+  const { db } = ctx;
   const taken = await db.updateTable('projects').set({ repository_read_only: true }).where('id', '=', projectId).where('repository_read_only', '=', false).executeTakeFirst();
   if (Number(taken.numUpdatedRows) === 0) return false;
   await enqueue(db, moveRepositoryJob, { projectId, storage });

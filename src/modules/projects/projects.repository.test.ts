@@ -14,6 +14,7 @@ import { deleteRef, listRefs, resolveRef } from '../../git/refs.ts';
 import { recordRefUpdates, refsUpdatedJob } from '../pushes/push.service.ts';
 import { projectRepositoryPath, readDefaultBranch, repositoryExists, repositoryPath } from '../../git/repository.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../../domain/project-repository.ts';
+import { systemContext } from '../../core/context.ts';
 
 let t: TestApp;
 let alice: TestUser;
@@ -93,6 +94,7 @@ describe('creation', () => {
   });
 
   test('a server stopped right after the creation committed: the project is whole, and its first push is recorded by the workers', async () => {
+    await t.runJobs(); // what the tests above left queued
     // The creation's follow-up never runs in the request, as if the process had died there.
     const kind = refsUpdatedJob as { run: typeof refsUpdatedJob.run };
     const run = kind.run;
@@ -113,7 +115,7 @@ describe('creation', () => {
     assert.equal(project.default_branch, 'main');
     assert.equal(Boolean(project.empty_repo), false);
     await t.deps.db.updateTable('background_jobs').set({ run_at: new Date(0).toISOString() }).execute();
-    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true]]);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['refs.updated', true], ['project.statistics.refresh', true]]);
     const events = (await t.get(`/api/v4/projects/${id}/events`, { token: alice.token })).json();
     assert.deepEqual(events.map((e: { action_name: string }) => e.action_name), ['pushed new', 'created']);
     const rules = await t.deps.db.selectFrom('protected_branches').select('name').where('project_id', '=', id).execute();
@@ -223,6 +225,7 @@ describe('changes', () => {
   });
 
   test('an administrator moves the repository to another storage', async () => {
+    await t.runJobs(); // the statistics refreshes of the writes above
     const res = await put({ repository_storage: 'other' }, ROOT_TOKEN);
     expectStatus(res, 200);
     // As on the platform, the move is scheduled: until it has run, the project is read-only where it was.
@@ -245,7 +248,7 @@ describe('changes', () => {
     const [develop, main] = await Promise.all(['develop', 'main'].map((b) => resolveRef(dir, `refs/heads/${b}`)));
     await deleteRef(dir, 'refs/heads/develop');
     await deleteRef(dir, 'refs/heads/main');
-    await recordRefUpdates(t.deps, project, alice.user.id, [gone('refs/heads/develop', develop as string), gone('refs/heads/main', main as string)]);
+    await recordRefUpdates(systemContext(t.deps), project, alice.user.id, [gone('refs/heads/develop', develop as string), gone('refs/heads/main', main as string)]);
     assert.equal((await row(project.id)).empty_repo, true);
     const listed = await t.get('/api/v4/projects', { token: alice.token, query: { owned: 'true', per_page: '100' } });
     const entries = listed.json() as { id: number; empty_repo: boolean; name: string }[];
@@ -255,6 +258,7 @@ describe('changes', () => {
   });
 
   test('deleting the project removes its repository', async () => {
+    await t.runJobs();
     expectStatus(await t.del(`/api/v4/projects/${project.id}`, { token: alice.token }), 202);
     assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.remove', true]]);
     assert.equal(fs.existsSync(dir), false);

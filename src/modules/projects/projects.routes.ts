@@ -3,8 +3,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requireAdmin, requireUser } from '../../core/access/guards.ts';
+import { requireAdmin } from '../../core/access/guards.ts';
 import { findProject, loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
+import { serviceContext } from '../../core/context.ts';
 import { notFound, paramError } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { KEYSET_UNAVAILABLE, paginate, paginateByKeysetFilter, wantsKeyset } from '../../core/pagination.ts';
@@ -153,19 +154,16 @@ export const projectRoutes: FastifyPluginAsyncTypebox = async (api) => {
   // ---- Create -----------------------------------------------------------------------------
 
   api.post('/projects', { schema: { body: CreateProjectBody, response: createdProject }, config: SIGNED_IN }, async (req, reply) => {
-    const actor = requireUser(req);
-    const { body } = req;
-    const row = await createProject(deps, actor, body);
+    const row = await createProject(serviceContext(req), req.body);
     reply.code(201);
     return presentFull(req, row, { adminFields: true });
   });
 
   api.post('/projects/user/:user_id', { schema: { params: CreateUserProjectParams, body: CreateUserProjectBody, response: createdProject }, config: SIGNED_IN }, async (req, reply) => {
-    const actor = requireAdmin(req);
+    requireAdmin(req);
     const user = await findUserByIdOrUsername(db, String(req.params.user_id));
     if (!user) throw notFound('User');
-    const { body } = req;
-    const row = await createProject(deps, actor, body, { asUser: user });
+    const row = await createProject(serviceContext(req), req.body, { asUser: user });
     reply.code(201);
     return presentFull(req, row, { adminFields: true });
   });
@@ -186,20 +184,20 @@ export const projectRoutes: FastifyPluginAsyncTypebox = async (api) => {
   );
 
   api.put('/projects/:id', { schema: { params: ProjectIdParams, body: UpdateProjectBody, response: fullProject }, config: SIGNED_IN, preHandler: loadProject('admin_project') }, async (req) => {
-    const row = await updateProject(deps, requireUser(req), loadedProject(req), req.body);
+    const row = await updateProject(serviceContext(req), loadedProject(req), req.body);
     return presentFull(req, row, { adminFields: true });
   });
 
   api.delete('/projects/:id', { schema: { params: ProjectIdParams, response: { 202: AcceptedEntity } }, config: SIGNED_IN, preHandler: loadProject('remove_project') }, async (req, reply) => {
     const row = loadedProject(req).row;
     checkUnmodifiedSince(req.headers['if-unmodified-since'], Date.parse(row.updated_at));
-    await deleteProject(deps, row);
+    await deleteProject(serviceContext(req), row);
     return reply.code(202).send({ message: '202 Accepted' });
   });
 
   for (const [action, archived] of [['archive', true], ['unarchive', false]] as const) {
     api.post(`/projects/:id/${action}`, { schema: { params: ProjectIdParams, response: createdProject }, config: SIGNED_IN, preHandler: loadProject('archive_project') }, async (req, reply) => {
-      const row = await setArchived(deps, loadedProject(req).row, archived);
+      const row = await setArchived(serviceContext(req), loadedProject(req).row, archived);
       reply.code(201);
       return presentFull(req, row);
     });
@@ -209,9 +207,8 @@ export const projectRoutes: FastifyPluginAsyncTypebox = async (api) => {
   for (const [action, change] of [['star', starProject], ['unstar', unstarProject]] as const) {
     const options = { schema: { params: ProjectIdParams, response: { ...createdProject, 304: NoContent } }, config: SIGNED_IN, preHandler: loadProject('read_project') };
     api.post(`/projects/:id/${action}`, options, async (req, reply) => {
-      const actor = requireUser(req);
       const { id } = loadedProject(req).row;
-      if (!(await change(deps, actor.user.id, id))) return reply.code(304).send();
+      if (!(await change(serviceContext(req), id))) return reply.code(304).send();
       const row = (await findProjectById(db, id)) as ProjectRow;
       reply.code(201);
       return presentFull(req, row);

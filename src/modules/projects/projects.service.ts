@@ -1,13 +1,12 @@
 // Writes of projects: create, update, archive, star, delete. Each owns its transaction, checks
 // what the caller may do, and throws the platform's errors.
 import { randomBytes } from 'node:crypto';
-import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import { type ServiceContext, atTime, requireActor, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import { groupAbilities, groupSubject } from '../../core/access/abilities.ts';
 import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY, visibilityName } from '../../core/access/levels.ts';
 import type { LoadedProject } from '../../core/access/loaders.ts';
-import type { Actor } from '../../core/auth/actor.ts';
 import { type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -169,7 +168,10 @@ async function replaceTopics(db: Kysely<DB>, projectId: number, topics: readonly
 // ---- Create ----------------------------------------------------------------------------------
 
 export interface CreateOptions {
-  /** POST /projects/user/:user_id: the project is created as this user, in their namespace. */
+  /**
+   * POST /projects/user/:user_id: the project is created as this user, in their namespace (the
+   * actor, an administrator, is not its creator).
+   */
   asUser?: UserRow;
 }
 
@@ -177,9 +179,9 @@ export interface CreateOptions {
  * Whether the creator may create projects in the namespace: its owner (or an administrator) for
  * a personal one, create_projects for a group.
  */
-async function mayCreateIn(deps: ServiceContext, creator: { user: UserRow; isAdmin: boolean }, namespace: NamespaceRow): Promise<boolean> {
+async function mayCreateIn(ctx: ServiceContext, creator: { user: UserRow; isAdmin: boolean }, namespace: NamespaceRow): Promise<boolean> {
   if (namespace.type === 'User') return namespace.owner_id === creator.user.id || creator.isAdmin;
-  const access = await groupAccessLevel(deps.db, creator.user.id, namespace.traversal_path, deps.now());
+  const access = await groupAccessLevel(ctx.db, creator.user.id, namespace.traversal_path, ctx.now());
   return groupAbilities(creator, groupSubject(namespace), access, false).has('create_projects');
 }
 
@@ -197,8 +199,9 @@ async function limitReached(db: Kysely<DB>, creator: UserRow): Promise<string | 
 }
 
 /** POST /projects and POST /projects/user/:user_id. */
-export async function createProject(deps: ServiceContext, actor: Actor, input: CreateProjectBody, options: CreateOptions = {}): Promise<ProjectRow> {
-  const { db } = deps;
+export async function createProject(ctx: ServiceContext, input: CreateProjectBody, options: CreateOptions = {}): Promise<ProjectRow> {
+  const { db } = ctx;
+  const actor = requireActor(ctx);
   const creator = options.asUser ?? actor.user;
   const name = input.name ?? input.path ?? '';
   const path = input.path ?? parameterize(input.name ?? '');
@@ -209,7 +212,7 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
     input.namespace_id !== undefined
       ? await db.selectFrom('namespaces').selectAll().where('id', '=', input.namespace_id).executeTakeFirst()
       : await db.selectFrom('namespaces').selectAll().where('type', '=', 'User').where('owner_id', '=', creator.id).executeTakeFirst();
-  if (!namespace || !(await mayCreateIn(deps, options.asUser ? { user: creator, isAdmin: creator.admin } : actor, namespace))) {
+  if (!namespace || !(await mayCreateIn(ctx, options.asUser ? { user: creator, isAdmin: creator.admin } : actor, namespace))) {
     add(errors, 'namespace', 'is not valid');
   } else {
     await checkTaken(db, namespace, { name, path }, null, errors);
@@ -224,19 +227,19 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
   const visibilityLevel = VISIBILITY[input.visibility ?? instance.default_project_visibility];
   if (namespace) checkVisibility(namespace, visibilityLevel, errors);
   const storage = (actor.isAdmin && input.repository_storage) || DEFAULT_STORAGE;
-  checkStorage(deps.config, storage, errors);
+  checkStorage(ctx.config, storage, errors);
   if (input.default_branch && !validBranchName(input.default_branch)) add(errors, 'default_branch', 'is invalid');
   if (Object.keys(errors).length > 0 || !namespace) throw invalidFields(errors);
 
   const settings = newProjectSettings(instance, visibilityLevel, settingChanges(input, 'create'));
   // HEAD names the requested branch, else the instance's default; a README commit starts it.
   const headBranch = input.default_branch || defaultBranchName(instance);
-  const now = deps.now();
+  const now = ctx.now();
   const at = now.toISOString();
   // The repository is built aside first and placed once the project's row (and so its id) exists,
   // as the last step of the transaction: no git process runs inside it, a git failure leaves no
   // row, and a failed transaction removes what was built.
-  const storageDir = storageDirectory(deps.config.repositoryStorages, storage) as string;
+  const storageDir = storageDirectory(ctx.config.repositoryStorages, storage) as string;
   const staging = stagingRepositoryPath(storageDir);
   const author = { name: creator.name, email: creator.commit_email || creator.email };
   const readme = input.initialize_with_readme
@@ -246,7 +249,8 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
   let placed: string | null = null;
   let followUp: number | null = null;
   try {
-    const row = await withTransaction(deps, async ({ db: trx }) => {
+    const row = await withTransaction(atTime(ctx, now), async (tx) => {
+      const trx = tx.db;
       const inserted = await trx
         .insertInto('projects')
         .values({
@@ -264,7 +268,7 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
           archived: false,
           repository_storage: storage,
           empty_repo: readmeCommit === null,
-          ...newRunnersToken(deps.config),
+          ...newRunnersToken(ctx.config),
           import_status: 'none',
           star_count: 0,
           created_at: at,
@@ -293,7 +297,7 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
           .execute();
       }
       await refreshAuthorizations(trx, await usersAboveNamespace(trx, namespace), now);
-      await recordEvent(trx, { projectId: inserted.id, authorId: creator.id, action: 'created' }, now);
+      await recordEvent(tx, { projectId: inserted.id, authorId: creator.id, action: 'created' });
       if (readmeCommit !== null) {
         const update = { ref: `refs/heads/${headBranch}`, before: ZERO_OID, after: readmeCommit };
         followUp = await enqueue(trx, refsUpdatedJob, { projectId: inserted.id, userId: creator.id, updates: [update], firstPush: true }, { runHere: true });
@@ -306,7 +310,7 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
     });
     // The README commit counts as the creator's first push.
     if (followUp === null) return row;
-    await runNow(deps, refsUpdatedJob, followUp);
+    await runNow(ctx, refsUpdatedJob, followUp);
     return (await db.selectFrom('projects').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
   } catch (error) {
     await deleteRepository(placed ?? staging);
@@ -323,8 +327,9 @@ export async function createProject(deps: ServiceContext, actor: Actor, input: C
 // ---- Update ----------------------------------------------------------------------------------
 
 /** PUT /projects/:id. Renames need rename_project, visibility changes change_visibility_level. */
-export async function updateProject(deps: ServiceContext, actor: Actor, project: Pick<LoadedProject, 'row' | 'namespace' | 'can'>, input: UpdateProjectBody): Promise<ProjectRow> {
-  const { db } = deps;
+export async function updateProject(ctx: ServiceContext, project: Pick<LoadedProject, 'row' | 'namespace' | 'can'>, input: UpdateProjectBody): Promise<ProjectRow> {
+  const { db } = ctx;
+  const actor = requireActor(ctx);
   const { row, namespace } = project;
   if (input.name !== undefined && input.name !== '' && !project.can.has('rename_project')) throw forbidden();
   if (input.visibility !== undefined && !project.can.has('change_visibility_level')) throw forbidden();
@@ -335,11 +340,11 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
   const visibilityLevel = input.visibility !== undefined ? VISIBILITY[input.visibility] : row.visibility_level;
   if (input.visibility !== undefined) checkVisibility(namespace, visibilityLevel, errors);
   const storage = actor.isAdmin ? input.repository_storage : undefined;
-  checkStorage(deps.config, storage, errors);
+  checkStorage(ctx.config, storage, errors);
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
   const newDefaultBranch = input.default_branch !== undefined && input.default_branch !== row.default_branch ? input.default_branch : null;
   if (newDefaultBranch !== null) {
-    if (!(await branchExists(deps.config, row, newDefaultBranch))) {
+    if (!(await branchExists(ctx.config, row, newDefaultBranch))) {
       throw invalidFields({ base: [`Could not change HEAD: branch '${newDefaultBranch}' does not exist`] });
     }
     assertWritable(row);
@@ -350,9 +355,10 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
   const changes = settingChanges(input, 'update');
   const name = input.name ?? row.name;
   const path = input.path ?? row.path;
-  const now = deps.now().toISOString();
+  const now = ctx.now().toISOString();
   try {
-    return await withTransaction(deps, async ({ db: trx }) => {
+    return await withTransaction(ctx, async (tx) => {
+      const trx = tx.db;
       // First: it renews the settings revision, which the row returned below must carry.
       await updateProjectSettings(trx, row.id, changes);
       let update = trx
@@ -376,9 +382,9 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
       if (topics !== undefined) await replaceTopics(trx, row.id, topics);
       // The platform schedules a storage move: the project answers from its old storage, read-only
       // until the move job has copied the repository.
-      if (moveTo !== null && !(await requestStorageMove(trx, row.id, moveTo))) throw repositoryReadOnly();
+      if (moveTo !== null && !(await requestStorageMove(tx, row.id, moveTo))) throw repositoryReadOnly();
       // Last, so that a refusal from git undoes the row's change.
-      const dir = newDefaultBranch !== null ? existingProjectRepository(deps.config.repositoryStorages, row) : null;
+      const dir = newDefaultBranch !== null ? existingProjectRepository(ctx.config.repositoryStorages, row) : null;
       if (dir !== null) await setDefaultBranch(dir, newDefaultBranch as string);
       return updated;
     });
@@ -390,22 +396,23 @@ export async function updateProject(deps: ServiceContext, actor: Actor, project:
 
 // ---- Archive, star, delete --------------------------------------------------------------------
 
-export async function setArchived(deps: ServiceContext, row: ProjectRow, archived: boolean): Promise<ProjectRow> {
-  return deps.db
+export async function setArchived(ctx: ServiceContext, row: ProjectRow, archived: boolean): Promise<ProjectRow> {
+  return ctx.db
     .updateTable('projects')
-    .set({ archived, updated_at: deps.now().toISOString() })
+    .set({ archived, updated_at: ctx.now().toISOString() })
     .where('id', '=', row.id)
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
-/** Stars the project for the user; false when it was already starred. */
-export async function starProject(deps: ServiceContext, userId: number, projectId: number): Promise<boolean> {
+/** Stars the project for the actor; false when it was already starred. */
+export async function starProject(ctx: ServiceContext, projectId: number): Promise<boolean> {
+  const userId = requireActor(ctx).user.id;
   try {
-    return await withTransaction(deps, async ({ db: trx }) => {
+    return await withTransaction(ctx, async ({ db: trx }) => {
       const existing = await trx.selectFrom('users_star_projects').select('user_id').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst();
       if (existing) return false;
-      await trx.insertInto('users_star_projects').values({ user_id: userId, project_id: projectId, created_at: deps.now().toISOString() }).execute();
+      await trx.insertInto('users_star_projects').values({ user_id: userId, project_id: projectId, created_at: ctx.now().toISOString() }).execute();
       await trx.updateTable('projects').set({ star_count: sql`star_count + 1` }).where('id', '=', projectId).execute();
       return true;
     });
@@ -416,9 +423,10 @@ export async function starProject(deps: ServiceContext, userId: number, projectI
   }
 }
 
-/** Unstars the project for the user; false when it was not starred. */
-export async function unstarProject(deps: ServiceContext, userId: number, projectId: number): Promise<boolean> {
-  return withTransaction(deps, async ({ db: trx }) => {
+/** Unstars the project for the actor; false when it was not starred. */
+export async function unstarProject(ctx: ServiceContext, projectId: number): Promise<boolean> {
+  const userId = requireActor(ctx).user.id;
+  return withTransaction(ctx, async ({ db: trx }) => {
     const result = await trx.deleteFrom('users_star_projects').where('user_id', '=', userId).where('project_id', '=', projectId).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) return false;
     await trx.updateTable('projects').set({ star_count: sql`star_count - 1` }).where('id', '=', projectId).execute();
@@ -432,8 +440,8 @@ export async function unstarProject(deps: ServiceContext, userId: number, projec
  * repository's removal is enqueued in the same transaction, so that it happens even if the server
  * stops now (ids are not handed out again, so nothing can take its place meanwhile).
  */
-export async function deleteProject(deps: ServiceContext, row: ProjectRow): Promise<void> {
-  await withTransaction(deps, async ({ db }) => {
+export async function deleteProject(ctx: ServiceContext, row: ProjectRow): Promise<void> {
+  await withTransaction(ctx, async ({ db }) => {
     await db.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
     await db.deleteFrom('projects').where('id', '=', row.id).execute();
     await enqueue(db, removeRepositoryJob, { projectId: row.id, storage: row.repository_storage });

@@ -6,6 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { loadProject, loadedProject } from '../../core/access/loaders.ts';
+import { serviceContext } from '../../core/context.ts';
 import { paginate } from '../../core/pagination.ts';
 import { pusherOf } from '../../domain/ref-protection.ts';
 import { NoContent } from '../../core/schema.ts';
@@ -58,7 +59,7 @@ export const protectedRefRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: ProjectParams, body: ProtectBranchBody, response: { 201: ProtectedBranchEntity } }, config: OPTIONAL, preHandler: branches },
     async (req, reply) => {
       const project = loadedProject(req);
-      const { row, levels } = await protectBranch(deps, project.row.id, pusherOf(project, req.actor), req.body);
+      const { row, levels } = await protectBranch(serviceContext(req), project.row.id, pusherOf(project, req.actor), req.body);
       reply.code(201);
       return presentProtectedBranch(row, levels);
     },
@@ -66,7 +67,7 @@ export const protectedRefRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   api.delete('/projects/:id/protected_branches/:name', { schema: { params: RuleParams, response: { 204: NoContent } }, config: OPTIONAL, preHandler: branches }, async (req, reply) => {
     const project = loadedProject(req);
-    await unprotectBranch(deps, project.row.id, pusherOf(project, req.actor), req.params.name, req.headers['if-unmodified-since']);
+    await unprotectBranch(serviceContext(req), project.row.id, pusherOf(project, req.actor), req.params.name, req.headers['if-unmodified-since']);
     return reply.code(204).send();
   });
 
@@ -95,14 +96,14 @@ export const protectedRefRoutes: FastifyPluginAsyncTypebox = async (api) => {
     '/projects/:id/protected_tags',
     { schema: { params: ProjectParams, body: ProtectTagBody, response: { 201: ProtectedTagEntity } }, config: OPTIONAL, preHandler: tags },
     async (req, reply) => {
-      const { row, levels } = await protectTag(deps, loadedProject(req).row.id, req.body);
+      const { row, levels } = await protectTag(serviceContext(req), loadedProject(req).row.id, req.body);
       reply.code(201);
       return presentProtectedTag(row, levels);
     },
   );
 
   api.delete('/projects/:id/protected_tags/:name', { schema: { params: RuleParams, response: { 204: NoContent } }, config: OPTIONAL, preHandler: tags }, async (req, reply) => {
-    await unprotectTag(deps, loadedProject(req).row.id, req.params.name, req.headers['if-unmodified-since']);
+    await unprotectTag(serviceContext(req), loadedProject(req).row.id, req.params.name, req.headers['if-unmodified-since']);
     return reply.code(204).send();
   });
 };

@@ -30,21 +30,25 @@ const isBlank = (name: string) => name.trim() === '';
 
 const branchExists = (name: string) => conflict(`Protected branch '${name}' already exists`);
 
-/** POST /projects/:id/protected_branches: each access level defaults to Maintainers. */
+/**
+ * POST /projects/:id/protected_branches: each access level defaults to Maintainers. `pusher` holds
+ * the rights the rule is checked against: the actor's on the project, or the system's when a first
+ * push protects the default branch.
+ */
 export async function protectBranch(
-  deps: ServiceContext,
+  ctx: ServiceContext,
   projectId: number,
   pusher: Pusher,
   body: ProtectBranchBody,
 ): Promise<{ row: ProtectedBranchRow; levels: BranchAccessLevelRow[] }> {
-  const { db } = deps;
+  const { db } = ctx;
   if (await findProtectedBranch(db, projectId, body.name)) throw branchExists(body.name);
   const unprotect = body.unprotect_access_level ?? ACCESS.MAINTAINER;
   if (!canUnprotect([unprotect], pusher)) throw forbidden();
   if (isBlank(body.name)) throw messageList([BLANK_NAME]);
-  const at = deps.now().toISOString();
+  const at = ctx.now().toISOString();
   try {
-    return await withTransaction(deps, async ({ db: trx }) => {
+    return await withTransaction(ctx, async ({ db: trx }) => {
       const row = await trx
         .insertInto('protected_branches')
         .values({
@@ -73,8 +77,8 @@ export async function protectBranch(
 }
 
 /** DELETE /projects/:id/protected_branches/:name: the rule only, never the branch. */
-export async function unprotectBranch(deps: ServiceContext, projectId: number, pusher: Pusher, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
-  const { db } = deps;
+export async function unprotectBranch(ctx: ServiceContext, projectId: number, pusher: Pusher, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
+  const { db } = ctx;
   const row = await findProtectedBranch(db, projectId, name);
   if (!row) throw ruleNotFound();
   checkUnmodifiedSince(ifUnmodifiedSince, Date.parse(row.updated_at));
@@ -86,15 +90,15 @@ export async function unprotectBranch(deps: ServiceContext, projectId: number, p
 // ---- Tags -------------------------------------------------------------------------------------------
 
 /** POST /projects/:id/protected_tags: the create level defaults to Maintainers. */
-export async function protectTag(deps: ServiceContext, projectId: number, body: ProtectTagBody): Promise<{ row: ProtectedTagRow; levels: number[] }> {
-  const { db } = deps;
+export async function protectTag(ctx: ServiceContext, projectId: number, body: ProtectTagBody): Promise<{ row: ProtectedTagRow; levels: number[] }> {
+  const { db } = ctx;
   const taken = [fullMessage('name', TAKEN)];
   if (isBlank(body.name)) throw messageList([BLANK_NAME]);
   if (await findProtectedTag(db, projectId, body.name)) throw messageList(taken);
-  const at = deps.now().toISOString();
+  const at = ctx.now().toISOString();
   const level = body.create_access_level ?? ACCESS.MAINTAINER;
   try {
-    return await withTransaction(deps, async ({ db: trx }) => {
+    return await withTransaction(ctx, async ({ db: trx }) => {
       const row = await trx
         .insertInto('protected_tags')
         .values({ project_id: projectId, name: body.name, created_at: at, updated_at: at })
@@ -109,8 +113,8 @@ export async function protectTag(deps: ServiceContext, projectId: number, body: 
   }
 }
 
-export async function unprotectTag(deps: ServiceContext, projectId: number, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
-  const { db } = deps;
+export async function unprotectTag(ctx: ServiceContext, projectId: number, name: string, ifUnmodifiedSince: string | string[] | undefined): Promise<void> {
+  const { db } = ctx;
   const row = await findProtectedTag(db, projectId, name);
   if (!row) throw ruleNotFound();
   checkUnmodifiedSince(ifUnmodifiedSince, Date.parse(row.updated_at));

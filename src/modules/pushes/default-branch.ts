@@ -43,11 +43,11 @@ export async function settleHead(gitDir: string, updates: readonly RefUpdate[]):
 const SYSTEM: Pusher = { accessLevel: ADMIN_ACCESS_LEVEL, isAdmin: true, canPushCode: true };
 
 /** Protects the project's new default branch as its namespace asks, unless a rule already covers it. */
-export async function protectDefaultBranch(deps: ServiceContext, project: Pick<ProjectRow, 'id' | 'namespace_id'>, branch: string): Promise<void> {
-  const rule = defaultBranchRule(await defaultBranchProtection(deps.db, project.namespace_id));
-  if (rule === null || isProtectedBranch(await loadRefProtections(deps.db, project.id), branch)) return;
+export async function protectDefaultBranch(ctx: ServiceContext, project: Pick<ProjectRow, 'id' | 'namespace_id'>, branch: string): Promise<void> {
+  const rule = defaultBranchRule(await defaultBranchProtection(ctx.db, project.namespace_id));
+  if (rule === null || isProtectedBranch(await loadRefProtections(ctx.db, project.id), branch)) return;
   try {
-    await protectBranch(deps, project.id, SYSTEM, { name: branch, push_access_level: rule.pushAccessLevel, merge_access_level: rule.mergeAccessLevel });
+    await protectBranch(ctx, project.id, SYSTEM, { name: branch, push_access_level: rule.pushAccessLevel, merge_access_level: rule.mergeAccessLevel });
   } catch (error) {
     // Another push protected it in between.
     if (!(error instanceof DomainError && error.status === 409)) throw error;

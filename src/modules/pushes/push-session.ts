@@ -17,7 +17,7 @@ import type { Config } from '../../config.ts';
 import { ownerTag, removeLeftoverEntries } from '../../core/processes.ts';
 import { PUSH_DIR_ENV, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
 import type { RefUpdate } from '../../git/refs.ts';
-import type { ServiceContext } from '../../core/context.ts';
+import { type BaseContext, systemContext } from '../../core/context.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { pusherOf } from '../../domain/ref-protection.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
@@ -100,18 +100,18 @@ export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: Pu
 }
 
 /** Enqueues the record of a push left behind with its updates (its server stopped before recording it). */
-async function recordLeftoverPush(ctx: ServiceContext, dir: string): Promise<void> {
+async function recordLeftoverPush(ctx: BaseContext, dir: string): Promise<void> {
   const updates = await readRefUpdates(dir);
   if (updates.length === 0) return;
   const origin = JSON.parse(await fs.readFile(path.join(dir, ORIGIN_FILE), 'utf8')) as PushOrigin;
-  await enqueueRefUpdates(ctx, origin.projectId, origin.userId, updates);
+  await enqueueRefUpdates(systemContext(ctx), origin.projectId, origin.userId, updates);
 }
 
 /**
  * Removes push directories left over by processes that died mid-push (see isLeftover), recording
  * first the pushes whose refs had moved; returns how many went.
  */
-export function removePushLeftovers(ctx: ServiceContext, maxAgeMs: number): Promise<number> {
+export function removePushLeftovers(ctx: BaseContext, maxAgeMs: number): Promise<number> {
   // The compile cache of the hook is shared and kept.
   return removeLeftoverEntries(pushesDir(ctx.config), maxAgeMs, [COMPILE_CACHE], (dir) => recordLeftoverPush(ctx, dir));
 }

@@ -20,6 +20,7 @@ import { commitTitle } from './push-data.ts';
 import { JobClaimLost, claimNext, enqueue, runClaimed } from '../../jobs/queue.ts';
 import { removeLeftovers } from '../../jobs/remove-leftovers.ts';
 import { recordRefUpdates, refsUpdatedJob } from './push.service.ts';
+import { systemContext } from '../../core/context.ts';
 
 let t: TestApp;
 let project: ProjectRow;
@@ -56,11 +57,11 @@ describe('push_data', () => {
   test('a branch made through the API, then a commit on it, then its deletion', async () => {
     const since = await lastEventId();
     const made = await commit('topic', 'topic.txt', 'Start the topic', 'main');
-    await recordRefUpdates(t.deps, project, 1, [{ ref: 'refs/heads/topic', before: ZERO_OID, after: made.id }]);
+    await recordRefUpdates(systemContext(t.deps), project, 1, [{ ref: 'refs/heads/topic', before: ZERO_OID, after: made.id }]);
     const next = await commit('topic', 'more.txt', 'More on the topic\r\nand a body');
-    await recordRefUpdates(t.deps, project, 1, [{ ref: 'refs/heads/topic', before: made.id, after: next.id }]);
+    await recordRefUpdates(systemContext(t.deps), project, 1, [{ ref: 'refs/heads/topic', before: made.id, after: next.id }]);
     await deleteRef(gitDir, 'refs/heads/topic');
-    await recordRefUpdates(t.deps, project, 1, [{ ref: 'refs/heads/topic', before: next.id, after: ZERO_OID }]);
+    await recordRefUpdates(systemContext(t.deps), project, 1, [{ ref: 'refs/heads/topic', before: next.id, after: ZERO_OID }]);
     assert.deepEqual(await pushData(project, since), [
       { commit_count: 1, action: 'created', ref_type: 'branch', commit_from: null, commit_to: made.id, ref: 'topic', commit_title: 'Start the topic', ref_count: null },
       { commit_count: 1, action: 'pushed', ref_type: 'branch', commit_from: made.id, commit_to: next.id, ref: 'topic', commit_title: 'More on the topic', ref_count: null },
@@ -74,7 +75,7 @@ describe('push_data', () => {
     const r1 = (await resolveRef(gitDir, 'refs/tags/r1')) as string;
     const tree = (await resolveRef(gitDir, 'refs/tags/tree-tag')) as string;
     const since = await lastEventId();
-    await recordRefUpdates(t.deps, project, 1, [
+    await recordRefUpdates(systemContext(t.deps), project, 1, [
       { ref: 'refs/tags/r1', before: ZERO_OID, after: r1 },
       { ref: 'refs/tags/tree-tag', before: ZERO_OID, after: tree },
     ]);
@@ -89,7 +90,7 @@ describe('push_data', () => {
     for (const name of names) await updateRef(gitDir, `refs/tags/${name}`, main, null);
     await updateRef(gitDir, 'refs/notes/commits', main, null);
     const since = await lastEventId();
-    await recordRefUpdates(t.deps, project, 1, [
+    await recordRefUpdates(systemContext(t.deps), project, 1, [
       ...names.map((name) => ({ ref: `refs/tags/${name}`, before: ZERO_OID, after: main })),
       { ref: 'refs/notes/commits', before: ZERO_OID, after: main },
     ]);
@@ -113,7 +114,7 @@ describe('the project after a change', () => {
     const { row, dir } = await apiProject('empty-api', false);
     assert.equal(row.default_branch, null);
     const made = await createCommit(dir, { branch: 'trunk', actions: [{ action: 'create', path: 'a', content: 'a' }], message: 'First', author, date: at });
-    await recordRefUpdates(t.deps, row, 1, [{ ref: 'refs/heads/trunk', before: ZERO_OID, after: made.id }]);
+    await recordRefUpdates(systemContext(t.deps), row, 1, [{ ref: 'refs/heads/trunk', before: ZERO_OID, after: made.id }]);
     const after = await t.deps.db.selectFrom('projects').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     assert.equal(after.default_branch, 'trunk');
     assert.equal(Boolean(after.empty_repo), false);
@@ -122,7 +123,7 @@ describe('the project after a change', () => {
     assert.deepEqual(rules.map((r) => r.name), ['trunk']);
 
     await deleteRef(dir, 'refs/heads/trunk');
-    await recordRefUpdates(t.deps, after, 1, [{ ref: 'refs/heads/trunk', before: made.id, after: ZERO_OID }]);
+    await recordRefUpdates(systemContext(t.deps), after, 1, [{ ref: 'refs/heads/trunk', before: made.id, after: ZERO_OID }]);
     const emptied = await t.deps.db.selectFrom('projects').select('empty_repo').where('id', '=', row.id).executeTakeFirstOrThrow();
     assert.equal(Boolean(emptied.empty_repo), true);
   });
@@ -130,7 +131,7 @@ describe('the project after a change', () => {
   test('a project without a repository records no event, and the job is done', async () => {
     await t.runJobs(); // the statistics refreshes the tests above left
     const bare = await createProjectRow(t);
-    const outcome = await recordRefUpdates(t.deps, bare, 1, [{ ref: 'refs/heads/main', before: ZERO_OID, after: main }]);
+    const outcome = await recordRefUpdates(systemContext(t.deps), bare, 1, [{ ref: 'refs/heads/main', before: ZERO_OID, after: main }]);
     assert.deepEqual(outcome, { id: outcome?.id, kind: 'refs.updated', ok: true });
     assert.deepEqual(await pushData(bare, 0), []);
     assert.equal(await t.count('background_jobs'), 0);

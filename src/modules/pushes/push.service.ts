@@ -4,8 +4,7 @@
 // It is the `refs.updated` background job, enqueued once the refs have moved and run at once by
 // the writer, so that callers see its effects; if the server stops midway, a worker runs it again.
 import { Type } from '@sinclair/typebox';
-import type { ServiceContext } from '../../core/context.ts';
-import { withTransaction } from '../../core/context.ts';
+import { type ServiceContext, atTime, withTransaction } from '../../core/context.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
 import { type RefUpdate, hasBranches, resolveRef } from '../../git/refs.ts';
@@ -59,12 +58,11 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
   const empty = branchesComeOrGo ? gitDir === null || !(await hasBranches(gitDir)) : row.empty_repo;
   const protect = firstPush && defaultBranch !== null && updates.some((u) => u.ref === `refs/heads/${defaultBranch}` && u.before === ZERO_OID);
 
-  const now = ctx.now();
-  await withTransaction(ctx, async (tx) => {
+  await withTransaction(atTime(ctx, ctx.now()), async (tx) => {
     if (defaultBranch !== row.default_branch || empty !== row.empty_repo) {
       await tx.db.updateTable('projects').set({ default_branch: defaultBranch, empty_repo: empty }).where('id', '=', row.id).execute();
     }
-    for (const pushData of data) await recordEvent(tx.db, { projectId: row.id, authorId: payload.userId, action: 'pushed', pushData }, now);
+    for (const pushData of data) await recordEvent(tx, { projectId: row.id, authorId: payload.userId, action: 'pushed', pushData });
     if (protect) await protectDefaultBranch(tx, row, defaultBranch as string);
     if (gitDir !== null) await refreshStatisticsLater(tx.db, row.id);
     await job.complete(tx.db);
@@ -79,7 +77,8 @@ export async function enqueueRefUpdates(ctx: ServiceContext, projectId: number, 
 /**
  * Records a change of refs, once the refs have moved: enqueues `refs.updated` and runs it here,
  * so that the caller answers with its effects. Should that run fail, the job stays queued and the
- * workers retry it; the outcome says so.
+ * workers retry it; the outcome says so. `userId` is whom the push is recorded for, explicit
+ * because it is not always the actor: a queued job records it for the user who asked.
  */
 export async function recordRefUpdates(ctx: ServiceContext, project: Pick<ProjectRow, 'id'>, userId: number, updates: readonly RefUpdate[]): Promise<JobOutcome | null> {
   if (updates.length === 0) return null;

@@ -5,6 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { loadedProject } from '../../core/access/loaders.ts';
+import { serviceContext } from '../../core/context.ts';
 import { notFound, paramError } from '../../core/errors.ts';
 import { repositoryDir, resolveRevision } from '../../domain/project-repository.ts';
 import { loadRepository } from '../repository/index.ts';
@@ -90,7 +91,7 @@ export const repositoryFileRoutes: FastifyPluginAsyncTypebox = async (api) => {
     async (req, reply) => {
       const { body } = req;
       const filePath = req.params.file_path;
-      await createFile(deps, { project: loadedProject(req), actor: req.actor }, filePath, body);
+      await createFile(serviceContext(req), loadedProject(req), filePath, body);
       reply.code(201);
       return { file_path: filePath, branch: body.branch };
     },
@@ -102,7 +103,7 @@ export const repositoryFileRoutes: FastifyPluginAsyncTypebox = async (api) => {
     async (req) => {
       const { body } = req;
       const filePath = req.params.file_path;
-      await updateFile(deps, { project: loadedProject(req), actor: req.actor }, filePath, body);
+      await updateFile(serviceContext(req), loadedProject(req), filePath, body);
       return { file_path: filePath, branch: body.branch };
     },
   );
@@ -111,7 +112,7 @@ export const repositoryFileRoutes: FastifyPluginAsyncTypebox = async (api) => {
     '/projects/:id/repository/files/:file_path',
     { schema: { params: FileParams, body: DeleteFileBody, response: { 204: NoContent } }, config: WRITE, preHandler: write },
     async (req, reply) => {
-      await deleteFile(deps, { project: loadedProject(req), actor: req.actor }, req.params.file_path, req.body);
+      await deleteFile(serviceContext(req), loadedProject(req), req.params.file_path, req.body);
       return reply.code(204).send();
     },
   );

@@ -1,10 +1,13 @@
-// The small web sign-in: GET /users/sign_in shows a form (or who is signed in, with the CSRF token
-// for API writes), POST /users/sign_in checks the password and sets the cookie, POST
+// The few web pages: GET / (what this server is, and where to go: the API reference, sign-in, the
+// health probes), and the sign-in: GET /users/sign_in shows a form (or who is signed in, with the
+// CSRF token for API writes), POST /users/sign_in checks the password and sets the cookie, POST
 // /users/sign_out ends the session.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
 import { safeEqual } from '../../core/auth/secrets.ts';
+import { serviceContext } from '../../core/context.ts';
+import { PRODUCT_VERSION, REPORTED_VERSION } from '../../version.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { endSession, findSession, startSession } from './sessions.service.ts';
 
@@ -37,11 +40,26 @@ function html(reply: FastifyReply, status: number, text: string) {
 }
 
 export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, now, config: appConfig } = app.deps;
   const secure = app.deps.config.externalUrl.startsWith('https:');
 
+  app.get('/', { config }, async (_req, reply) =>
+    html(
+      reply,
+      200,
+      page(
+        'Quarry',
+        `<p>A light-weight server of the REST API v4 (as of release ${REPORTED_VERSION}), version ${escapeHtml(PRODUCT_VERSION)}.</p>
+<ul>
+<li><a href="/-/api-docs">API reference</a> (<a href="/-/openapi.json">OpenAPI document</a>); the API is under <code>/api/v4</code></li>
+<li><a href="/users/sign_in">Sign in</a></li>
+<li>Health: <a href="/-/health">/-/health</a>, <a href="/-/liveness">/-/liveness</a>, <a href="/-/readiness">/-/readiness</a></li>
+</ul>`,
+      ),
+    ),
+  );
+
   app.get('/users/sign_in', { config }, async (req, reply) => {
-    const session = await findSession(db, req.cookies[SESSION_COOKIE], now());
+    const session = await findSession(serviceContext(req), req.cookies[SESSION_COOKIE]);
     if (!session) return html(reply, 200, signInForm());
     return html(
       reply,
@@ -63,20 +81,22 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (typeof login !== 'string' || typeof password !== 'string' || login === '' || password === '') {
       return html(reply, 401, signInForm('Invalid login or password.'));
     }
-    const user = await authenticatePassword(db, appConfig.passwordHashCost, login, password);
+    const ctx = serviceContext(req);
+    const user = await authenticatePassword(ctx, login, password);
     if (!user) return html(reply, 401, signInForm('Invalid login or password.'));
     // A deactivated user reactivates by signing in on the web; anyone else not active is refused.
     if (user.state !== 'active' && user.state !== 'deactivated') return html(reply, 401, signInForm('Your account has been blocked.'));
-    const { cookie, lifetimeSeconds } = await startSession(db, user, req.ip, now());
+    const { cookie, lifetimeSeconds } = await startSession(ctx, user, req.ip);
     reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: lifetimeSeconds });
     return reply.code(302).header('location', '/users/sign_in').send();
   });
 
   app.post('/users/sign_out', { config }, async (req, reply) => {
-    const session = await findSession(db, req.cookies[SESSION_COOKIE], now());
+    const ctx = serviceContext(req);
+    const session = await findSession(ctx, req.cookies[SESSION_COOKIE]);
     const token = req.rawParams.authenticity_token ?? req.headers['x-csrf-token'];
     // Without the page's CSRF token another site could sign the user out.
-    if (session && typeof token === 'string' && safeEqual(token, session.csrf_token)) await endSession(db, req.cookies[SESSION_COOKIE]);
+    if (session && typeof token === 'string' && safeEqual(token, session.csrf_token)) await endSession(ctx, req.cookies[SESSION_COOKIE]);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return reply.code(302).header('location', '/users/sign_in').send();
   });

@@ -2,18 +2,23 @@
 // accepts for reads, and for writes together with the session's CSRF token. Signing in also
 // reactivates a deactivated account, as on the platform.
 import { randomBytes } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
-import type { DB, UserRow } from '../../db/schema.ts';
+import { sql } from 'kysely';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import type { UserRow } from '../../db/schema.ts';
 import { digest } from '../../core/auth/secrets.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 
-/** A session lasts the instance's session_expire_delay (minutes). */
-export async function startSession(db: Kysely<DB>, user: UserRow, ip: string, now: Date): Promise<{ cookie: string; csrfToken: string; lifetimeSeconds: number }> {
-  const lifetimeSeconds = (await applicationSettings(db)).session_expire_delay * 60;
+/**
+ * A session lasts the instance's session_expire_delay (minutes). `user` signs in: the request has no
+ * actor yet.
+ */
+export async function startSession(ctx: ServiceContext, user: UserRow, ip: string): Promise<{ cookie: string; csrfToken: string; lifetimeSeconds: number }> {
+  const lifetimeSeconds = (await applicationSettings(ctx.db)).session_expire_delay * 60;
   const cookie = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(32).toString('base64url');
+  const now = ctx.now();
   const at = now.toISOString();
-  await db.transaction().execute(async (trx) => {
+  await withTransaction(ctx, async ({ db: trx }) => {
     await trx
       .insertInto('web_sessions')
       .values({ user_id: user.id, session_digest: digest(cookie), csrf_token: csrfToken, expires_at: new Date(now.getTime() + lifetimeSeconds * 1000).toISOString(), created_at: at })
@@ -34,17 +39,17 @@ export async function startSession(db: Kysely<DB>, user: UserRow, ip: string, no
   return { cookie, csrfToken, lifetimeSeconds };
 }
 
-export async function findSession(db: Kysely<DB>, cookie: string | undefined, now: Date) {
+export async function findSession(ctx: ServiceContext, cookie: string | undefined) {
   if (!cookie) return undefined;
-  return db
+  return ctx.db
     .selectFrom('web_sessions')
     .innerJoin('users', 'users.id', 'web_sessions.user_id')
     .select(['web_sessions.id', 'web_sessions.csrf_token', 'users.username'])
     .where('web_sessions.session_digest', '=', digest(cookie))
-    .where('web_sessions.expires_at', '>', now.toISOString())
+    .where('web_sessions.expires_at', '>', ctx.now().toISOString())
     .executeTakeFirst();
 }
 
-export async function endSession(db: Kysely<DB>, cookie: string | undefined): Promise<void> {
-  if (cookie) await db.deleteFrom('web_sessions').where('session_digest', '=', digest(cookie)).execute();
+export async function endSession(ctx: ServiceContext, cookie: string | undefined): Promise<void> {
+  if (cookie) await ctx.db.deleteFrom('web_sessions').where('session_digest', '=', digest(cookie)).execute();
 }

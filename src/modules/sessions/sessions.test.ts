@@ -1,4 +1,4 @@
-// Web sessions: the sign-in page, signing in (cookie, sign-in tracking), the cookie on API reads,
+// The landing page; web sessions: the sign-in page, signing in (cookie, sign-in tracking), the cookie on API reads,
 // writes needing the page's CSRF token, signing out, refusals; and how passwords are stored.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -37,6 +37,17 @@ before(async () => {
   await t.user({ username: 'boss', admin: true });
 });
 after(() => t.close());
+
+describe('the landing page', () => {
+  test('GET / says what the server is and links the reference, the sign-in and the probes', async () => {
+    const res = await t.get('/');
+    expectStatus(res, 200);
+    assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+    for (const link of ['/-/api-docs', '/-/openapi.json', '/users/sign_in', '/-/health', '/-/liveness', '/-/readiness']) assert.ok(res.body.includes(`href="${link}"`), link);
+    assert.match(res.body, /REST API v4/);
+    for (const probe of ['/users/sign_in', '/-/health', '/-/liveness', '/-/readiness']) expectStatus(await t.get(probe), 200);
+  });
+});
 
 describe('the sign-in page', () => {
   test('GET /users/sign_in shows the form', async () => {

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { loadedProject } from '../../core/access/loaders.ts';
-import { requireUser } from '../../core/access/guards.ts';
+import { serviceContext } from '../../core/context.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { NoContent } from '../../core/schema.ts';
@@ -63,7 +63,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const { body } = req;
     const project = loadedProject(req);
     const dir = requireRepositoryDir(config, project.row);
-    await createTag(deps, project, requireUser(req), dir, body);
+    await createTag(serviceContext(req), project, dir, body);
     reply.code(201);
     return showTag(req, dir, body.tag_name);
   });
@@ -75,7 +75,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const tag = await requireTag(dir, req.params.tag_name);
     if (!project.can.has('push_code')) throw forbidden();
     if (tag.details) checkUnmodifiedSince(req.headers['if-unmodified-since'], tag.details.author.timestamp * 1000);
-    await deleteTag(deps, project, requireUser(req), dir, tag);
+    await deleteTag(serviceContext(req), project, dir, tag);
     return reply.code(204).send();
   });
 };

@@ -3,8 +3,7 @@
 // platform answers 400); a refused deletion is a 400. The ref is written only if it does not
 // exist, or deleted only from where it was found, and the change is then recorded as a push.
 import type { LoadedProject } from '../../core/access/loaders.ts';
-import type { Actor } from '../../core/auth/actor.ts';
-import type { Deps } from '../../core/deps.ts';
+import { type ServiceContext, requireActor } from '../../core/context.ts';
 import { apiError } from '../../core/errors.ts';
 import { ZERO_OID, validRevision, validTagName } from '../../git/args.ts';
 import { deleteRef, resolveCommit } from '../../git/refs.ts';
@@ -24,14 +23,15 @@ const isConflict = (error: unknown) => error instanceof GitError && error.kind =
 const strip = (text: string) => text.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
 
 /** POST /projects/:id/repository/tags: lightweight, or annotated when the stripped message is not blank. */
-export async function createTag(deps: Deps, project: LoadedProject, actor: Actor, dir: string, body: CreateTagBody): Promise<void> {
+export async function createTag(ctx: ServiceContext, project: LoadedProject, dir: string, body: CreateTagBody): Promise<void> {
+  const actor = requireActor(ctx);
   const name = body.tag_name;
   if (!validTagName(name)) throw creationFailed('Tag name invalid');
   if (body.ref.trim() === '') throw creationFailed('Target is empty');
   const commit = validRevision(body.ref) ? await resolveCommit(dir, body.ref) : null;
   if (commit === null) throw creationFailed(`Target ${body.ref} is invalid`);
 
-  const protections = await loadRefProtections(deps.db, project.row.id);
+  const protections = await loadRefProtections(ctx.db, project.row.id);
   const refusal = tagChangeRefusal(protections, { tag: name, kind: 'create' }, pusherOf(project, actor), { viaWeb: true });
   if (refusal !== null) throw creationFailed(refusal);
   if (project.row.repository_read_only) throw creationFailed(REPOSITORY_READ_ONLY_MESSAGE);
@@ -45,18 +45,19 @@ export async function createTag(deps: Deps, project: LoadedProject, actor: Actor
       commit,
       message: message === '' ? undefined : message,
       tagger: { name: user.name, email: user.commit_email || user.email },
-      date: deps.now(),
+      date: ctx.now(),
     });
   } catch (error) {
     if (isConflict(error)) throw creationFailed(`Tag ${name} already exists`);
     throw error;
   }
-  await recordRefUpdates(deps, project.row, user.id, [{ ref: `refs/tags/${name}`, before: ZERO_OID, after: target }]);
+  await recordRefUpdates(ctx, project.row, user.id, [{ ref: `refs/tags/${name}`, before: ZERO_OID, after: target }]);
 }
 
 /** DELETE /projects/:id/repository/tags/:tag_name, once the tag is found. */
-export async function deleteTag(deps: Deps, project: LoadedProject, actor: Actor, dir: string, tag: DetailedRef): Promise<void> {
-  const protections = await loadRefProtections(deps.db, project.row.id);
+export async function deleteTag(ctx: ServiceContext, project: LoadedProject, dir: string, tag: DetailedRef): Promise<void> {
+  const actor = requireActor(ctx);
+  const protections = await loadRefProtections(ctx.db, project.row.id);
   const refusal = tagChangeRefusal(protections, { tag: tag.name, kind: 'delete' }, pusherOf(project, actor), { viaWeb: true });
   if (refusal !== null) throw apiError(400, refusal);
   assertWritable(project.row);
@@ -66,5 +67,5 @@ export async function deleteTag(deps: Deps, project: LoadedProject, actor: Actor
     if (isConflict(error)) throw apiError(400, 'Failed to remove tag');
     throw error;
   }
-  await recordRefUpdates(deps, project.row, actor.user.id, [{ ref: tag.ref, before: tag.target, after: ZERO_OID }]);
+  await recordRefUpdates(ctx, project.row, actor.user.id, [{ ref: tag.ref, before: tag.target, after: ZERO_OID }]);
 }

@@ -10,6 +10,7 @@ import { expectEntity, expectError, expectStatus } from '../../../test/matchers.
 import { issueToken } from '../access-tokens/access-tokens.service.ts';
 import { CustomAttributeEntity } from '../custom-attributes/custom-attributes.schemas.ts';
 import { UserAdminEntity, UserBasicEntity, UserEntity, UserSelfEntity } from './users.schemas.ts';
+import { systemContext } from '../../core/context.ts';
 
 type Caller = 'anonymous' | 'regular' | 'external' | 'blocked' | 'admin' | 'adminWithoutAdminMode';
 const CALLERS: Caller[] = ['anonymous', 'regular', 'external', 'blocked', 'admin', 'adminWithoutAdminMode'];
@@ -32,7 +33,7 @@ before(async () => {
   tokens.blocked = blocked.token;
   await t.deps.db.updateTable('users').set({ state: 'blocked' }).where('id', '=', blocked.user.id).execute();
   const root = await t.deps.db.selectFrom('users').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-  tokens.adminWithoutAdminMode = (await issueToken(t.deps.db, { userId: 1, name: 'no admin mode', scopes: ['api'] }, root, new Date())).token;
+  tokens.adminWithoutAdminMode = (await issueToken(systemContext(t.deps), { userId: 1, name: 'no admin mode', scopes: ['api'] }, root)).token;
 });
 after(() => t.close());
 

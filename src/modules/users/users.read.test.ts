@@ -5,6 +5,7 @@ import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../..
 import { expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
 import { issueToken } from '../access-tokens/access-tokens.service.ts';
 import { UserAdminEntity, UserEntity, UserSelfEntity } from './users.schemas.ts';
+import { systemContext } from '../../core/context.ts';
 
 let t: TestApp;
 let alice: TestUser;
@@ -216,7 +217,7 @@ describe('GET /user', () => {
 
   test('sudo reads another user through GET /user', async () => {
     const root = await t.deps.db.selectFrom('users').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-    const { token } = await issueToken(t.deps.db, { userId: 1, name: 'sudo', scopes: ['api', 'sudo'] }, root, new Date());
+    const { token } = await issueToken(systemContext(t.deps), { userId: 1, name: 'sudo', scopes: ['api', 'sudo'] }, root);
     const res = await t.get('/api/v4/user', { token, headers: { sudo: 'alice' } });
     expectStatus(res, 200);
     expectEntity(res.json(), UserSelfEntity);

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { requireAdmin, requireUser } from '../../core/access/guards.ts';
+import { serviceContext } from '../../core/context.ts';
 import { forbidden, notFound } from '../../core/errors.ts';
 import { paginate, paginateWithKeyset } from '../../core/pagination.ts';
 import { NoContent, Nullable } from '../../core/schema.ts';
@@ -102,15 +103,15 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (api) => {
   });
 
   api.post('/users', { schema: { body: CreateUserBody, response: { 201: UserAdminEntity } }, config: USERS_SIGNED_IN }, async (req, reply) => {
-    const actor = requireAdmin(req);
-    const user = await createUser(deps, req.body, { createdById: actor.user.id });
+    requireAdmin(req);
+    const user = await createUser(serviceContext(req), req.body);
     reply.code(201);
     return presentAdmin(user);
   });
 
   api.put(`/users/${USER_ID_ROUTE}`, { schema: { params: UserIdParams, body: UpdateUserBody, response: { 200: UserAdminEntity } }, config: USERS_SIGNED_IN }, async (req) => {
-    const actor = requireAdmin(req);
-    return presentAdmin(await updateUser(deps, req.params.id, req.body, actor.user.id));
+    requireAdmin(req);
+    return presentAdmin(await updateUser(serviceContext(req), req.params.id, req.body));
   });
 
   api.delete(
@@ -118,7 +119,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: UserIdParams, body: DeleteUserBody, response: { 204: NoContent } }, config: USERS_SIGNED_IN },
     async (req, reply) => {
       requireAdmin(req);
-      await deleteUser(deps, req.params.id);
+      await deleteUser(serviceContext(req), req.params.id);
       return reply.code(204).send();
     },
   );
@@ -128,7 +129,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: IdentityParams, response: { 204: NoContent } }, config: USERS_SIGNED_IN },
     async (req, reply) => {
       requireAdmin(req);
-      await deleteIdentity(deps, req.params.id, req.params.provider);
+      await deleteIdentity(serviceContext(req), req.params.id, req.params.provider);
       return reply.code(204).send();
     },
   );
@@ -136,13 +137,13 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (api) => {
   // Both answer a bare JSON value.
   api.post(`/users/${USER_ID_ROUTE}/block`, { schema: { params: UserIdParams, response: { 201: StateChanged } }, config: USERS_SIGNED_IN }, async (req, reply) => {
     requireAdmin(req);
-    const changed = await blockUser(deps, req.params.id);
+    const changed = await blockUser(serviceContext(req), req.params.id);
     return reply.code(201).send(changed);
   });
 
   api.post(`/users/${USER_ID_ROUTE}/unblock`, { schema: { params: UserIdParams, response: { 201: StateChanged } }, config: USERS_SIGNED_IN }, async (req, reply) => {
     requireAdmin(req);
-    const changed = await unblockUser(deps, req.params.id);
+    const changed = await unblockUser(serviceContext(req), req.params.id);
     return reply.code(201).send(changed);
   });
 

@@ -1,7 +1,7 @@
 // Writes of users: create, update, delete, block, identities. Each owns its transaction and
 // throws the platform's errors (400 field messages, 404, 409 conflicts).
 import { randomBytes } from 'node:crypto';
-import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -84,30 +84,31 @@ function profileValues(body: Partial<CreateUserBody & UpdateUserBody>): UserUpda
 }
 
 export interface CreateUserOptions {
-  /** The administrator creating the user, recorded as created_by_id. */
-  createdById?: number | null;
   /** Internal accounts (bots) are created with their own type. */
   userType?: string;
 }
 
-/** POST /users. Conflicts answer 409; other validation failures 400 with field messages. */
-export async function createUser(deps: ServiceContext, input: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
+/**
+ * POST /users. Conflicts answer 409; other validation failures 400 with field messages. The actor,
+ * if any, is recorded as created_by_id.
+ */
+export async function createUser(ctx: ServiceContext, input: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
   const body = { ...input, email: normalizeEmail(input.email) };
   const random = body.reset_password || body.force_random_password;
   const password = random ? randomPassword() : body.password;
-  const instance = await applicationSettings(deps.db);
+  const instance = await applicationSettings(ctx.db);
   const errors = validateUser({ ...body, password: random ? undefined : body.password }, true, instance.minimum_password_length);
   if (password === undefined) addError(errors, 'password', BLANK);
-  const conflictMessage = await findConflict(deps.db, body);
+  const conflictMessage = await findConflict(ctx.db, body);
   if (conflictMessage) throw conflict(conflictMessage);
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 
-  const encrypted = await hashPassword(password as string, deps.config.passwordHashCost);
-  const now = deps.now().toISOString();
+  const encrypted = await hashPassword(password as string, ctx.config.passwordHashCost);
+  const now = ctx.now().toISOString();
   // user_default_external makes new people external, not bots.
   const external = body.external ?? ((options.userType ?? 'human') === 'human' && instance.user_default_external);
   try {
-    return await withTransaction(deps, async ({ db: trx }) => {
+    return await withTransaction(ctx, async ({ db: trx }) => {
       const user = await trx
         .insertInto('users')
         .values({
@@ -122,7 +123,7 @@ export async function createUser(deps: ServiceContext, input: CreateUserBody, op
           // External users may not create groups or projects of their own.
           ...(external ? { external: true, can_create_group: false, projects_limit: 0 } : {}),
           confirmed_at: body.skip_confirmation ? now : null,
-          created_by_id: options.createdById ?? null,
+          created_by_id: ctx.actor?.user.id ?? null,
           created_at: now,
           updated_at: now,
         })
@@ -136,7 +137,7 @@ export async function createUser(deps: ServiceContext, input: CreateUserBody, op
     });
   } catch (error) {
     // Two creations racing for one name: the loser sees the same conflict as a later request.
-    if (isUniqueViolation(error)) throw conflict((await findConflict(deps.db, body)) ?? '409 Conflict');
+    if (isUniqueViolation(error)) throw conflict((await findConflict(ctx.db, body)) ?? '409 Conflict');
     throw error;
   }
 }
@@ -144,11 +145,11 @@ export async function createUser(deps: ServiceContext, input: CreateUserBody, op
 /**
  * PUT /users/:id. Spec Part 2 §4.2 rule 5: modification failures, conflicts included, answer 404.
  */
-export async function updateUser(deps: ServiceContext, id: number, input: UpdateUserBody, actorId: number): Promise<UserRow> {
+export async function updateUser(ctx: ServiceContext, id: number, input: UpdateUserBody): Promise<UserRow> {
   const body = input.email === undefined ? input : { ...input, email: normalizeEmail(input.email) };
-  const user = await findUserById(deps.db, id);
+  const user = await findUserById(ctx.db, id);
   if (!user) throw notFound('User');
-  const instance = await applicationSettings(deps.db);
+  const instance = await applicationSettings(ctx.db);
   const errors = validateUser(body, false, instance.minimum_password_length);
   for (const key of ['public_email', 'commit_email'] as const) {
     const v = body[key];
@@ -156,11 +157,11 @@ export async function updateUser(deps: ServiceContext, id: number, input: Update
       (errors[key] ??= []).push('is not an email you own');
     }
   }
-  const conflictMessage = await findConflict(deps.db, body, id);
+  const conflictMessage = await findConflict(ctx.db, body, id);
   if (conflictMessage) throw apiError(404, conflictMessage);
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 
-  const now = deps.now().toISOString();
+  const now = ctx.now().toISOString();
   const changes: UserUpdate = { ...profileValues(body), updated_at: now };
   // Becoming external takes away group and project creation; leaving it restores the defaults
   // unless this same request sets them.
@@ -177,12 +178,12 @@ export async function updateUser(deps: ServiceContext, id: number, input: Update
   if (body.public_email !== undefined) changes.public_email = body.public_email === '' ? null : body.public_email;
   if (body.commit_email !== undefined) changes.commit_email = body.commit_email === '' ? null : body.commit_email;
   if (body.password !== undefined) {
-    changes.encrypted_password = await hashPassword(body.password, deps.config.passwordHashCost);
+    changes.encrypted_password = await hashPassword(body.password, ctx.config.passwordHashCost);
     // A password an administrator sets for someone else must be changed at the next sign-in.
-    if (id !== actorId) changes.password_expires_at = now;
+    if (id !== requireActor(ctx).user.id) changes.password_expires_at = now;
   }
   try {
-    return await withTransaction(deps, async ({ db: trx }) => {
+    return await withTransaction(ctx, async ({ db: trx }) => {
       const updated = await trx.updateTable('users').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
       if (!updated) throw notFound('User');
       if (body.extern_uid !== undefined && body.provider !== undefined) {
@@ -192,7 +193,7 @@ export async function updateUser(deps: ServiceContext, id: number, input: Update
       return updated;
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw apiError(404, (await findConflict(deps.db, body, id)) ?? '404 Not Found');
+    if (isUniqueViolation(error)) throw apiError(404, (await findConflict(ctx.db, body, id)) ?? '404 Not Found');
     throw error;
   }
 }
@@ -210,37 +211,37 @@ async function upsertIdentity(db: Kysely<DB>, userId: number, provider: string, 
 }
 
 /** DELETE /users/:id. Tokens, sessions and identities go with the user. */
-export async function deleteUser(deps: ServiceContext, id: number): Promise<void> {
-  const result = await deps.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+export async function deleteUser(ctx: ServiceContext, id: number): Promise<void> {
+  const result = await ctx.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('User');
 }
 
 /** POST /users/:id/block. The platform answers true, or null when the user was already blocked. */
-export async function blockUser(deps: ServiceContext, id: number): Promise<true | null> {
-  const user = await findUserById(deps.db, id);
+export async function blockUser(ctx: ServiceContext, id: number): Promise<true | null> {
+  const user = await findUserById(ctx.db, id);
   if (!user) throw notFound('User');
   if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be modified by the API');
   if (user.state === 'blocked') return null;
   // The block service's own message, without the "403 Forbidden - " prefix.
   if ((INTERNAL_USER_TYPES as readonly string[]).includes(user.user_type)) throw apiError(403, 'An internal user cannot be blocked');
-  await deps.db.updateTable('users').set({ state: 'blocked', updated_at: deps.now().toISOString() }).where('id', '=', id).execute();
+  await ctx.db.updateTable('users').set({ state: 'blocked', updated_at: ctx.now().toISOString() }).where('id', '=', id).execute();
   return true;
 }
 
 /** POST /users/:id/unblock. True when the user was activated, false when already active. */
-export async function unblockUser(deps: ServiceContext, id: number): Promise<boolean> {
-  const user = await findUserById(deps.db, id);
+export async function unblockUser(ctx: ServiceContext, id: number): Promise<boolean> {
+  const user = await findUserById(ctx.db, id);
   if (!user) throw notFound('User');
   if (user.state === 'ldap_blocked') throw forbidden('LDAP blocked users cannot be unblocked by the API');
   if (user.state === 'deactivated') throw forbidden('Deactivated users cannot be unblocked by the API');
   if (user.state === 'active') return false;
-  await deps.db.updateTable('users').set({ state: 'active', updated_at: deps.now().toISOString() }).where('id', '=', id).execute();
+  await ctx.db.updateTable('users').set({ state: 'active', updated_at: ctx.now().toISOString() }).where('id', '=', id).execute();
   return true;
 }
 
 /** DELETE /users/:id/identities/:provider. */
-export async function deleteIdentity(deps: ServiceContext, id: number, provider: string): Promise<void> {
-  if (!(await findUserById(deps.db, id))) throw notFound('User');
-  const result = await deps.db.deleteFrom('identities').where('user_id', '=', id).where('provider', '=', provider).executeTakeFirst();
+export async function deleteIdentity(ctx: ServiceContext, id: number, provider: string): Promise<void> {
+  if (!(await findUserById(ctx.db, id))) throw notFound('User');
+  const result = await ctx.db.deleteFrom('identities').where('user_id', '=', id).where('provider', '=', provider).executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('Identity');
 }
