@@ -1,5 +1,6 @@
 // Builds the HTTP application: core conventions first, then every module, registered explicitly.
 import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import type { Actor } from './core/auth/actor.ts';
 import { installContentParsers } from './core/content-types.ts';
@@ -12,6 +13,8 @@ import { frameworkErrors, genReqId, installRequestPipeline } from './core/reques
 import { lazySerializerCompiler } from './core/serializers.ts';
 import { apiV4 } from './api-v4.ts';
 import { closeReaders } from './git/reader-pool.ts';
+import { openapiOptions } from './modules/api-docs/index.ts';
+import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
@@ -56,7 +59,10 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   installRequestPipeline(app);
 
   const routeMethods = collectRouteMethods(app);
+  // Collects every route registered after it; the document is built on its first request.
+  await app.register(swagger, openapiOptions);
   await app.register(healthRoutes);
+  await app.register(apiDocsRoutes);
   await app.register(oauthRoutes);
   await app.register(sessionRoutes);
   await app.register(gitHttpRoutes);
