@@ -19,11 +19,14 @@ import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
+import type { TestModeOptions } from './modules/testing/testing.routes.ts';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Sees every route as it is registered (convention tests read the declarations). */
   onRoute?: (route: RouteOptions) => void;
+  /** Ephemeral mode: the /-/test routes (reset, seed), which exist nowhere else. */
+  testMode?: TestModeOptions;
 }
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -67,6 +70,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(sessionRoutes);
   await app.register(gitHttpRoutes);
   await app.register(apiV4, { prefix: '/api/v4' });
+  // Loaded only when used: the seed's schema and YAML parser stay out of an ordinary start.
+  if (options.testMode) await app.register((await import('./modules/testing/testing.routes.ts')).testingRoutes, options.testMode);
   registerOptionsRoutes(app, routeMethods);
   return app;
 }

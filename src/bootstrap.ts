@@ -26,7 +26,8 @@ export function sqliteFile(config: Config): string {
 }
 
 export function openConfiguredDatabase(config: Config): Database {
-  return openDatabase({ url: config.databaseUrl, sqliteFile: sqliteFile(config) });
+  // Ephemeral mode: one connection to a private in-memory database, which lives as long as the process.
+  return openDatabase({ url: config.databaseUrl, sqliteFile: config.ephemeral ? ':memory:' : sqliteFile(config) });
 }
 
 export function createDeps(config: Config, database: Database): Deps {
@@ -46,6 +47,8 @@ export interface RootSetup {
   /** Files a new secret was written to, for the log. */
   tokenFile: string | null;
   passwordFile: string | null;
+  /** Root's token when this start issued it (QUARRY_ROOT_TOKEN, or a new one); null otherwise. */
+  token: string | null;
 }
 
 /** Creates root and its all-scope token on first start; adds QUARRY_ROOT_TOKEN if it is new. */
@@ -53,7 +56,7 @@ export async function ensureRoot(deps: Deps): Promise<RootSetup> {
   const { db, config } = deps;
   const ctx = systemContext(deps);
   const existing = await db.selectFrom('users').select(['id', 'admin']).where('id', '=', 1).executeTakeFirst();
-  const result: RootSetup = { created: false, tokenFile: null, passwordFile: null };
+  const result: RootSetup = { created: false, tokenFile: null, passwordFile: null, token: null };
   let root = existing;
   if (!root) {
     const password = config.rootPassword ?? randomBytes(18).toString('base64url');
@@ -71,10 +74,14 @@ export async function ensureRoot(deps: Deps): Promise<RootSetup> {
   }
   if (config.rootToken) {
     const known = await db.selectFrom('personal_access_tokens').select('id').where('token_digest', '=', digest(config.rootToken)).executeTakeFirst();
-    if (!known) await issueToken(ctx, { userId: root.id, name: 'root token', scopes: SCOPES, secret: config.rootToken }, root);
+    if (!known) {
+      await issueToken(ctx, { userId: root.id, name: 'root token', scopes: SCOPES, secret: config.rootToken }, root);
+      result.token = config.rootToken;
+    }
   } else if (result.created) {
     const { token } = await issueToken(ctx, { userId: root.id, name: 'root token', scopes: SCOPES }, root);
     result.tokenFile = writeSecret(config, ROOT_TOKEN_FILE, token);
+    result.token = token;
   }
   return result;
 }

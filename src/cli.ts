@@ -1,24 +1,30 @@
-// The `quarry` command line (serve, migrate, create-token, create-user, reset, jobs).
+// The `quarry` command line (serve, migrate, create-token, create-user, reset, seed, jobs).
 import { parseArgs } from 'node:util';
 import { createDeps, openConfiguredDatabase, prepare } from './bootstrap.ts';
 import { ConfigError, type Config, loadConfig } from './config.ts';
 import { resetData } from './cli/reset.ts';
 import { createTokenCommand, createUserCommand } from './cli/accounts.ts';
 import { jobsCommand } from './cli/jobs.ts';
+import { seedCommand } from './cli/seed.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { secretBox } from './core/secret-box.ts';
-import { serve } from './serve.ts';
+import { serveFromEnvironment } from './serve.ts';
 
 const USAGE = `usage: quarry <command> [options]
 
 commands:
-  serve                      start the API server (the default)
+  serve [--ephemeral] [--seed FILE]
+                             start the API server (the default); --ephemeral: in memory and a
+                             temporary directory, for tests (QUARRY_EPHEMERAL=1); --seed: apply
+                             a seed document at start (QUARRY_SEED)
   migrate                    bring the database schema up to date
   create-token --user U --scopes api,read_user [--name N] [--expires-at YYYY-MM-DD]
                              issue a personal access token and print it
   create-user --username U --email E --name N [--password P] [--admin]
                              create a user
   reset [--yes]              delete every row of every table (keeps the schema)
+  seed FILE                  create the users, tokens, groups, projects, files, branches and
+                             members a YAML or JSON document describes, when missing
   jobs [retry <id>]          background jobs by kind and state, the failed ones, and retrying one
 `;
 
@@ -37,11 +43,23 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  if (command === 'serve') {
+    const { values } = parseArgs({ args: rest, options: { ephemeral: { type: 'boolean' }, seed: { type: 'string' } } });
+    const env = { ...process.env };
+    if (values.ephemeral) env.QUARRY_EPHEMERAL = '1';
+    if (values.seed !== undefined) env.QUARRY_SEED = values.seed;
+    await serveFromEnvironment(env);
+    return -1; // keeps running
+  }
   const config = loadConfig();
   switch (command) {
-    case 'serve':
-      await serve(config);
-      return -1; // keeps running
+    case 'seed': {
+      if (config.ephemeral) {
+        process.stderr.write('quarry: an ephemeral server keeps its database in its own memory: seed it with `quarry serve --ephemeral --seed FILE` (QUARRY_SEED) or POST /-/test/seed\n');
+        return 1;
+      }
+      return seedCommand(config, rest);
+    }
     case 'migrate': {
       const applied = await withDatabase(config, (deps) => migrateToLatest(deps.db, secretBox(config.dataDir)));
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
@@ -87,8 +105,10 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    if (error instanceof ConfigError) process.stderr.write(`quarry: ${error.message}\n`);
-    else process.stderr.write(`quarry: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // Reasons the user can act on: one line each, without a stack.
+    if (error instanceof ConfigError || (error instanceof Error && (error.name === 'SeedDocumentError' || error.name === 'SeedError'))) {
+      for (const line of error.message.split('\n')) process.stderr.write(`quarry: ${line}\n`);
+    } else process.stderr.write(`quarry: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(1);
   },
 );

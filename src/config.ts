@@ -37,6 +37,15 @@ export interface Config {
   readonly idleTimeoutMs: number;
   /** After SIGTERM, how long requests in flight may take before their connections are closed. */
   readonly shutdownTimeoutMs: number;
+  /**
+   * Integration-test mode (QUARRY_EPHEMERAL): SQLite in memory, the data directory a temporary one
+   * removed at exit, and the /-/test routes.
+   */
+  readonly ephemeral: boolean;
+  /** A seed document (YAML or JSON) applied at start (QUARRY_SEED); null for none. */
+  readonly seedFile: string | null;
+  /** DATABASE_URL was set and is ignored (ephemeral mode), for the log. */
+  readonly ignoredDatabaseUrl: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -94,6 +103,7 @@ function externalHost(host: string): string {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const ephemeral = flag(env, 'QUARRY_EPHEMERAL', false);
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.QUARRY_DATA_DIR || './data');
@@ -103,8 +113,15 @@ export function loadConfig(env: Env = process.env): Config {
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
-  const databaseUrl = env.DATABASE_URL || null;
+  // Ephemeral mode keeps its database in memory. DATABASE_URL is ignored rather than refused: the
+  // test suites that start Quarry as a fixture often set it for a database of their own.
+  const ignoredDatabaseUrl = ephemeral && Boolean(env.DATABASE_URL);
+  const databaseUrl = ephemeral ? null : env.DATABASE_URL || null;
   if (databaseUrl) url(databaseUrl, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  if (ephemeral && env.QUARRY_REPOSITORY_STORAGES) {
+    const outside = Object.entries(repositoryStorages).find(([, dir]) => path.relative(dataDir, dir).startsWith('..') || path.isAbsolute(path.relative(dataDir, dir)));
+    if (outside) throw new ConfigError(`QUARRY_EPHEMERAL: the directory of repository storage "${outside[0]}" must be relative (under the temporary data directory), got ${outside[1]}`);
+  }
   const external = env.QUARRY_EXTERNAL_URL || `http://${externalHost(host)}:${port}`;
   url(external, 'QUARRY_EXTERNAL_URL', ['http:', 'https:']);
   const rootPassword = env.QUARRY_ROOT_PASSWORD || null;
@@ -115,7 +132,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (rootToken !== null && !/^[\x21-\x7e]{20,255}$/.test(rootToken)) {
     throw new ConfigError('QUARRY_ROOT_TOKEN must be 20 to 255 printable characters without spaces');
   }
-  const logLevel = env.QUARRY_LOG_LEVEL || 'info';
+  // A test fixture reads the ready line; request logs would only fill its pipe.
+  const logLevel = env.QUARRY_LOG_LEVEL || (ephemeral ? 'warn' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`QUARRY_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
@@ -123,8 +141,17 @@ export function loadConfig(env: Env = process.env): Config {
   const requestTimeoutMs = seconds('QUARRY_REQUEST_TIMEOUT', 300);
   // Node refuses a headers limit above the request's.
   const headersTimeoutMs = Math.min(seconds('QUARRY_HEADERS_TIMEOUT', 30), requestTimeoutMs);
-  const cost = integer(env, 'QUARRY_PASSWORD_HASH_COST', 16384, 1024, 1048576);
+  // An ephemeral instance's passwords protect nothing that outlives it: the cheapest hash starts it faster.
+  const cost = integer(env, 'QUARRY_PASSWORD_HASH_COST', ephemeral ? 1024 : 16384, 1024, 1048576);
   if ((cost & (cost - 1)) !== 0) throw new ConfigError('QUARRY_PASSWORD_HASH_COST must be a power of two');
+  const workers = workerCount(env);
+  if (ephemeral && workers > 1) {
+    throw new ConfigError(`QUARRY_EPHEMERAL keeps the database in one process's memory: QUARRY_WORKERS must be 1, got ${env.QUARRY_WORKERS}`);
+  }
+  const seedFile = env.QUARRY_SEED ? path.resolve(env.QUARRY_SEED) : null;
+  if (seedFile && workers > 1) {
+    throw new ConfigError('QUARRY_SEED applies the seed in the serving process: with QUARRY_WORKERS above 1, run `quarry seed FILE` before starting the server');
+  }
   return Object.freeze({
     port,
     host,
@@ -142,11 +169,14 @@ export function loadConfig(env: Env = process.env): Config {
     impersonationEnabled: flag(env, 'QUARRY_IMPERSONATION_ENABLED', true),
     adminMode: flag(env, 'QUARRY_ADMIN_MODE', false),
     passwordHashCost: cost,
-    workers: workerCount(env),
+    workers,
     headersTimeoutMs,
     requestTimeoutMs,
     // Beyond the 72 s a kept-alive connection is announced to wait, so that it is never cut first.
     idleTimeoutMs: seconds('QUARRY_IDLE_TIMEOUT', 75),
     shutdownTimeoutMs: seconds('QUARRY_SHUTDOWN_TIMEOUT', 30),
+    ephemeral,
+    seedFile,
+    ignoredDatabaseUrl,
   });
 }

@@ -4,17 +4,63 @@
 // to them in turn). They are nodes of one deployment sharing the database, as the scale-out design
 // has it: each runs the periodic-task scheduler, whose claims make every due task run once, and a
 // background job worker, whose claims give every job to one of them.
+//
+// Ephemeral mode (QUARRY_EPHEMERAL, `quarry serve --ephemeral`), for test suites: the database in
+// memory, the data directory a fresh temporary one removed when the process exits (SIGTERM and
+// SIGINT included, and a failed start), the /-/test routes, and one JSON line on stdout once the
+// server answers: {"msg":"ready","url":…,"token":…}.
 import cluster, { type Worker } from 'node:cluster';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { type RootSetup, createDeps, openConfiguredDatabase, prepare } from './bootstrap.ts';
-import type { Config } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { SeedDocument } from './testing/seed-document.ts';
+import type { StartState } from './testing/start-state.ts';
 
 /** A worker that dies after it was serving is replaced after this pause. */
 const RESTART_DELAY_MS = 1000;
 
-export async function serve(config: Config): Promise<void> {
+export async function serve(config: Config, seed: SeedDocument | null = null): Promise<void> {
   if (config.workers > 1 && cluster.isPrimary) return supervise(config);
-  return serveHere(config);
+  return serveHere(config, seed);
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * `quarry serve`: the configuration from the environment, then the server. Ephemeral mode gets its
+ * temporary data directory here; PORT=0 (one process) a free port chosen before the application
+ * is built, so that every URL it writes names the port it listens on.
+ */
+export async function serveFromEnvironment(env: Env): Promise<void> {
+  let config = loadConfig(env);
+  // A bad seed document stops the start before anything is made.
+  const seed = config.seedFile ? (await import('./testing/seed-document.ts')).readSeedFile(config.seedFile) : null;
+  const effective: Env = { ...env };
+  if (config.ephemeral) effective.QUARRY_DATA_DIR = temporaryDataDirectory();
+  if (config.port === 0 && config.workers === 1) effective.PORT = String(await freePort(config.host));
+  config = loadConfig(effective);
+  return serve(config, seed);
+}
+
+/** A fresh directory, removed when the process exits, however it exits short of SIGKILL. */
+function temporaryDataDirectory(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ephemeral-'));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 }));
+  return dir;
+}
+
+async function freePort(host: string): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, host, resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 function logSetup(log: Pick<Logger, 'info'>, setup: RootSetup): void {
@@ -27,38 +73,27 @@ function logSetup(log: Pick<Logger, 'info'>, setup: RootSetup): void {
  * Serves from this process until SIGTERM or SIGINT. (A worker whose supervisor is gone is ended by
  * Node's cluster module itself.)
  */
-async function serveHere(config: Config): Promise<void> {
-  // Loaded here, not at the top, so that a supervisor never holds the API's modules in memory.
-  const [{ buildApp }, { startScheduler }, { periodicTasks }, { startWorker }, { backgroundJobKinds }] = await Promise.all([
-    import('./app.ts'),
-    import('./jobs/scheduler.ts'),
-    import('./jobs/tasks.ts'),
-    import('./jobs/worker.ts'),
-    import('./jobs/kinds.ts'),
-  ]);
-  const database = openConfiguredDatabase(config);
-  const deps = createDeps(config, database);
-  // A supervisor has prepared the database before starting its workers.
-  const setup = cluster.isPrimary ? await prepare(deps) : null;
-  const app = await buildApp(deps, { logger: { level: config.logLevel } });
-  if (setup) logSetup(app.log, setup);
-
+async function serveHere(config: Config, seed: SeedDocument | null): Promise<void> {
   let stopping = false;
+  let app: FastifyInstance | null = null;
+  let database: Database | null = null;
   let stopScheduler: () => Promise<void> = async () => {};
   let stopWorker: () => Promise<void> = async () => {};
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
+    // Still starting: nothing is served yet, nothing to finish.
+    if (!app) process.exit(0);
     app.log.info({ signal: reason }, 'stopping: finishing requests, periodic tasks and background jobs in flight');
     // Past the deadline, connections still open are closed; jobs cut short run again elsewhere.
     setTimeout(() => {
-      app.log.warn({ afterMs: config.shutdownTimeoutMs }, 'stopping: deadline passed, closing the connections still open');
-      app.server.closeAllConnections();
+      app?.log.warn({ afterMs: config.shutdownTimeoutMs }, 'stopping: deadline passed, closing the connections still open');
+      app?.server.closeAllConnections();
       setTimeout(() => process.exit(1), 1000).unref();
     }, config.shutdownTimeoutMs).unref();
     try {
       await Promise.all([app.close(), stopScheduler(), stopWorker()]);
-      await database.close();
+      await database?.close();
       process.exit(0);
     } catch (error) {
       app.log.error({ err: error }, 'error while stopping');
@@ -67,7 +102,39 @@ async function serveHere(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+
+  // Loaded here, not at the top, so that a supervisor never holds the API's modules in memory.
+  const [{ buildApp }, { startScheduler }, { periodicTasks }, { startWorker }, { backgroundJobKinds }] = await Promise.all([
+    import('./app.ts'),
+    import('./jobs/scheduler.ts'),
+    import('./jobs/tasks.ts'),
+    import('./jobs/worker.ts'),
+    import('./jobs/kinds.ts'),
+  ]);
+  database = openConfiguredDatabase(config);
+  const deps = createDeps(config, database);
+  // A supervisor has prepared the database before starting its workers.
+  const setup = cluster.isPrimary ? await prepare(deps) : null;
+  let startState: StartState | null = null;
+  const built = await buildApp(deps, { logger: { level: config.logLevel }, ...(config.ephemeral ? { testMode: { startState: () => startState } } : {}) });
+  if (setup) logSetup(built.log, setup);
+  if (config.ignoredDatabaseUrl) built.log.warn('DATABASE_URL is ignored in ephemeral mode: the database is in memory');
+  let seeded: { created: string[]; tokens: Record<string, string> } | null = null;
+  if (seed) {
+    const { applySeed } = await import('./testing/seed.ts');
+    seeded = await applySeed(built, seed);
+    built.log.info({ created: seeded.created.length }, 'applied the seed');
+  }
+  // What POST /-/test/reset returns to: the first start, and the start seed.
+  if (config.ephemeral) startState = await (await import('./testing/start-state.ts')).captureStartState(deps);
+  app = built;
+  if (stopping) return;
+
   await app.listen({ port: config.port, host: config.host });
+  if (config.ephemeral) {
+    const ready = { msg: 'ready', url: config.externalUrl, token: config.rootToken ?? setup?.token ?? null, tokens: seeded?.tokens ?? {}, data_dir: config.dataDir, pid: process.pid };
+    process.stdout.write(`${JSON.stringify(ready)}\n`);
+  }
   if (!stopping) stopScheduler = startScheduler(deps, { tasks: periodicTasks, log: app.log });
   if (!stopping) {
     const worker = await startWorker(deps, { kinds: backgroundJobKinds, log: app.log });

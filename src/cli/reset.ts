@@ -1,43 +1,16 @@
-// Empties every table, keeping the schema, and removes every repository, so a test instance can
-// start over cheaply.
+// Empties every table of data, keeping the schema, and removes every repository, so that an
+// instance can start over (`quarry reset`; root is recreated afterwards by prepare).
 import { sql } from 'kysely';
 import type { Deps } from '../core/deps.ts';
+import { DATA_TABLES } from '../db/tables.ts';
 import { removeAllRepositories } from '../git/repository.ts';
-
-/** Tables in an order that respects foreign keys (children first). */
-const TABLES = [
-  'background_jobs',
-  'events',
-  'namespace_member_counts',
-  // Truncation fires no row triggers: the counters are emptied with what they count.
-  'project_visibility_counts',
-  'project_custom_attributes',
-  'users_star_projects',
-  'project_authorizations',
-  'members',
-  'project_topics',
-  'project_features',
-  'project_ci_cd_settings',
-  'project_settings',
-  'projects',
-  'namespace_settings',
-  'namespaces',
-  'web_sessions',
-  'oauth_access_tokens',
-  'personal_access_tokens',
-  'user_custom_attributes',
-  'identities',
-  'users',
-  // The instance's settings return to their defaults (the row is recreated when next read).
-  'application_settings',
-] as const;
 
 export async function resetData(deps: Deps): Promise<void> {
   if (deps.database.dialect === 'postgres') {
-    await sql`truncate table ${sql.join(TABLES.map((t) => sql.table(t)))} restart identity cascade`.execute(deps.db);
+    await sql`truncate table ${sql.join(DATA_TABLES.map((t) => sql.table(t)))} restart identity cascade`.execute(deps.db);
   } else {
     await deps.db.transaction().execute(async (trx) => {
-      for (const table of TABLES) await trx.deleteFrom(table).execute();
+      for (const table of DATA_TABLES) await trx.deleteFrom(table).execute();
       await sql`delete from sqlite_sequence`.execute(trx);
     });
   }

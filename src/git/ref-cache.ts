@@ -100,3 +100,9 @@ export function readRefsCached<T>(gitDir: string, type: RefType, key: string, re
   if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
   return value;
 }
+
+/** Forgets every read and listing (after the repositories were replaced wholesale: a test reset). */
+export function clearRefCache(): void {
+  entries.clear();
+  listings.clear();
+}

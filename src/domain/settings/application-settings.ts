@@ -240,6 +240,11 @@ interface Cached {
 const cache = new WeakMap<Kysely<DB>, Cached>();
 const inFlight = new WeakMap<Kysely<DB>, Promise<ApplicationSettings>>();
 
+/** Forgets this database's copy, so that the next read takes the row (after a test reset replaced it). */
+export function forgetApplicationSettings(db: Kysely<DB>): void {
+  cache.delete(db);
+}
+
 /** The instance's settings: from memory, checked against the database's generation at most every RECHECK_MS. */
 export function applicationSettings(db: Kysely<DB>): Promise<ApplicationSettings> {
   const cached = cache.get(db);

@@ -134,6 +134,11 @@ const SETTINGS_SELECT = sql.raw(
 const CACHE_ENTRIES = 10_000;
 const cache = new Map<number, { revision: string; values: ProjectSettingValues }>();
 
+/** Forgets every project's settings (after the data was replaced wholesale: a test reset). */
+export function forgetProjectSettings(): void {
+  cache.clear();
+}
+
 function remember(projectId: number, revision: string, values: ProjectSettingValues): void {
   if (revision === '') return;
   cache.delete(projectId);

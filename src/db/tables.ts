@@ -1,0 +1,50 @@
+// The tables that hold an instance's data, in one list, so that every way of starting over
+// (`quarry reset`, `POST /-/test/reset` in ephemeral mode) empties the same ones. A test checks
+// that every table of the schema is in exactly one of the two lists below.
+import type { DB } from './schema.ts';
+
+/**
+ * Tables of data, children before parents (an order that respects foreign keys when rows are
+ * deleted one table after another; restore in the reverse order).
+ */
+export const DATA_TABLES = [
+  'background_jobs',
+  'events',
+  'namespace_member_counts',
+  // Truncation fires no row triggers: the counters are emptied with what they count.
+  'project_visibility_counts',
+  'project_custom_attributes',
+  'group_custom_attributes',
+  'users_star_projects',
+  'project_authorizations',
+  'members',
+  'protected_branch_access_levels',
+  'protected_branches',
+  'protected_tag_create_access_levels',
+  'protected_tags',
+  'project_statistics',
+  'project_topics',
+  'project_features',
+  'project_ci_cd_settings',
+  'project_settings',
+  'projects',
+  'namespace_settings',
+  'namespaces',
+  'web_sessions',
+  'oauth_access_tokens',
+  'personal_access_tokens',
+  'user_custom_attributes',
+  'identities',
+  'users',
+  // The instance's settings return to their defaults (the row is recreated when next read).
+  'application_settings',
+] as const satisfies readonly (keyof DB)[];
+
+export type DataTable = (typeof DATA_TABLES)[number];
+
+/**
+ * Tables that outlive a reset: the schema's own bookkeeping, the instance's identity (its data
+ * directory records it), when the periodic tasks run next, and a generation number that only
+ * ever moves forward (caches of member counts compare against it).
+ */
+export const KEPT_TABLES = ['schema_migrations', 'instance_identity', 'scheduled_task_runs', 'membership_generation'] as const;
