@@ -18,6 +18,7 @@ import { drainJobs } from '../src/jobs/worker.ts';
 import type { DB, UserRow } from '../src/db/schema.ts';
 import { issueToken } from '../src/modules/access-tokens/access-tokens.service.ts';
 import { createUser } from '../src/modules/users/users.service.ts';
+import { captureStartState } from '../src/testing/start-state.ts';
 import type { CreateUserBody } from '../src/modules/users/users.schemas.ts';
 
 export const ROOT_TOKEN = 'glpat-root-token-for-tests-0001';
@@ -76,6 +77,8 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
 export interface TestAppOptions {
   /** The application's clock, for tests that move time forward. */
   now?: () => Date;
+  /** Ephemeral mode's /-/test routes, resetting to the state right after prepare (SQLite only). */
+  testMode?: boolean;
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -94,7 +97,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const database = openDatabase({ url, pgSchema: schema, poolSize: 4 });
   const deps: Deps = { ...createDeps(config, database), ...(options.now ? { now: options.now } : {}) };
   await prepare(deps);
-  const app = await buildApp(deps);
+  const startState = options.testMode ? await captureStartState(deps) : null;
+  const app = await buildApp(deps, options.testMode ? { testMode: { startState: () => startState } } : {});
   await app.ready();
 
   const request: TestApp['request'] = (method, target, options = {}) => {
