@@ -51,3 +51,21 @@ test('QUARRY_WORKERS: a count, or auto for one per available core', () => {
   assert.equal(loadConfig({ QUARRY_WORKERS: 'auto' }).workers, os.availableParallelism());
   assert.throws(() => loadConfig({ QUARRY_WORKERS: 'all' }), { message: 'QUARRY_WORKERS must be auto or a whole number from 1 to 64, got "all"' });
 });
+
+test('ephemeral mode: in memory, quiet, cheap hashes; DATABASE_URL ignored, several workers and outside storages refused', () => {
+  const c = loadConfig({ QUARRY_EPHEMERAL: '1', DATABASE_URL: 'postgres://someone@db/app', QUARRY_SEED: 'seed.yaml' });
+  assert.equal(c.ephemeral, true);
+  assert.equal(c.databaseUrl, null);
+  assert.equal(c.ignoredDatabaseUrl, true);
+  assert.equal(c.logLevel, 'warn');
+  assert.equal(c.passwordHashCost, 1024);
+  assert.equal(c.seedFile, path.resolve('seed.yaml'));
+  assert.equal(loadConfig({ QUARRY_EPHEMERAL: '1', QUARRY_LOG_LEVEL: 'info', QUARRY_PASSWORD_HASH_COST: '4096' }).logLevel, 'info');
+  assert.equal(loadConfig({ QUARRY_EPHEMERAL: 'true' }).ignoredDatabaseUrl, false);
+  assert.equal(loadConfig({}).ephemeral, false);
+  assert.equal(loadConfig({ QUARRY_EPHEMERAL: '1', QUARRY_REPOSITORY_STORAGES: '{"default":"repos","fast":"fast"}' }).repositoryStorages.fast, path.resolve('./data/fast'));
+  assert.throws(() => loadConfig({ QUARRY_EPHEMERAL: '1', QUARRY_WORKERS: '2' }), /^Error: QUARRY_EPHEMERAL keeps the database in one process's memory: QUARRY_WORKERS must be 1, got 2$/);
+  assert.throws(() => loadConfig({ QUARRY_EPHEMERAL: '1', QUARRY_REPOSITORY_STORAGES: `{"default":"${os.tmpdir()}/elsewhere"}` }), /storage "default" must be relative/);
+  assert.throws(() => loadConfig({ QUARRY_EPHEMERAL: 'maybe' }), ConfigError);
+  assert.throws(() => loadConfig({ QUARRY_SEED: 'seed.yaml', QUARRY_WORKERS: '2' }), /QUARRY_SEED applies the seed in the serving process/);
+});

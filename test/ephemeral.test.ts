@@ -195,6 +195,7 @@ test('ephemeral with --seed: the seeded instance, and reset returns to it', asyn
     const project = await request(url, 'GET', '/api/v4/projects/acme%2Fwidgets', alice);
     assert.equal(project.status, 200);
     const id = project.body.id;
+    const description = project.body.description;
     // A test's changes…
     assert.equal((await request(url, 'POST', `/api/v4/projects/${id}/repository/branches`, token, { branch: 'scratch', ref: 'main' })).status, 201);
     assert.equal((await request(url, 'POST', '/api/v4/groups', token, { name: 'other', path: 'other' })).status, 201);
@@ -207,7 +208,7 @@ test('ephemeral with --seed: the seeded instance, and reset returns to it', asyn
     process.stdout.write(`# reset over HTTP with a seeded project: ${took.toFixed(1)} ms (server-side ${reset.body.duration_ms} ms)\n`);
     const branches = await request(url, 'GET', `/api/v4/projects/${id}/repository/branches`, alice);
     assert.deepEqual((branches.body as { name: string }[]).map((b) => b.name).sort(), ['feature', 'main']);
-    assert.equal((await request(url, 'GET', `/api/v4/projects/${id}`, alice)).body.description, '');
+    assert.equal((await request(url, 'GET', `/api/v4/projects/${id}`, alice)).body.description, description);
     assert.equal((await request(url, 'GET', '/api/v4/groups/other', token)).status, 404);
     const file = await request(url, 'GET', `/api/v4/projects/${id}/repository/files/app.py/raw?ref=feature`, alice);
     assert.equal(file.body, "print('hi')\n");

@@ -66,6 +66,8 @@ describe('the routes of the application', () => {
     database = openDatabase({ url: null, poolSize: 1 });
     const app = await buildApp(createDeps(loadConfig({ QUARRY_DATA_DIR: dataDir, QUARRY_LOG_LEVEL: 'silent' }), database), {
       onRoute: (route) => routes.push(route),
+      // Ephemeral mode's routes too, which only that mode registers.
+      testMode: { startState: () => null },
     });
     // Every parameter schema passed the validator's keyword check: ready() would throw otherwise.
     await app.ready();
