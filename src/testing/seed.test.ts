@@ -34,6 +34,7 @@ projects:
     files:
       - { path: src/app.py, content: "print('hello')\\n" }
       - { path: docs/feature.md, content: "# Feature\\n", branch: feature }
+      - { path: README.md, content: "# Docs\\n", branch: docs }
     branches:
       - { name: feature }
       - { name: release, ref: main }
@@ -118,6 +119,7 @@ describe('seed documents: application', () => {
       'branch acme/platform/widgets:feature',
       'branch acme/platform/widgets:release',
       'file acme/platform/widgets:feature:docs/feature.md',
+      'file acme/platform/widgets:docs:README.md',
       'member bob of acme/platform/widgets',
       'project alice/notes',
       'file alice/notes:main:notes.txt',
@@ -144,6 +146,9 @@ describe('seed documents: application', () => {
     assert.equal((await file('docs/feature.md', 'feature')).body, '# Feature\n');
     assert.equal((await file('docs/feature.md', 'main')).statusCode, 404);
     assert.equal((await file('src/app.py', 'release')).statusCode, 200);
+    // A new branch from the default one, where the file was already: the branch has the document's content.
+    assert.equal((await file('README.md', 'docs')).body, '# Docs\n');
+    assert.notEqual((await file('README.md', 'main')).body, '# Docs\n');
     const members = (await t.get(`/api/v4/projects/${project.id}/members/all`, { token: ROOT_TOKEN })).json() as { username: string; access_level: number }[];
     assert.equal(members.find((m) => m.username === 'bob')?.access_level, 40);
     assert.equal(members.find((m) => m.username === 'alice')?.access_level, 50);

@@ -43,7 +43,7 @@ export async function applySeed(app: FastifyInstance, doc: SeedDocument): Promis
   const { row: seedToken, token } = await issueToken(ctx, { userId: root.id, name: 'seed', scopes: SCOPES }, root);
   const result: SeedResult = { created: [], tokens: {} };
 
-  const call = async (method: 'GET' | 'POST', url: string, body?: Record<string, unknown>): Promise<Answer> => {
+  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: Record<string, unknown>): Promise<Answer> => {
     const res = await app.inject({
       method,
       url: `/api/v4${url}`,
@@ -58,7 +58,7 @@ export async function applySeed(app: FastifyInstance, doc: SeedDocument): Promis
     }
     return { status: res.statusCode, body: parsed };
   };
-  const must = async (where: string, method: 'GET' | 'POST', url: string, body?: Record<string, unknown>): Promise<any> => {
+  const must = async (where: string, method: 'GET' | 'POST' | 'PUT', url: string, body?: Record<string, unknown>): Promise<any> => {
     const answer = await call(method, url, body);
     if (answer.status >= 200 && answer.status < 300) return answer.body;
     throw new SeedError(`${where}: ${method} /api/v4${url} answered ${answer.status} ${JSON.stringify(answer.body)}`);
@@ -194,13 +194,15 @@ export async function applySeed(app: FastifyInstance, doc: SeedDocument): Promis
         const main = await defaultBranch();
         const branch = file.branch ?? main;
         if (await exists(at, `/projects/${id}/repository/files/${enc(file.path)}?ref=${enc(branch)}`)) return;
-        // A file on a branch that does not exist yet starts it from the default branch.
-        const start = branch !== main && !(await branchExists(branch)) && (await branchExists(main)) ? { start_branch: main } : {};
-        await must(at, 'POST', `/projects/${id}/repository/files/${enc(file.path)}`, {
+        // A file on a branch that does not exist yet starts it from the default branch, where
+        // the file may be already (then the new branch has it with this content).
+        const start = branch !== main && !(await branchExists(branch)) && (await branchExists(main)) ? main : null;
+        const atStart = start !== null && (await exists(at, `/projects/${id}/repository/files/${enc(file.path)}?ref=${enc(start)}`)) !== null;
+        await must(at, atStart ? 'PUT' : 'POST', `/projects/${id}/repository/files/${enc(file.path)}`, {
           branch,
           content: file.content,
-          commit_message: file.commit_message ?? `Add ${file.path}`,
-          ...start,
+          commit_message: file.commit_message ?? `${atStart ? 'Update' : 'Add'} ${file.path}`,
+          ...(start !== null ? { start_branch: start } : {}),
         });
         result.created.push(`file ${wanted.path}:${branch}:${file.path}`);
       };
