@@ -44,7 +44,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'serve') {
-    const { values } = parseArgs({ args: rest, options: { ephemeral: { type: 'boolean' }, seed: { type: 'string' } } });
+    let values: { ephemeral?: boolean; seed?: string };
+    try {
+      ({ values } = parseArgs({ args: rest, options: { ephemeral: { type: 'boolean' }, seed: { type: 'string' } } }));
+    } catch (error) {
+      process.stderr.write(`quarry: ${(error as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
     const env = { ...process.env };
     if (values.ephemeral) env.QUARRY_EPHEMERAL = '1';
     if (values.seed !== undefined) env.QUARRY_SEED = values.seed;
