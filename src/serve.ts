@@ -103,18 +103,15 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  // Loaded here, not at the top, so that a supervisor never holds the API's modules in memory.
-  const [{ buildApp }, { startScheduler }, { periodicTasks }, { startWorker }, { backgroundJobKinds }] = await Promise.all([
-    import('./app.ts'),
-    import('./jobs/scheduler.ts'),
-    import('./jobs/tasks.ts'),
-    import('./jobs/worker.ts'),
-    import('./jobs/kinds.ts'),
-  ]);
+  // Loaded here, not at the top, so that a supervisor never holds the API's modules in memory;
+  // their files are read while the database is prepared.
+  const loading = Promise.all([import('./app.ts'), import('./jobs/scheduler.ts'), import('./jobs/tasks.ts'), import('./jobs/worker.ts'), import('./jobs/kinds.ts')]);
+  loading.catch(() => {});
   database = openConfiguredDatabase(config);
   const deps = createDeps(config, database);
   // A supervisor has prepared the database before starting its workers.
   const setup = cluster.isPrimary ? await prepare(deps) : null;
+  const [{ buildApp }, { startScheduler }, { periodicTasks }, { startWorker }, { backgroundJobKinds }] = await loading;
   let startState: StartState | null = null;
   const built = await buildApp(deps, { logger: { level: config.logLevel }, ...(config.ephemeral ? { testMode: { startState: () => startState } } : {}) });
   if (setup) logSetup(built.log, setup);
