@@ -33,6 +33,8 @@ before(() => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ephemeral-test-'));
   env = { ...process.env } as Record<string, string>;
   for (const name of Object.keys(env)) if (name.startsWith('QUARRY_')) delete env[name];
+  // `quarry seed` below writes to the database it is given: a SQLite file of its own, never the suite's PostgreSQL.
+  delete env.DATABASE_URL;
   // The temporary directories of the servers started here: TMPDIR is the parent of each.
   env.TMPDIR = path.join(scratch, 'tmp');
   fs.mkdirSync(env.TMPDIR);
