@@ -5,7 +5,6 @@ import { ConfigError, type Config, loadConfig } from './config.ts';
 import { resetData } from './cli/reset.ts';
 import { createTokenCommand, createUserCommand } from './cli/accounts.ts';
 import { jobsCommand } from './cli/jobs.ts';
-import { seedCommand } from './cli/seed.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { secretBox } from './core/secret-box.ts';
 import { serveFromEnvironment } from './serve.ts';
@@ -64,7 +63,8 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write('quarry: an ephemeral server keeps its database in its own memory: seed it with `quarry serve --ephemeral --seed FILE` (QUARRY_SEED) or POST /-/test/seed\n');
         return 1;
       }
-      return seedCommand(config, rest);
+      // Loaded when used: the seed's schema and YAML parser stay out of every other command.
+      return (await import('./cli/seed.ts')).seedCommand(config, rest);
     }
     case 'migrate': {
       const applied = await withDatabase(config, (deps) => migrateToLatest(deps.db, secretBox(config.dataDir)));

@@ -1,9 +1,10 @@
 // Opens the database the configuration names: embedded SQLite by default, PostgreSQL with DATABASE_URL.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import type { DB } from './schema.ts';
 import { sqliteAdapter } from './sqlite-adapter.ts';
 
@@ -21,8 +22,16 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// COUNT(*) and other int8 results arrive as strings by default; every count here fits a double.
-pg.types.setTypeParser(20, (value: string) => Number(value));
+let pgModule: typeof Pg | null = null;
+
+/** The pg driver, loaded the first time PostgreSQL is used (SQLite starts without it). */
+function loadPg(): typeof Pg {
+  if (pgModule) return pgModule;
+  pgModule = createRequire(import.meta.url)('pg') as typeof Pg;
+  // COUNT(*) and other int8 results arrive as strings by default; every count here fits a double.
+  pgModule.types.setTypeParser(20, (value: string) => Number(value));
+  return pgModule;
+}
 
 export interface OpenOptions {
   /** postgres://… or null for SQLite. */
@@ -56,6 +65,7 @@ function openSqlite(file: string): Database {
 }
 
 function openPostgres(url: string, schema: string | undefined, max: number): Database {
+  const pg = loadPg();
   const pool = new pg.Pool({
     connectionString: url,
     max,

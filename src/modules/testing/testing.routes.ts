@@ -6,9 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { adminOnly } from '../../core/access/guards.ts';
 import { DomainError } from '../../core/errors.ts';
 import { Entity } from '../../core/schema.ts';
-import { SeedDocumentError, validateSeedDocument } from '../../testing/seed-document.ts';
-import { SeedError, applySeed } from '../../testing/seed.ts';
-import { type StartState, restoreStartState } from '../../testing/start-state.ts';
+import type { StartState } from '../../testing/start-state.ts';
 
 export interface TestModeOptions {
   /** The state reset returns to; taken once the server has started (and applied its start seed). */
@@ -34,6 +32,7 @@ export const testingRoutes: FastifyPluginAsyncTypebox<TestModeOptions> = async (
     const state = options.startState();
     if (!state) throw new DomainError({ status: 503, message: '503 Service Unavailable: still starting' });
     const started = performance.now();
+    const { restoreStartState } = await import('../../testing/start-state.ts');
     await oneAtATime(() => restoreStartState(app.deps, state));
     return { status: 'ok' as const, duration_ms: Math.round((performance.now() - started) * 10) / 10 };
   });
@@ -43,6 +42,8 @@ export const testingRoutes: FastifyPluginAsyncTypebox<TestModeOptions> = async (
     // The document is checked by its own schema (validateSeedDocument), which names every problem's place.
     { schema: { response: { 201: SeedEntity } }, config, preHandler: adminOnly },
     async (req, reply) => {
+      // Loaded when first used: a suite that never seeds over HTTP does not pay for the YAML parser at start.
+      const [{ SeedDocumentError, validateSeedDocument }, { SeedError, applySeed }] = await Promise.all([import('../../testing/seed-document.ts'), import('../../testing/seed.ts')]);
       let doc;
       try {
         doc = validateSeedDocument(req.body);
