@@ -37,6 +37,8 @@ before(() => {
   delete env.DATABASE_URL;
   // The temporary directories of the servers started here: TMPDIR is the parent of each.
   env.TMPDIR = path.join(scratch, 'tmp');
+  // Node's compile cache stays where it was (it would otherwise follow TMPDIR and start cold).
+  env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'node-compile-cache');
   fs.mkdirSync(env.TMPDIR);
   fs.writeFileSync(path.join(scratch, 'seed.yaml'), SEED);
 });
