@@ -240,3 +240,29 @@ test('quarry seed FILE: against the configured data directory, a second run chan
   assert.equal(second.stdout.trim(), 'nothing to do: everything seed.yaml describes exists');
   assert.ok(fs.existsSync(path.join(dataDir, 'quarry.sqlite3')));
 });
+
+test('QUARRY_SEED in the ordinary mode: applied at every start, which changes nothing once it has been', async () => {
+  const { freePort } = await import('./listening.ts');
+  const dataDir = path.join(scratch, 'seeded-at-start');
+  for (const round of [1, 2]) {
+    const port = await freePort();
+    const child = spawn(process.execPath, [MAIN, 'serve'], {
+      env: { ...env, PORT: String(port), QUARRY_DATA_DIR: dataDir, QUARRY_SEED: path.join(scratch, 'seed.yaml'), QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_LOG_LEVEL: 'silent' },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      let status = 0;
+      for (let i = 0; i < 600 && status !== 200 && child.exitCode === null; i++) {
+        status = await request(`http://127.0.0.1:${port}`, 'GET', '/-/readiness').then((r) => r.status, () => 0);
+        if (status !== 200) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal(status, 200, `round ${round}: the server answers`);
+      const projects = await request(`http://127.0.0.1:${port}`, 'GET', '/api/v4/projects?search=widgets', 'glpat-alice-fixture-token-01');
+      assert.deepEqual((projects.body as { path_with_namespace: string }[]).map((p) => p.path_with_namespace), ['acme/widgets'], `round ${round}`);
+    } finally {
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    }
+  }
+});
