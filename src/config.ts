@@ -37,6 +37,8 @@ export interface Config {
   readonly idleTimeoutMs: number;
   /** After SIGTERM, how long requests in flight may take before their connections are closed. */
   readonly shutdownTimeoutMs: number;
+  /** Requests a process serves at once; beyond, 503 with Retry-After (the health probes excepted). */
+  readonly maxInFlight: number;
 }
 
 export class ConfigError extends Error {}
@@ -148,5 +150,6 @@ export function loadConfig(env: Env = process.env): Config {
     // Beyond the 72 s a kept-alive connection is announced to wait, so that it is never cut first.
     idleTimeoutMs: seconds('QUARRY_IDLE_TIMEOUT', 75),
     shutdownTimeoutMs: seconds('QUARRY_SHUTDOWN_TIMEOUT', 30),
+    maxInFlight: integer(env, 'QUARRY_MAX_IN_FLIGHT', 128, 1, 100_000),
   });
 }
