@@ -55,7 +55,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(lazySerializerCompiler);
   // First of the hooks: a request refused for load costs as little as possible.
-  installLoadShedding(app, deps.config.maxInFlight);
+  installLoadShedding(app, { maxInFlight: deps.config.maxInFlight, lateMs: deps.config.overloadLagMs });
   installErrorHandling(app);
   await installContentParsers(app);
   await app.register(cookie);

@@ -39,6 +39,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Requests a process serves at once; beyond, 503 with Retry-After (the health probes excepted). */
   readonly maxInFlight: number;
+  /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too; 0: never. */
+  readonly overloadLagMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -151,5 +153,6 @@ export function loadConfig(env: Env = process.env): Config {
     idleTimeoutMs: seconds('QUARRY_IDLE_TIMEOUT', 75),
     shutdownTimeoutMs: seconds('QUARRY_SHUTDOWN_TIMEOUT', 30),
     maxInFlight: integer(env, 'QUARRY_MAX_IN_FLIGHT', 128, 1, 100_000),
+    overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 200, 0, 60_000),
   });
 }

@@ -1,5 +1,6 @@
-// Load shedding: beyond the bound of requests in progress, 503 with Retry-After at once; the
-// health probes always answered; a slot comes back when its answer is written or its client leaves.
+// Load shedding: beyond the bound of requests in progress, or while the event loop runs late, 503
+// with Retry-After at once; the health probes always answered; a slot comes back when its answer is
+// written or its client leaves.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
@@ -10,7 +11,7 @@ let t: TestApp;
 let host: string;
 
 before(async () => {
-  ({ t, host } = await listeningTestApp({ QUARRY_MAX_IN_FLIGHT: '3' }));
+  ({ t, host } = await listeningTestApp({ QUARRY_MAX_IN_FLIGHT: '3', QUARRY_OVERLOAD_LAG: '200' }));
 });
 after(() => t.close());
 
@@ -42,4 +43,18 @@ test('beyond the bound: 503 with Retry-After at once; the probes still answer; s
   await new Promise((resolve) => setTimeout(resolve, 100));
   // Answered requests give theirs back too: many in a row all pass.
   for (let i = 0; i < 10; i++) assert.equal((await fetch(`${host}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } })).status, 200);
+});
+
+test('while the event loop runs late, new requests are refused; once it catches up, they pass', async () => {
+  // The application runs in this process: holding its loop is overload.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // A request arriving while the loop is held is looked at once it is free, after the late sample.
+  const pending = fetch(`${host}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } });
+  const until = performance.now() + 400;
+  while (performance.now() < until);
+  const refused = await pending;
+  assert.equal(refused.status, 503);
+  assert.equal((await fetch(`${host}/-/liveness`)).status, 200);
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.equal((await fetch(`${host}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } })).status, 200);
 });
