@@ -46,6 +46,10 @@ export interface Config {
   readonly seedFile: string | null;
   /** DATABASE_URL was set and is ignored (ephemeral mode), for the log. */
   readonly ignoredDatabaseUrl: boolean;
+  /** Requests a process serves at once; beyond, 503 with Retry-After (the health probes excepted). */
+  readonly maxInFlight: number;
+  /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too; 0: never. */
+  readonly overloadLagMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -178,5 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     ephemeral,
     seedFile,
     ignoredDatabaseUrl,
+    maxInFlight: integer(env, 'QUARRY_MAX_IN_FLIGHT', 128, 1, 100_000),
+    overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 200, 0, 60_000),
   });
 }
