@@ -43,7 +43,13 @@ before(() => {
   fs.writeFileSync(path.join(scratch, 'seed.yaml'), SEED);
 });
 
-after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+/** Every server started here, killed at the end if a failure left it running. */
+const servers = new Set<ChildProcess>();
+
+after(() => {
+  for (const child of servers) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
 
 /** The servers' temporary directories under TMPDIR. */
 const ephemeralDirs = () => fs.readdirSync(env.TMPDIR).filter((name) => name.startsWith('quarry-ephemeral-'));
@@ -69,6 +75,7 @@ interface Server {
 async function startServer(args: string[], extra: Record<string, string> = {}, command: string[] = [process.execPath, MAIN]): Promise<Server> {
   const started = performance.now();
   const child = spawn(command[0], [...command.slice(1), 'serve', ...args], { env: { ...env, PORT: '0', ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+  servers.add(child);
   let output = '';
   child.stderr!.on('data', (c) => (output += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -162,7 +169,7 @@ test('ephemeral: a failed start removes the directory; several workers, a bad se
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const port = String((blocker.address() as { port: number }).port);
   try {
-    const res = spawnSync(process.execPath, [MAIN, 'serve', '--ephemeral'], { env: { ...env, PORT: port }, encoding: 'utf8', timeout: 30_000 });
+    const res = spawnSync(process.execPath, [MAIN, 'serve', '--ephemeral'], { env: { ...env, PORT: port }, encoding: 'utf8', timeout: 60_000 });
     assert.equal(res.status, 1);
     assert.match(res.stderr, /EADDRINUSE/);
     assert.deepEqual(ephemeralDirs(), []);
@@ -170,13 +177,13 @@ test('ephemeral: a failed start removes the directory; several workers, a bad se
     blocker.close();
   }
 
-  const workers = spawnSync(process.execPath, [MAIN, 'serve', '--ephemeral'], { env: { ...env, QUARRY_WORKERS: '2' }, encoding: 'utf8' });
+  const workers = spawnSync(process.execPath, [MAIN, 'serve', '--ephemeral'], { env: { ...env, QUARRY_WORKERS: '2' }, encoding: 'utf8', timeout: 60_000 });
   assert.equal(workers.status, 1);
   assert.equal(workers.stderr, 'quarry: QUARRY_EPHEMERAL keeps the database in one process\'s memory: QUARRY_WORKERS must be 1, got 2\n');
 
   const badSeed = path.join(scratch, 'bad.yaml');
   fs.writeFileSync(badSeed, 'users:\n  - username: x\n    admin: sure\nprojects: [{ path: nope }]\n');
-  const bad = spawnSync(process.execPath, [MAIN, 'serve', '--ephemeral', '--seed', badSeed], { env, encoding: 'utf8' });
+  const bad = spawnSync(process.execPath, [MAIN, 'serve', '--ephemeral', '--seed', badSeed], { env, encoding: 'utf8', timeout: 60_000 });
   assert.equal(bad.status, 1);
   const lines = bad.stderr.trim().split('\n');
   assert.ok(lines.length >= 2, bad.stderr);
@@ -185,7 +192,7 @@ test('ephemeral: a failed start removes the directory; several workers, a bad se
   assert.ok(lines.some((l) => l.startsWith('quarry: bad.yaml: projects[0].path: ')), bad.stderr);
   assert.deepEqual(ephemeralDirs(), []);
 
-  const seed = spawnSync(process.execPath, [MAIN, 'seed', path.join(scratch, 'seed.yaml')], { env: { ...env, QUARRY_EPHEMERAL: '1' }, encoding: 'utf8' });
+  const seed = spawnSync(process.execPath, [MAIN, 'seed', path.join(scratch, 'seed.yaml')], { env: { ...env, QUARRY_EPHEMERAL: '1' }, encoding: 'utf8', timeout: 60_000 });
   assert.equal(seed.status, 1);
   assert.match(seed.stderr, /quarry serve --ephemeral --seed FILE/);
 });
@@ -223,7 +230,7 @@ test('ephemeral with --seed: the seeded instance, and reset returns to it', asyn
 
 test('quarry seed FILE: against the configured data directory, a second run changes nothing', () => {
   const dataDir = path.join(scratch, 'seeded');
-  const run = () => spawnSync(process.execPath, [MAIN, 'seed', path.join(scratch, 'seed.yaml')], { env: { ...env, QUARRY_DATA_DIR: dataDir, QUARRY_PASSWORD_HASH_COST: '1024' }, encoding: 'utf8' });
+  const run = () => spawnSync(process.execPath, [MAIN, 'seed', path.join(scratch, 'seed.yaml')], { env: { ...env, QUARRY_DATA_DIR: dataDir, QUARRY_PASSWORD_HASH_COST: '1024' }, encoding: 'utf8', timeout: 60_000 });
   const first = run();
   assert.equal(first.status, 0, first.stderr);
   assert.deepEqual(first.stdout.trim().split('\n'), [
@@ -250,6 +257,7 @@ test('QUARRY_SEED in the ordinary mode: applied at every start, which changes no
       env: { ...env, PORT: String(port), QUARRY_DATA_DIR: dataDir, QUARRY_SEED: path.join(scratch, 'seed.yaml'), QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_LOG_LEVEL: 'silent' },
       stdio: 'ignore',
     });
+    servers.add(child);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
       let status = 0;

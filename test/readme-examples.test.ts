@@ -32,7 +32,8 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function run(command: string, args: string[]): Promise<{ status: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A run that hangs is killed rather than holding the suite.
+    const child = spawn(command, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -50,7 +51,7 @@ test("the README's Node test-runner example passes", async () => {
   assert.match(result.output, /pass 3/);
 });
 
-const pytestMissing = spawnSync(PYTHON, ['-c', 'import pytest, gitlab, requests'], { encoding: 'utf8' }).status !== 0;
+const pytestMissing = spawnSync(PYTHON, ['-c', 'import pytest, gitlab, requests'], { encoding: 'utf8', timeout: 60_000 }).status !== 0;
 
 test("the README's pytest example passes", { skip: pytestMissing ? 'pytest, python-gitlab or requests is not installed for /usr/bin/python3 (Debian: python3-pytest python3-gitlab)' : false }, async () => {
   const result = await run(PYTHON, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'test_widgets.py']);
