@@ -44,12 +44,19 @@ export async function applySeed(app: FastifyInstance, doc: SeedDocument): Promis
   const result: SeedResult = { created: [], tokens: {} };
 
   const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body?: Record<string, unknown>): Promise<Answer> => {
-    const res = await app.inject({
-      method,
-      url: `/api/v4${url}`,
-      headers: { 'private-token': token, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { payload: JSON.stringify(body) } : {}),
-    });
+    const send = () =>
+      app.inject({
+        method,
+        url: `/api/v4${url}`,
+        headers: { 'private-token': token, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { payload: JSON.stringify(body) } : {}),
+      });
+    let res = await send();
+    // Refused by the load shedding (a busy machine): come back, as Retry-After asks, for up to a minute.
+    for (let attempt = 0; res.statusCode === 503 && res.headers['retry-after'] !== undefined && attempt < 300; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      res = await send();
+    }
     let parsed: unknown = null;
     try {
       parsed = res.body ? JSON.parse(res.body) : null;
