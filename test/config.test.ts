@@ -40,6 +40,10 @@ test('bad values stop with a one-line reason', () => {
     { QUARRY_PASSWORD_HASH_COST: '3000' },
     { QUARRY_WORKERS: '0' },
     { QUARRY_WORKERS: 'all' },
+    { REDIS_URL: 'http://127.0.0.1:6379' },
+    { REDIS_URL: 'not a url' },
+    { QUARRY_AUTH_BAN_MAX_FAILURES: 'ten' },
+    { QUARRY_AUTH_BAN_TIME: '0' },
   ];
   for (const env of cases) {
     assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && !e.message.includes('\n'), JSON.stringify(env));
@@ -50,4 +54,14 @@ test('QUARRY_WORKERS: a count, or auto for one per available core', () => {
   assert.equal(loadConfig({ QUARRY_WORKERS: '3' }).workers, 3);
   assert.equal(loadConfig({ QUARRY_WORKERS: 'auto' }).workers, os.availableParallelism());
   assert.throws(() => loadConfig({ QUARRY_WORKERS: 'all' }), { message: 'QUARRY_WORKERS must be auto or a whole number from 1 to 64, got "all"' });
+});
+
+test('REDIS_URL: redis:// or rediss://, unset by default; the authentication ban is on: 30 failures in 3 minutes ban for an hour', () => {
+  const c = loadConfig({});
+  assert.equal(c.redisUrl, null);
+  assert.deepEqual([c.authBanMaxFailures, c.authBanFindSeconds, c.authBanSeconds], [30, 180, 3600]);
+  assert.equal(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl, 'redis://127.0.0.1:6379/2');
+  assert.equal(loadConfig({ REDIS_URL: 'rediss://cache.example.com:6380' }).redisUrl, 'rediss://cache.example.com:6380');
+  assert.throws(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' }), { message: 'REDIS_URL must start with redis:// or rediss://, got "http://127.0.0.1:6379"' });
+  assert.equal(loadConfig({ QUARRY_AUTH_BAN_MAX_FAILURES: '0' }).authBanMaxFailures, 0);
 });
