@@ -6,7 +6,7 @@
 // otherwise in this process's memory, so each process enforces the limit for the traffic it sees.
 // A Redis that does not answer must not take the API down: while it fails, counting falls back to
 // this process's memory (limits hold per process) and a warning is logged, at most once a minute.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/schema.ts';
@@ -79,44 +79,54 @@ return n`;
 
 /**
  * Counters in Redis. Commands fail at once while the connection is down (no offline queue) and
- * after a short timeout otherwise, so that a request never waits long on Redis.
+ * after a short timeout otherwise, so that a request never waits long on Redis. The client is
+ * loaded and connected on first use, so that a process without Redis never loads it.
  */
 export function redisStore(url: string, prefix: () => Promise<string>): CounterStore {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    commandTimeout: 500,
-    connectTimeout: 1000,
-    // Keeps trying to reconnect, at most every 2 s.
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  });
-  // Errors reach the callers of commands; the client's own events would only repeat them.
-  redis.on('error', () => {});
+  let redis: Redis | null = null;
   let connecting: Promise<void> | null = null;
-  const ready = async () => {
-    if (redis.status === 'ready') return;
-    if (redis.status === 'wait') connecting ??= redis.connect().finally(() => (connecting = null));
+  let closed = false;
+  const open = async () => {
+    const { Redis } = await import('ioredis');
+    if (closed) throw new Error('the Redis client is closed');
+    const client = new Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 500,
+      connectTimeout: 1000,
+      // Keeps trying to reconnect, at most every 2 s.
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    });
+    // Errors reach the callers of commands; the client's own events would only repeat them.
+    client.on('error', () => {});
+    redis = client;
+    await client.connect();
+  };
+  const ready = async (): Promise<Redis> => {
+    if (!redis && !connecting) connecting = open().finally(() => (connecting = null));
     if (connecting) await connecting;
-    const status: string = redis.status;
-    if (status !== 'ready') throw new Error(`Redis is not connected (${status})`);
+    const status: string = redis?.status ?? 'closed';
+    if (!redis || status !== 'ready') throw new Error(`Redis is not connected (${status})`);
+    return redis;
   };
   return {
     async increment(key, ttlMs) {
-      await ready();
-      return Number(await redis.eval(INCREMENT, 1, `${await prefix()}${key}`, ttlMs));
+      const client = await ready();
+      return Number(await client.eval(INCREMENT, 1, `${await prefix()}${key}`, ttlMs));
     },
     async mark(key, ttlMs) {
-      await ready();
-      await redis.set(`${await prefix()}${key}`, '1', 'PX', ttlMs);
+      const client = await ready();
+      await client.set(`${await prefix()}${key}`, '1', 'PX', ttlMs);
     },
     async remainingMs(key) {
-      await ready();
-      const ms = await redis.pttl(`${await prefix()}${key}`);
+      const client = await ready();
+      const ms = await client.pttl(`${await prefix()}${key}`);
       return ms > 0 ? ms : 0;
     },
     async close() {
-      redis.disconnect();
+      closed = true;
+      redis?.disconnect();
     },
   };
 }
