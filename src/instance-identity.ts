@@ -70,7 +70,7 @@ export async function checkInstanceIdentity(db: Kysely<DB>, config: Pick<Config,
   if (recorded !== id) {
     // Written aside and renamed into place: a node starting beside this one reads all of it or nothing.
     fs.mkdirSync(config.dataDir, { recursive: true });
-    const temporary = `${file}.${process.pid}.tmp`;
+    const temporary = `${file}.${randomUUID()}.tmp`;
     fs.writeFileSync(temporary, `${id}\n`);
     fs.renameSync(temporary, file);
   }
