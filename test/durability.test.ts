@@ -16,7 +16,7 @@ import { gitCli, gitUrl } from './git-cli.ts';
 import { freePort } from './listening.ts';
 import { type ServerProcess, type TestDatabase, freshDatabase, seededRandom, startServer } from './server-process.ts';
 
-const KILLS = 3;
+const KILLS = 5;
 const WRITERS = 3;
 const TOKEN = 'glpat-durability-root-token-01';
 const seed = Number(process.env.QUARRY_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -76,7 +76,15 @@ async function api(method: string, target: string, body?: unknown): Promise<Answ
   }
 }
 
-const ok = (answer: Answer | null): answer is Answer => answer !== null && answer.status >= 200 && answer.status < 300;
+/** Answers other than 2xx, by request and status ('none' when the server died under it), for the report. */
+const refusals = new Map<string, number>();
+function ok(answer: Answer | null, what: string): answer is Answer {
+  if (answer !== null && answer.status >= 200 && answer.status < 300) return true;
+  const message = answer && answer.status < 500 ? ` ${JSON.stringify(answer.body?.message ?? answer.body?.error ?? '')}` : '';
+  const key = `${what} ${answer?.status ?? 'none'}${message}`;
+  refusals.set(key, (refusals.get(key) ?? 0) + 1);
+  return false;
+}
 
 // ---- What was acknowledged -----------------------------------------------------------------------
 
@@ -109,7 +117,7 @@ const operations: { weight: number; run: () => Promise<void> }[] = [
     async run() {
       const n = ++serial;
       const res = await api('POST', '/users', { username: `user${n}`, email: `user${n}@example.com`, name: `User ${n}`, password: 'durable-password-1', skip_confirmation: true });
-      if (ok(res)) acknowledged.users.push({ id: res.body.id, username: res.body.username });
+      if (ok(res, 'POST /users')) acknowledged.users.push({ id: res.body.id, username: res.body.username });
     },
   },
   {
@@ -117,7 +125,7 @@ const operations: { weight: number; run: () => Promise<void> }[] = [
     async run() {
       const n = ++serial;
       const res = await api('POST', '/groups', { name: `Group ${n}`, path: `group${n}` });
-      if (ok(res)) acknowledged.groups.push({ id: res.body.id, fullPath: res.body.full_path });
+      if (ok(res, 'POST /groups')) acknowledged.groups.push({ id: res.body.id, fullPath: res.body.full_path });
     },
   },
   {
@@ -125,13 +133,15 @@ const operations: { weight: number; run: () => Promise<void> }[] = [
     async run() {
       const n = ++serial;
       const group = random() < 0.5 ? pick(acknowledged.groups) : undefined;
+      const initialized = random() < 0.7;
       const res = await api('POST', '/projects', {
         name: `Project ${n}`,
         path: `project${n}`,
         ...(group ? { namespace_id: group.id } : {}),
-        initialize_with_readme: random() < 0.7,
+        initialize_with_readme: initialized,
       });
-      if (ok(res)) acknowledged.projects.push({ id: res.body.id, path: res.body.path_with_namespace, defaultBranch: res.body.default_branch ?? null });
+      // Commits start from the default branch where it has one (an empty repository has none yet).
+      if (ok(res, 'POST /projects')) acknowledged.projects.push({ id: res.body.id, path: res.body.path_with_namespace, defaultBranch: initialized ? res.body.default_branch : null });
     },
   },
   {
@@ -147,7 +157,7 @@ const operations: { weight: number; run: () => Promise<void> }[] = [
         commit_message: `Commit ${n}`,
         actions: [{ action: 'create', file_path: `files/${n}.txt`, content: `content ${n} ${seed}\n` }],
       });
-      if (ok(res)) acknowledged.refs.push({ projectId: project.id, branch, sha: res.body.id, via: 'api' });
+      if (ok(res, 'POST commits')) acknowledged.refs.push({ projectId: project.id, branch, sha: res.body.id, via: 'api' });
     },
   },
   {
@@ -163,6 +173,10 @@ const operations: { weight: number; run: () => Promise<void> }[] = [
       const pushed = await git.run(['push', '-q', gitUrl(host, project.path, { login: 'root', password: TOKEN }), `HEAD:refs/heads/${branch}`], dir);
       fs.rmSync(dir, { recursive: true, force: true });
       if (pushed.code === 0) acknowledged.refs.push({ projectId: project.id, branch, sha, via: 'push' });
+      else {
+        const key = `git push: ${pushed.stderr.trim().split('\n').pop()?.replace(/'[^']*'/g, "'…'")}`;
+        refusals.set(key, (refusals.get(key) ?? 0) + 1);
+      }
     },
   },
   {
@@ -172,7 +186,7 @@ const operations: { weight: number; run: () => Promise<void> }[] = [
       if (!project) return;
       deletionAsked.add(project.id);
       const res = await api('DELETE', `/projects/${project.id}`);
-      if (ok(res)) acknowledged.deletions.add(project.id);
+      if (ok(res, 'DELETE project')) acknowledged.deletions.add(project.id);
     },
   },
 ];
@@ -256,6 +270,7 @@ test(`acknowledged writes survive ${KILLS} kills with SIGKILL (seed ${seed})`, {
   }
   const total = acknowledgedCount();
   t.diagnostic(`seed ${seed}: ${KILLS} kills, ${attempted} writes attempted, ${total} acknowledged, ${lost.length} lost`);
+  t.diagnostic(`not acknowledged: ${JSON.stringify(Object.fromEntries(refusals))}`);
   assert.deepEqual(lost, [], `acknowledged writes lost (seed ${seed})`);
   assert.ok(acknowledged.refs.some((r) => r.via === 'push') && acknowledged.refs.some((r) => r.via === 'api'), 'the load pushed and committed');
 
