@@ -5,7 +5,8 @@
 // repository must pass `git fsck`, and every queued background job must run. Runs on the suite's
 // database: PostgreSQL when DATABASE_URL is set, SQLite otherwise.
 //
-// QUARRY_TEST_SEED replays a run's choices (which writes, when the kills come).
+// QUARRY_TEST_SEED replays a run's choices (which writes, when the kills come); QUARRY_TEST_KILLS
+// and QUARRY_TEST_LAST_LOAD_MS (the load after the last restart) change its length.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +17,7 @@ import { gitCli, gitUrl } from './git-cli.ts';
 import { freePort } from './listening.ts';
 import { type ServerProcess, type TestDatabase, freshDatabase, seededRandom, startServer } from './server-process.ts';
 
-const KILLS = 5;
+const KILLS = Number(process.env.QUARRY_TEST_KILLS ?? 5);
 const WRITERS = 3;
 const TOKEN = 'glpat-durability-root-token-01';
 const seed = Number(process.env.QUARRY_TEST_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -105,6 +106,8 @@ const acknowledged = {
 /** Projects whose deletion was asked for, answered or not: whether they remain is not known. */
 const deletionAsked = new Set<number>();
 let attempted = 0;
+/** What the servers killed before logged. */
+let earlierLogs = '';
 let serial = 0;
 
 function liveProject(): ProjectRecord | undefined {
@@ -157,7 +160,7 @@ const operations: { weight: number; run: () => Promise<void> }[] = [
         commit_message: `Commit ${n}`,
         actions: [{ action: 'create', file_path: `files/${n}.txt`, content: `content ${n} ${seed}\n` }],
       });
-      if (ok(res, 'POST commits')) acknowledged.refs.push({ projectId: project.id, branch, sha: res.body.id, via: 'api' });
+      if (ok(res, `POST commits${res && res.status >= 400 ? ` (project ${project.id} ${branch})` : ''}`)) acknowledged.refs.push({ projectId: project.id, branch, sha: res.body.id, via: 'api' });
     },
   },
   {
@@ -237,12 +240,13 @@ test(`acknowledged writes survive ${KILLS} kills with SIGKILL (seed ${seed})`, {
     assert.equal(await server.kill('SIGKILL'), 'SIGKILL');
     await writers.stop();
     t.diagnostic(`kill ${kill}: ${acknowledgedCount()} writes acknowledged of ${attempted} attempted so far`);
+    earlierLogs += server.log();
     server = await startServer(env, port);
   }
 
   // A last stretch of load on the restarted server, ended gracefully.
   const writers = startWriters();
-  await new Promise((r) => setTimeout(r, 1000));
+  await new Promise((r) => setTimeout(r, Number(process.env.QUARRY_TEST_LAST_LOAD_MS ?? 1000)));
   await writers.stop();
 
   // ---- Every acknowledged write is there -----------------------------------------------------------
@@ -259,8 +263,13 @@ test(`acknowledged writes survive ${KILLS} kills with SIGKILL (seed ${seed})`, {
     const res = await api('GET', `/projects/${project.id}`);
     if (acknowledged.deletions.has(project.id)) {
       if (res?.status !== 404) lost.push(`the deletion of project ${project.id}: ${res?.status}`);
-    } else if (!deletionAsked.has(project.id) && (res?.status !== 200 || res.body.path_with_namespace !== project.path)) {
-      lost.push(`project ${project.id} (${project.path}): ${res?.status}`);
+    } else if (!deletionAsked.has(project.id)) {
+      if (res?.status !== 200 || res.body.path_with_namespace !== project.path) lost.push(`project ${project.id} (${project.path}): ${res?.status}`);
+      else if (project.defaultBranch) {
+        // Its first commit, the README, came with it.
+        const branch = await api('GET', `/projects/${project.id}/repository/branches/${project.defaultBranch}`);
+        if (branch?.status !== 200) lost.push(`the README commit on ${project.defaultBranch} of project ${project.id}: ${branch?.status}`);
+      }
     }
   }
   for (const ref of acknowledged.refs) {
@@ -271,6 +280,8 @@ test(`acknowledged writes survive ${KILLS} kills with SIGKILL (seed ${seed})`, {
   const total = acknowledgedCount();
   t.diagnostic(`seed ${seed}: ${KILLS} kills, ${attempted} writes attempted, ${total} acknowledged, ${lost.length} lost`);
   t.diagnostic(`not acknowledged: ${JSON.stringify(Object.fromEntries(refusals))}`);
+  const errors = (earlierLogs + server.log()).split('\n').filter((line) => /"level":(50|60)/.test(line));
+  for (const line of errors) t.diagnostic(`logged: ${line.slice(0, 1500)}`);
   assert.deepEqual(lost, [], `acknowledged writes lost (seed ${seed})`);
   assert.ok(acknowledged.refs.some((r) => r.via === 'push') && acknowledged.refs.some((r) => r.via === 'api'), 'the load pushed and committed');
 
