@@ -11,6 +11,7 @@ import { collectRouteMethods, registerOptionsRoutes } from './core/options-route
 import { validatorCompiler } from './core/params.ts';
 import { parseQueryString } from './core/query-string.ts';
 import { frameworkErrors, genReqId, installRequestPipeline } from './core/request-pipeline.ts';
+import { createThrottle } from './core/rate-limit.ts';
 import { lazySerializerCompiler } from './core/serializers.ts';
 import { apiV4 } from './api-v4.ts';
 import { closeReaders } from './git/reader-pool.ts';
@@ -53,6 +54,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // The repositories' object readers end with the server (once they have answered what they owe).
   app.addHook('onClose', () => closeReaders());
   app.decorate('deps', deps);
+  const throttle = createThrottle({ config: deps.config, now: () => app.deps.now(), log: app.log, db: deps.db });
+  app.decorate('throttle', throttle);
+  app.addHook('onClose', () => throttle.close());
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('rawParams', null as unknown as Record<string, unknown>);
   app.setValidatorCompiler(validatorCompiler);

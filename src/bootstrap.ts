@@ -60,23 +60,36 @@ export async function ensureRoot(deps: Deps): Promise<RootSetup> {
   let root = existing;
   if (!root) {
     const password = config.rootPassword ?? randomBytes(18).toString('base64url');
-    const user = await createUser(ctx, {
-      username: 'root',
-      name: 'Administrator',
-      email: 'admin@example.com',
-      password,
-      admin: true,
-      skip_confirmation: true,
-    });
-    if (!config.rootPassword) result.passwordFile = writeSecret(config, ROOT_PASSWORD_FILE, password);
-    root = { id: user.id, admin: user.admin };
-    result.created = true;
+    try {
+      const user = await createUser(ctx, {
+        username: 'root',
+        name: 'Administrator',
+        email: 'admin@example.com',
+        password,
+        admin: true,
+        skip_confirmation: true,
+      });
+      if (!config.rootPassword) result.passwordFile = writeSecret(config, ROOT_PASSWORD_FILE, password);
+      root = { id: user.id, admin: user.admin };
+      result.created = true;
+    } catch (error) {
+      // Nodes starting together on a new database: another one created root first.
+      // (Its id may be other than 1 when the two took ids from the sequence in the other order.)
+      root = await db.selectFrom('users').select(['id', 'admin']).where('username', '=', 'root').where('admin', '=', true).executeTakeFirst();
+      if (!root) throw error;
+    }
   }
   if (config.rootToken) {
-    const known = await db.selectFrom('personal_access_tokens').select('id').where('token_digest', '=', digest(config.rootToken)).executeTakeFirst();
-    if (!known) {
-      await issueToken(ctx, { userId: root.id, name: 'root token', scopes: SCOPES, secret: config.rootToken }, root);
-      result.token = config.rootToken;
+    const secret = config.rootToken;
+    const known = () => db.selectFrom('personal_access_tokens').select('id').where('token_digest', '=', digest(secret)).executeTakeFirst();
+    if (!(await known())) {
+      try {
+        await issueToken(ctx, { userId: root.id, name: 'root token', scopes: SCOPES, secret }, root);
+        result.token = secret;
+      } catch (error) {
+        // Another node starting at the same time added it.
+        if (!(await known())) throw error;
+      }
     }
   } else if (result.created) {
     const { token } = await issueToken(ctx, { userId: root.id, name: 'root token', scopes: SCOPES }, root);

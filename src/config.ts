@@ -22,6 +22,13 @@ export interface Config {
   /** Requests allowed per client in each rate-limit period; 0 turns the limit off. */
   readonly rateLimitRequests: number;
   readonly rateLimitPeriodSeconds: number;
+  /** redis:// or rediss://: rate limits and the failed-authentication ban are counted there, across every process and node. */
+  readonly redisUrl: string | null;
+  /** Failed authentications (git over HTTP, sign-in) from one address within authBanFindSeconds that ban it; 0 turns the ban off. */
+  readonly authBanMaxFailures: number;
+  readonly authBanFindSeconds: number;
+  /** How long a banned address's credentials are refused. */
+  readonly authBanSeconds: number;
   readonly logLevel: string;
   /** Impersonation tokens stop working when this is false. */
   readonly impersonationEnabled: boolean;
@@ -136,6 +143,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (rootToken !== null && !/^[\x21-\x7e]{20,255}$/.test(rootToken)) {
     throw new ConfigError('QUARRY_ROOT_TOKEN must be 20 to 255 printable characters without spaces');
   }
+  const redisUrl = env.REDIS_URL || null;
+  if (redisUrl) url(redisUrl, 'REDIS_URL', ['redis:', 'rediss:']);
   // A test fixture reads the ready line; request logs would only fill its pipe.
   const logLevel = env.QUARRY_LOG_LEVEL || (ephemeral ? 'warn' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -169,6 +178,11 @@ export function loadConfig(env: Env = process.env): Config {
     gitMaxPushBytes: integer(env, 'QUARRY_GIT_MAX_PUSH_BYTES', 1024 * 1024 * 1024, 1024, 1024 ** 4),
     rateLimitRequests: integer(env, 'QUARRY_RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000),
     rateLimitPeriodSeconds: integer(env, 'QUARRY_RATE_LIMIT_PERIOD', 60, 1, 86_400),
+    redisUrl,
+    // The platform's ban of failed Git HTTP authentications: 30 within 3 minutes ban an address for an hour.
+    authBanMaxFailures: integer(env, 'QUARRY_AUTH_BAN_MAX_FAILURES', 30, 0, 1_000_000),
+    authBanFindSeconds: integer(env, 'QUARRY_AUTH_BAN_FIND_TIME', 180, 1, 86_400),
+    authBanSeconds: integer(env, 'QUARRY_AUTH_BAN_TIME', 3600, 1, 7 * 86_400),
     logLevel,
     impersonationEnabled: flag(env, 'QUARRY_IMPERSONATION_ENABLED', true),
     adminMode: flag(env, 'QUARRY_ADMIN_MODE', false),

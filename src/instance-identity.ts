@@ -67,7 +67,12 @@ export async function checkInstanceIdentity(db: Kysely<DB>, config: Pick<Config,
       .execute();
   }
   const id = (await db.selectFrom('instance_identity').select('instance_id').where('id', '=', 1).executeTakeFirstOrThrow()).instance_id;
-  fs.mkdirSync(config.dataDir, { recursive: true });
-  fs.writeFileSync(file, `${id}\n`);
+  if (recorded !== id) {
+    // Written aside and renamed into place: a node starting beside this one reads all of it or nothing.
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    const temporary = `${file}.${randomUUID()}.tmp`;
+    fs.writeFileSync(temporary, `${id}\n`);
+    fs.renameSync(temporary, file);
+  }
   return id;
 }

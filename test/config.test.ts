@@ -40,6 +40,10 @@ test('bad values stop with a one-line reason', () => {
     { QUARRY_PASSWORD_HASH_COST: '3000' },
     { QUARRY_WORKERS: '0' },
     { QUARRY_WORKERS: 'all' },
+    { REDIS_URL: 'http://127.0.0.1:6379' },
+    { REDIS_URL: 'not a url' },
+    { QUARRY_AUTH_BAN_MAX_FAILURES: 'ten' },
+    { QUARRY_AUTH_BAN_TIME: '0' },
   ];
   for (const env of cases) {
     assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && !e.message.includes('\n'), JSON.stringify(env));
@@ -70,4 +74,14 @@ test('ephemeral mode: in memory, quiet, cheap hashes; DATABASE_URL ignored, seve
   assert.throws(() => loadConfig({ QUARRY_EPHEMERAL: '1', QUARRY_REPOSITORY_STORAGES: `{"default":"${os.tmpdir()}/elsewhere"}` }), /storage "default" must be relative/);
   assert.throws(() => loadConfig({ QUARRY_EPHEMERAL: 'maybe' }), ConfigError);
   assert.throws(() => loadConfig({ QUARRY_SEED: 'seed.yaml', QUARRY_WORKERS: '2' }), /QUARRY_SEED applies the seed in the serving process/);
+});
+
+test('REDIS_URL: redis:// or rediss://, unset by default; the authentication ban is on: 30 failures in 3 minutes ban for an hour', () => {
+  const c = loadConfig({});
+  assert.equal(c.redisUrl, null);
+  assert.deepEqual([c.authBanMaxFailures, c.authBanFindSeconds, c.authBanSeconds], [30, 180, 3600]);
+  assert.equal(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl, 'redis://127.0.0.1:6379/2');
+  assert.equal(loadConfig({ REDIS_URL: 'rediss://cache.example.com:6380' }).redisUrl, 'rediss://cache.example.com:6380');
+  assert.throws(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' }), { message: 'REDIS_URL must start with redis:// or rediss://, got "http://127.0.0.1:6379"' });
+  assert.equal(loadConfig({ QUARRY_AUTH_BAN_MAX_FAILURES: '0' }).authBanMaxFailures, 0);
 });

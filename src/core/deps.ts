@@ -6,6 +6,7 @@ import type { Actor } from './auth/actor.ts';
 import type { RouteAuth } from './auth/scopes.ts';
 import type { JobTokenResolver } from './auth/job-tokens.ts';
 import type { BaseContext } from './context.ts';
+import type { Throttle } from './rate-limit.ts';
 import type { RouteContract } from './contract.ts';
 
 /**
@@ -20,6 +21,8 @@ export interface Deps extends BaseContext {
 declare module 'fastify' {
   interface FastifyInstance {
     deps: Deps;
+    /** Request throttles and the failed-authentication ban (core/rate-limit.ts). */
+    throttle: Throttle;
   }
   interface FastifyRequest {
     actor: Actor | null;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from './auth/actor.ts';
 import { resolveActor } from './auth/resolve.ts';
-import { createRateLimiter } from './rate-limit.ts';
+import { THROTTLED_BODY, throttledHeaders } from './rate-limit.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -57,9 +57,6 @@ function isApiV3(url: string): boolean {
 }
 
 export function installRequestPipeline(app: FastifyInstance): void {
-  const { config } = app.deps;
-  const limiter = createRateLimiter(config.rateLimitRequests, config.rateLimitPeriodSeconds, () => app.deps.now());
-
   app.addHook('onRequest', async (req, reply) => {
     reply.headers({ 'x-request-id': req.id, ...SECURITY_HEADERS });
     if (malformedUrl(req.url)) return badRequestText(reply);
@@ -93,20 +90,10 @@ export function installRequestPipeline(app: FastifyInstance): void {
       refused = error;
     }
     // Refused credentials count against the caller's address too, so that guessing tokens is throttled.
-    if (limiter && /^\/+api\//.test(req.url)) {
-      const verdict = limiter.hit(actor ? `user:${actor.user.id}` : `ip:${req.ip}`);
-      if (!verdict.allowed) {
-        reply.headers({
-          'ratelimit-name': actor ? 'throttle_authenticated_api' : 'throttle_unauthenticated_api',
-          'ratelimit-limit': String(verdict.limitPerMinute),
-          'ratelimit-observed': String(verdict.observed),
-          'ratelimit-remaining': '0',
-          'ratelimit-reset': String(verdict.resetAt),
-          'ratelimit-resettime': new Date(verdict.resetAt * 1000).toUTCString(),
-          'retry-after': String(verdict.retryAfter),
-        });
-        return reply.code(429).type('text/plain').send('Retry later\n');
-      }
+    if (/^\/+api\//.test(req.url)) {
+      const name = actor ? 'throttle_authenticated_api' : 'throttle_unauthenticated_api';
+      const verdict = await app.throttle.hit(name, actor ? `user:${actor.user.id}` : `ip:${req.ip}`);
+      if (verdict && !verdict.allowed) return reply.code(429).headers(throttledHeaders(name, verdict)).type('text/plain').send(THROTTLED_BODY);
     }
     if (refused) throw refused;
     req.actor = actor;

@@ -12,6 +12,7 @@ import {
   createRepository,
   deleteRepository,
   RepositoryPathTaken,
+  setAsideRepository,
   placeRepository,
   projectRepositoryPath,
   readDefaultBranch,
@@ -110,4 +111,14 @@ test('copyRepository copies to another storage; deleteRepository removes, quietl
   assert.equal(fs.existsSync(copy), false);
   assert.deepEqual(fs.readdirSync(path.dirname(copy)), []);
   await deleteRepository(copy);
+});
+
+test("setAsideRepository moves what is at a path to the storage's @orphaned folder, whole", async () => {
+  const taken = repositoryPath(root, 6);
+  fs.mkdirSync(taken, { recursive: true });
+  fs.writeFileSync(path.join(taken, 'left-behind'), 'x');
+  const aside = await setAsideRepository(taken);
+  assert.equal(fs.existsSync(taken), false);
+  assert.equal(path.dirname(aside), path.join(root, '@orphaned'));
+  assert.equal(fs.readFileSync(path.join(aside, 'left-behind'), 'utf8'), 'x');
 });

@@ -118,6 +118,19 @@ export async function placeRepository(stagingDir: string, gitDir: string): Promi
 }
 
 /**
+ * Moves whatever is at a repository's path aside, to `<storage>/@orphaned/`, where it stays until
+ * an operator removes it; returns where it went. For a path that no project owns but that must be
+ * used, such as one left by a creation cut short after placing its repository.
+ */
+export async function setAsideRepository(gitDir: string): Promise<string> {
+  const orphaned = path.join(path.resolve(path.dirname(gitDir), '..', '..', '..'), '@orphaned');
+  await fs.promises.mkdir(orphaned, { recursive: true });
+  const aside = path.join(orphaned, `${path.basename(gitDir, '.git')}.${Date.now()}.${randomBytes(4).toString('hex')}.git`);
+  await fs.promises.rename(gitDir, aside);
+  return aside;
+}
+
+/**
  * Removes a repository; quiet when there is none. It is first renamed aside into its storage's
  * scratch area, so that the path never holds a half-deleted repository and a removal cut short is
  * cleared with the other leftovers.
@@ -132,7 +145,8 @@ export async function deleteRepository(gitDir: string): Promise<void> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  await fs.promises.rm(aside, { recursive: true, force: true });
+  // A git process still writing into it (a push, a commit) may add files while it goes: try again.
+  await fs.promises.rm(aside, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
 
 /** The scratch area of the storage a repository (at @hashed/aa/bb/x.git) or a staging path (at @tmp/x) is in. */

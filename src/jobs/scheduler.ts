@@ -45,6 +45,7 @@ export async function runDueTasks(deps: Deps, tasks: readonly PeriodicTask[], lo
       if (!(await claimRun(deps, task, deps.now()))) continue;
       ran.push(task.name);
       await task.run(deps);
+      log?.info({ task: task.name }, 'periodic task ran');
     } catch (error) {
       // One failing task must not keep the others from running.
       log?.error({ err: error, task: task.name }, 'periodic task failed');

@@ -41,6 +41,7 @@ export async function startWorker(deps: Deps, options: WorkerOptions): Promise<W
     if (!job) return false;
     const task = runClaimed(deps, kinds, job).then((outcome) => {
       if (!outcome.ok) options.log?.error({ err: outcome.error, job: outcome.id, kind: outcome.kind }, 'background job failed');
+      else options.log?.info({ job: outcome.id, kind: outcome.kind }, 'background job done');
       options.onOutcome?.(outcome);
     });
     const tracked = task.finally(() => {

@@ -9,6 +9,7 @@ import type { Actor } from '../../core/auth/actor.ts';
 import { basicCredentials, resolveGitClient } from '../../core/auth/resolve.ts';
 import { serviceContext } from '../../core/context.ts';
 import { DomainError } from '../../core/errors.ts';
+import { THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
 import { fieldsOf } from '../../core/params.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
 import {
@@ -43,6 +44,7 @@ interface Refusal {
   message: string;
   /** Asks the client for credentials (WWW-Authenticate). */
   challenge?: boolean;
+  headers?: Record<string, string>;
 }
 
 /** The platform's refusal of credentials, or of none where some are needed: git then asks for them. */
@@ -50,6 +52,7 @@ const ASK_FOR_CREDENTIALS: Refusal = { status: 401, message: 'HTTP Basic: Access
 
 function refuse(reply: FastifyReply, refusal: Refusal): FastifyReply {
   if (refusal.challenge) reply.header('www-authenticate', 'Basic realm="GitLab"');
+  if (refusal.headers) reply.headers(refusal.headers);
   return plain(reply, refusal.status, refusal.message);
 }
 
@@ -74,25 +77,48 @@ interface Target {
   actor: Actor | null;
 }
 
+/** Rack::Attack's answer to an address it has banned. */
+const BANNED: Refusal = { status: 403, message: 'Forbidden\n' };
+
+/**
+ * Counts the request against the git HTTP throttle of its user, or of its address when nobody
+ * signed in (refused credentials included); the refusal once over the quota.
+ */
+async function throttled(req: FastifyRequest, actor: Actor | null): Promise<Refusal | null> {
+  const name = actor ? 'throttle_authenticated_git_http' : 'throttle_unauthenticated_git_http';
+  const verdict = await req.server.throttle.hit(name, actor ? `user:${actor.user.id}` : `ip:${req.ip}`);
+  if (!verdict || verdict.allowed) return null;
+  return { status: 429, message: THROTTLED_BODY, headers: throttledHeaders(name, verdict) };
+}
+
 /**
  * Authenticates and checks access as the platform does (GitHttpClientController, GitAccess):
  * credentials that name nobody, or none where the code is not public, get 401 with a challenge;
  * a project the caller may not see is 404 to a signed-in caller; what they may not do is 403.
+ * Credentials from an address banned for failing to authenticate too often are refused unread
+ * (403), and refused credentials count towards that ban (the platform's git basic auth ban).
  */
 async function authorize(req: FastifyRequest, fullPath: string, command: string | undefined): Promise<Target | Refusal> {
-  const { deps } = req.server;
-  const found = await findProject(req, fullPath);
+  const { deps, throttle } = req.server;
   const credentials = basicCredentials(req.headers.authorization);
+  if (credentials && (await throttle.bannedFor(req.ip)) > 0) return BANNED;
+  const found = await findProject(req, fullPath);
   let actor: Actor | null = null;
   if (credentials) {
     try {
       actor = await resolveGitClient(deps, credentials, (login, password) => authenticatePassword(serviceContext(req), login, password));
     } catch (error) {
-      if (error instanceof DomainError) return { status: error.status, message: error.message };
+      if (error instanceof DomainError) return (await throttled(req, null)) ?? { status: error.status, message: error.message };
       throw error;
     }
-    if (actor === null) return ASK_FOR_CREDENTIALS;
-  } else if (command !== 'git-upload-pack' || !found || !projectAbilities(null, found.row, 0).has('download_code')) {
+    if (actor === null) {
+      await throttle.failedAuthentication(req.ip);
+      return (await throttled(req, null)) ?? ASK_FOR_CREDENTIALS;
+    }
+  }
+  const limited = await throttled(req, actor);
+  if (limited) return limited;
+  if (!credentials && (command !== 'git-upload-pack' || !found || !projectAbilities(null, found.row, 0).has('download_code'))) {
     return ASK_FOR_CREDENTIALS;
   }
   req.actor = actor;

@@ -4,6 +4,7 @@
 // It is the `refs.updated` background job, enqueued once the refs have moved and run at once by
 // the writer, so that callers see its effects; if the server stops midway, a worker runs it again.
 import { Type } from '@sinclair/typebox';
+import { PostgresAdapter } from 'kysely';
 import { type ServiceContext, atTime, withTransaction } from '../../core/context.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
@@ -59,6 +60,12 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
   const protect = firstPush && defaultBranch !== null && updates.some((u) => u.ref === `refs/heads/${defaultBranch}` && u.before === ZERO_OID);
 
   await withTransaction(atTime(ctx, ctx.now()), async (tx) => {
+    // The project's row first, as deleting the project takes it: a deletion meanwhile waits for
+    // this record instead of deadlocking with it (its cascade waiting on this event, this update
+    // on its row), or has happened, and there is nothing left to record.
+    const postgres = tx.db.getExecutor().adapter instanceof PostgresAdapter;
+    const locked = await tx.db.selectFrom('projects').select('id').where('id', '=', row.id).$if(postgres, (q) => q.forNoKeyUpdate()).executeTakeFirst();
+    if (!locked) return job.complete(tx.db);
     if (defaultBranch !== row.default_branch || empty !== row.empty_repo) {
       await tx.db.updateTable('projects').set({ default_branch: defaultBranch, empty_repo: empty }).where('id', '=', row.id).execute();
     }

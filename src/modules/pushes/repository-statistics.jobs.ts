@@ -18,9 +18,12 @@ export const refreshStatisticsJob = defineJobKind({
     if (!row || gitDir === null) return; // gone meanwhile: nothing to count
     const commits = row.default_branch === null ? 0 : await commitCount(gitDir, row.default_branch);
     const bytes = await repositorySize(gitDir);
+    // A project deleted while it was counted has nothing left to record against: insert for it only while it exists.
+    const stillThere = ctx.db.selectFrom('projects').where('id', '=', projectId);
     await ctx.db
       .insertInto('project_statistics')
-      .values({ project_id: projectId, commit_count: commits, repository_size: bytes, storage_size: bytes })
+      .columns(['project_id', 'commit_count', 'repository_size', 'storage_size'])
+      .expression(stillThere.select([sql.lit(projectId).as('project_id'), sql.lit(commits).as('commit_count'), sql.lit(bytes).as('repository_size'), sql.lit(bytes).as('storage_size')]))
       .onConflict((oc) =>
         oc.column('project_id').doUpdateSet({
           commit_count: commits,

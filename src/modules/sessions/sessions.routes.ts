@@ -7,6 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
 import { safeEqual } from '../../core/auth/secrets.ts';
 import { serviceContext } from '../../core/context.ts';
+import { THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
 import { PRODUCT_VERSION, REPORTED_VERSION } from '../../version.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { endSession, findSession, startSession } from './sessions.service.ts';
@@ -73,7 +74,14 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     );
   });
 
+  /** Signing in is a protected path: throttled per address, and refused to an address banned for failing to authenticate. */
+  const SIGN_IN_THROTTLE = 'throttle_unauthenticated_protected_paths_web';
+
   app.post('/users/sign_in', { config }, async (req, reply) => {
+    const { throttle } = app;
+    if ((await throttle.bannedFor(req.ip)) > 0) return reply.code(403).type('text/plain').send('Forbidden\n');
+    const verdict = await throttle.hit(SIGN_IN_THROTTLE, `ip:${req.ip}`);
+    if (verdict && !verdict.allowed) return reply.code(429).headers(throttledHeaders(SIGN_IN_THROTTLE, verdict)).type('text/plain').send(THROTTLED_BODY);
     const p = req.rawParams;
     const nested = (p.user ?? {}) as Record<string, unknown>;
     const login = nested.login ?? p.login;
@@ -83,7 +91,10 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
     const ctx = serviceContext(req);
     const user = await authenticatePassword(ctx, login, password);
-    if (!user) return html(reply, 401, signInForm('Invalid login or password.'));
+    if (!user) {
+      await throttle.failedAuthentication(req.ip);
+      return html(reply, 401, signInForm('Invalid login or password.'));
+    }
     // A deactivated user reactivates by signing in on the web; anyone else not active is refused.
     if (user.state !== 'active' && user.state !== 'deactivated') return html(reply, 401, signInForm('Your account has been blocked.'));
     const { cookie, lifetimeSeconds } = await startSession(ctx, user, req.ip);
