@@ -1,4 +1,5 @@
 // Environment → a frozen, validated Config. A bad value stops the process with a one-line reason.
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type RepositoryStorages, parseRepositoryStorages } from './git/storages.ts';
@@ -37,6 +38,8 @@ export interface Config {
   readonly idleTimeoutMs: number;
   /** After SIGTERM, how long requests in flight may take before their connections are closed. */
   readonly shutdownTimeoutMs: number;
+  /** Address ranges (`address/prefix`, IPv4 or IPv6) besides loopback that may read /-/metrics. */
+  readonly metricsAllow: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +63,21 @@ function workerCount(env: Env): number {
   const count = /^\d+$/.test(raw) ? Number(raw) : 0;
   if (count < 1 || count > 64) throw new ConfigError(`QUARRY_WORKERS must be auto or a whole number from 1 to 64, got "${raw}"`);
   return count;
+}
+
+/** A comma-separated list of addresses and CIDR ranges, each as `address/prefix`. */
+function addressRanges(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((item) => {
+    const entry = item.trim();
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const valid = family !== 0 && rest.length === 0 && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits));
+    if (!valid) throw new ConfigError(`${name} must be a comma-separated list of IPv4 or IPv6 addresses or CIDR ranges (e.g. 10.0.0.0/8,fd00::/8), got "${entry}"`);
+    return `${address}/${prefix === undefined ? bits : Number(prefix)}`;
+  });
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -148,5 +166,6 @@ export function loadConfig(env: Env = process.env): Config {
     // Beyond the 72 s a kept-alive connection is announced to wait, so that it is never cut first.
     idleTimeoutMs: seconds('QUARRY_IDLE_TIMEOUT', 75),
     shutdownTimeoutMs: seconds('QUARRY_SHUTDOWN_TIMEOUT', 30),
+    metricsAllow: Object.freeze(addressRanges(env, 'QUARRY_METRICS_ALLOW')),
   });
 }
