@@ -40,6 +40,12 @@ test('bad values stop with a one-line reason', () => {
     { QUARRY_PASSWORD_HASH_COST: '3000' },
     { QUARRY_WORKERS: '0' },
     { QUARRY_WORKERS: 'all' },
+    { QUARRY_METRICS_ALLOW: '10.0.0.0/33' },
+    { QUARRY_METRICS_ALLOW: 'fd00::/129' },
+    { QUARRY_METRICS_ALLOW: 'example.com' },
+    { QUARRY_METRICS_ALLOW: '10.0.0.0/8/8' },
+    { QUARRY_METRICS_ALLOW: '10.0.0.0/x' },
+    { QUARRY_METRICS_ALLOW: '10.0.0.0/8,,fd00::/8' },
   ];
   for (const env of cases) {
     assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && !e.message.includes('\n'), JSON.stringify(env));
@@ -50,4 +56,12 @@ test('QUARRY_WORKERS: a count, or auto for one per available core', () => {
   assert.equal(loadConfig({ QUARRY_WORKERS: '3' }).workers, 3);
   assert.equal(loadConfig({ QUARRY_WORKERS: 'auto' }).workers, os.availableParallelism());
   assert.throws(() => loadConfig({ QUARRY_WORKERS: 'all' }), { message: 'QUARRY_WORKERS must be auto or a whole number from 1 to 64, got "all"' });
+});
+
+test('QUARRY_METRICS_ALLOW: a comma-separated list of IPv4 and IPv6 addresses and CIDR ranges', () => {
+  assert.deepEqual(loadConfig({}).metricsAllow, []);
+  assert.deepEqual(loadConfig({ QUARRY_METRICS_ALLOW: ' 10.0.0.0/8, 192.0.2.7 ,fd00::/8,::1' }).metricsAllow, ['10.0.0.0/8', '192.0.2.7/32', 'fd00::/8', '::1/128']);
+  assert.throws(() => loadConfig({ QUARRY_METRICS_ALLOW: '10.0.0.0/8,10.300.0.0/16' }), {
+    message: 'QUARRY_METRICS_ALLOW must be a comma-separated list of IPv4 or IPv6 addresses or CIDR ranges (e.g. 10.0.0.0/8,fd00::/8), got "10.300.0.0/16"',
+  });
 });
