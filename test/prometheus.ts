@@ -65,8 +65,9 @@ export function parsePrometheus(text: string): Exposition {
     const match = SAMPLE.exec(line);
     assert.ok(match, `malformed sample: ${line}`);
     const [, name, labelText, raw] = match;
-    const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw);
-    assert.ok(raw === 'NaN' || !Number.isNaN(value), `not a number: ${line}`);
+    // Prometheus reads NaN and infinities in any case (prom-client writes `Nan`).
+    const value = /^[+-]?inf$/i.test(raw) ? (raw.startsWith('-') ? -Infinity : Infinity) : Number(raw);
+    assert.ok(/^nan$/i.test(raw) || !Number.isNaN(value), `not a number: ${line}`);
     const family = familyOf(name, types);
     assert.ok(family !== undefined, `sample of no declared family: ${line}`);
     assert.ok(helps.has(family), `family without HELP: ${family}`);

@@ -162,7 +162,7 @@ export async function claimNext(db: Kysely<DB>, onlyId?: number): Promise<Backgr
     .set((eb) => ({
       state: 'running',
       attempts: eb('attempts', '+', 1),
-      locked_by: sql<string>`${`${token}:`} || ${eb.ref('run_at')}`,
+      locked_by: sql<string>`cast(${`${token}:`} as text) || ${eb.ref('run_at')}`,
       dedupe_key: null,
       run_at: later(now, DEFAULT_LOCK_SECONDS),
       updated_at: at,
