@@ -7,6 +7,7 @@ import { installContentParsers } from './core/content-types.ts';
 import type { Deps } from './core/deps.ts';
 import { installErrorHandling } from './core/error-handler.ts';
 import { installLoadShedding } from './core/load-shedding.ts';
+import { installHttpMetrics } from './core/metrics.ts';
 import { collectRouteMethods, registerOptionsRoutes } from './core/options-routes.ts';
 import { validatorCompiler } from './core/params.ts';
 import { parseQueryString } from './core/query-string.ts';
@@ -19,6 +20,7 @@ import { openapiOptions } from './modules/api-docs/index.ts';
 import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { metricsRoutes } from './modules/metrics/metrics.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
 import type { TestModeOptions } from './modules/testing/testing.routes.ts';
@@ -67,11 +69,13 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await installContentParsers(app);
   await app.register(cookie);
   installRequestPipeline(app);
+  installHttpMetrics(app);
 
   const routeMethods = collectRouteMethods(app);
   // Collects every route registered after it; the document is built on its first request.
   await app.register(swagger, openapiOptions);
   await app.register(healthRoutes);
+  await app.register(metricsRoutes);
   await app.register(apiDocsRoutes);
   await app.register(oauthRoutes);
   await app.register(sessionRoutes);

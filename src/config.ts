@@ -1,4 +1,5 @@
 // Environment → a frozen, validated Config. A bad value stops the process with a one-line reason.
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type RepositoryStorages, parseRepositoryStorages } from './git/storages.ts';
@@ -57,6 +58,8 @@ export interface Config {
   readonly maxInFlight: number;
   /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too; 0: never. */
   readonly overloadLagMs: number;
+  /** Address ranges (`address/prefix`, IPv4 or IPv6) besides loopback that may read /-/metrics. */
+  readonly metricsAllow: readonly string[];
 }
 
 export class ConfigError extends Error {}
@@ -80,6 +83,21 @@ function workerCount(env: Env): number {
   const count = /^\d+$/.test(raw) ? Number(raw) : 0;
   if (count < 1 || count > 64) throw new ConfigError(`QUARRY_WORKERS must be auto or a whole number from 1 to 64, got "${raw}"`);
   return count;
+}
+
+/** A comma-separated list of addresses and CIDR ranges, each as `address/prefix`. */
+function addressRanges(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((item) => {
+    const entry = item.trim();
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const valid = family !== 0 && rest.length === 0 && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits));
+    if (!valid) throw new ConfigError(`${name} must be a comma-separated list of IPv4 or IPv6 addresses or CIDR ranges (e.g. 10.0.0.0/8,fd00::/8), got "${entry}"`);
+    return `${address}/${prefix === undefined ? bits : Number(prefix)}`;
+  });
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -200,5 +218,6 @@ export function loadConfig(env: Env = process.env): Config {
     // Off by default in ephemeral mode: a test instance shares its machine with the suite that
     // drives it, and a late loop there is the suite's work, not overload; a 503 would only make tests flaky.
     overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', ephemeral ? 0 : 200, 0, 60_000),
+    metricsAllow: Object.freeze(addressRanges(env, 'QUARRY_METRICS_ALLOW')),
   });
 }

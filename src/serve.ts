@@ -147,6 +147,9 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
  */
 async function supervise(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel });
+  // A scrape of /-/metrics reaches one worker, which asks here for the sum over them all.
+  const { superviseMetrics } = await import('./core/metrics-cluster.ts');
+  superviseMetrics();
   const database = openConfiguredDatabase(config);
   try {
     logSetup(log, await prepare(createDeps(config, database)));

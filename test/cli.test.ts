@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { freePort } from './listening.ts';
+import { parsePrometheus } from './prometheus.ts';
 
 const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const pgUrl = process.env.DATABASE_URL;
@@ -166,6 +167,12 @@ test('serve with QUARRY_WORKERS=2: processes share the port and the database, a 
   assert.deepEqual(created.map((r) => r.status), names.map(() => 201), created.map((r) => r.body).join('\n'));
   const listed = JSON.parse((await get(port, '/api/v4/groups?search=workers-&per_page=100', token)).body) as Array<{ path: string }>;
   assert.deepEqual(listed.map((g) => g.path).sort(), [...names].sort());
+  // The metrics of both processes, summed by the supervisor, whichever process a scrape reaches.
+  for (let i = 0; i < 3; i++) {
+    const scrape = await get(port, '/-/metrics');
+    assert.equal(scrape.status, 200);
+    assert.equal(parsePrometheus(scrape.body).value('quarry_http_requests_total', { route: '/api/v4/groups', method: 'POST', status: '201' }), 24);
+  }
 
   // A worker that dies while serving is replaced.
   process.kill(workers[0], 'SIGKILL');

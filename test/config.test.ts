@@ -44,6 +44,12 @@ test('bad values stop with a one-line reason', () => {
     { REDIS_URL: 'not a url' },
     { QUARRY_AUTH_BAN_MAX_FAILURES: 'ten' },
     { QUARRY_AUTH_BAN_TIME: '0' },
+    { QUARRY_METRICS_ALLOW: '10.0.0.0/33' },
+    { QUARRY_METRICS_ALLOW: 'fd00::/129' },
+    { QUARRY_METRICS_ALLOW: 'example.com' },
+    { QUARRY_METRICS_ALLOW: '10.0.0.0/8/8' },
+    { QUARRY_METRICS_ALLOW: '10.0.0.0/x' },
+    { QUARRY_METRICS_ALLOW: '10.0.0.0/8,,fd00::/8' },
   ];
   for (const env of cases) {
     assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && !e.message.includes('\n'), JSON.stringify(env));
@@ -84,4 +90,12 @@ test('REDIS_URL: redis:// or rediss://, unset by default; the authentication ban
   assert.equal(loadConfig({ REDIS_URL: 'rediss://cache.example.com:6380' }).redisUrl, 'rediss://cache.example.com:6380');
   assert.throws(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' }), { message: 'REDIS_URL must start with redis:// or rediss://, got "http://127.0.0.1:6379"' });
   assert.equal(loadConfig({ QUARRY_AUTH_BAN_MAX_FAILURES: '0' }).authBanMaxFailures, 0);
+});
+
+test('QUARRY_METRICS_ALLOW: a comma-separated list of IPv4 and IPv6 addresses and CIDR ranges', () => {
+  assert.deepEqual(loadConfig({}).metricsAllow, []);
+  assert.deepEqual(loadConfig({ QUARRY_METRICS_ALLOW: ' 10.0.0.0/8, 192.0.2.7 ,fd00::/8,::1' }).metricsAllow, ['10.0.0.0/8', '192.0.2.7/32', 'fd00::/8', '::1/128']);
+  assert.throws(() => loadConfig({ QUARRY_METRICS_ALLOW: '10.0.0.0/8,10.300.0.0/16' }), {
+    message: 'QUARRY_METRICS_ALLOW must be a comma-separated list of IPv4 or IPv6 addresses or CIDR ranges (e.g. 10.0.0.0/8,fd00::/8), got "10.300.0.0/16"',
+  });
 });

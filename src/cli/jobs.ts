@@ -2,6 +2,7 @@
 // and state, then the failed ones with their last error; `quarry jobs retry <id>` queues a failed
 // job again with a fresh set of attempts.
 import type { Deps } from '../core/deps.ts';
+import { countJobs } from '../jobs/queue.ts';
 
 export async function jobsCommand(deps: Deps, args: string[], out: (line: string) => void): Promise<number> {
   const { db } = deps;
@@ -30,15 +31,9 @@ export async function jobsCommand(deps: Deps, args: string[], out: (line: string
     out('usage: quarry jobs [retry <id>]');
     return 2;
   }
-  const counts = await db
-    .selectFrom('background_jobs')
-    .select(['kind', 'state', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy(['kind', 'state'])
-    .orderBy('kind')
-    .orderBy('state')
-    .execute();
+  const counts = await countJobs(db);
   if (counts.length === 0) out('no background jobs queued, running or failed');
-  for (const row of counts) out(`${row.kind}\t${row.state}\t${Number(row.n)}`);
+  for (const row of counts) out(`${row.kind}\t${row.state}\t${row.n}`);
   const failed = await db.selectFrom('background_jobs').selectAll().where('state', '=', 'failed').orderBy('id').limit(100).execute();
   if (failed.length > 0) out('\nfailed (retry with: quarry jobs retry <id>):');
   for (const job of failed) out(`${job.id}\t${job.kind}\t${job.attempts} attempts\t${job.updated_at}\t${(job.last_error ?? '').split('\n')[0]}`);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type Pg from 'pg';
+import { queryLogger, sqliteStatementTimer } from '../core/metrics.ts';
 import type { DB } from './schema.ts';
 import { sqliteAdapter } from './sqlite-adapter.ts';
 
@@ -60,7 +61,8 @@ function openSqlite(file: string): Database {
   // GET /projects as a member of 50 groups spent 0.72 ms per request in SQL, 0.43 ms with it).
   // It is filled as pages are read, so the idle process is no bigger.
   raw.exec('PRAGMA cache_size = -32768');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqliteAdapter(raw) }) });
+  // Every statement is timed for the metrics (core/metrics.ts).
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqliteAdapter(raw, sqliteStatementTimer) }) });
   return { db, dialect: 'sqlite', listen: async () => null, close: () => db.destroy() };
 }
 
@@ -71,7 +73,8 @@ function openPostgres(url: string, schema: string | undefined, max: number): Dat
     max,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // The log option times every query for the metrics (core/metrics.ts).
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLogger('postgres') });
   const listen = async (channel: string, onNotify: () => void) => {
     const client = new pg.Client({ connectionString: url });
     // A lost connection only delays wake-ups: workers poll as well.

@@ -18,6 +18,36 @@ function bind(parameters: ReadonlyArray<unknown>): SQLInputValue[] {
 
 type Column = ReturnType<StatementSync['columns']>[number];
 
+export type StatementKind = 'select' | 'insert' | 'update' | 'delete' | 'other';
+
+/** Told how long each statement took (core/metrics.ts), made once per prepared statement. */
+export interface StatementTimer {
+  succeeded(seconds: number): void;
+  failed(): void;
+}
+
+const UNTIMED: StatementTimer = { succeeded() {}, failed() {} };
+
+/** What a statement does, by its first word; a CTE, DDL or a transaction's statement is `other`. */
+export function statementKind(sql: string): StatementKind {
+  const word = /^\s*(\w+)/.exec(sql)?.[1].toLowerCase();
+  return word === 'select' || word === 'insert' || word === 'update' || word === 'delete' ? word : 'other';
+}
+
+/** Runs a statement, telling the timer how long it took (node:sqlite runs it synchronously: nothing else runs meanwhile). */
+function timed<T>(timer: StatementTimer, run: () => T): T {
+  const start = performance.now();
+  let result: T;
+  try {
+    result = run();
+  } catch (error) {
+    timer.failed();
+    throw error;
+  }
+  timer.succeeded((performance.now() - start) / 1000);
+  return result;
+}
+
 /**
  * A result column read straight from a table column declared `boolean` (SQLite keeps its declared
  * type, through aliases, subqueries and RETURNING); expressions have none and stay as computed.
@@ -39,20 +69,21 @@ function rowFactory(columns: readonly Column[]): (values: unknown[]) => Record<s
   return new Function('values', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
 }
 
-function wrap(stmt: StatementSync): SqliteStatement {
+// Iterating (Kysely's stream()) is not timed: the time between rows is the reader's.
+function wrap(stmt: StatementSync, timer: StatementTimer): SqliteStatement {
   const columns = stmt.columns();
   const run = (parameters: ReadonlyArray<unknown>) => {
-    const result = stmt.run(...bind(parameters));
+    const result = timed(timer, () => stmt.run(...bind(parameters)));
     return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
   };
   if (columns.length === 0) {
-    return { reader: false, all: (parameters) => stmt.all(...bind(parameters)), run, iterate: (parameters) => stmt.iterate(...bind(parameters)) };
+    return { reader: false, all: (parameters) => timed(timer, () => stmt.all(...bind(parameters))), run, iterate: (parameters) => stmt.iterate(...bind(parameters)) };
   }
   stmt.setReturnArrays(true);
   const toRow = rowFactory(columns);
   return {
     reader: true,
-    all: (parameters) => (stmt.all(...bind(parameters)) as unknown as unknown[][]).map(toRow),
+    all: (parameters) => timed(timer, () => stmt.all(...bind(parameters)) as unknown as unknown[][]).map(toRow),
     run,
     *iterate(parameters) {
       for (const values of stmt.iterate(...bind(parameters))) yield toRow(values as unknown as unknown[]);
@@ -68,15 +99,18 @@ function wrap(stmt: StatementSync): SqliteStatement {
  */
 const BEGIN = 'begin immediate';
 
-/** Prepared statements are cached by SQL text: Kysely emits the same text for the same query shape. */
-export function sqliteAdapter(raw: DatabaseSync): SqliteDatabase {
+/**
+ * Prepared statements are cached by SQL text: Kysely emits the same text for the same query shape.
+ * `timer` gives each statement what it reports its run times to, by the statement's kind.
+ */
+export function sqliteAdapter(raw: DatabaseSync, timer: (kind: StatementKind) => StatementTimer = () => UNTIMED): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
   return {
     prepare(text) {
       const sql = text === 'begin' ? BEGIN : text;
       let stmt = cache.get(sql);
       if (stmt) return stmt;
-      stmt = wrap(raw.prepare(sql));
+      stmt = wrap(raw.prepare(sql), timer(statementKind(sql)));
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       cache.set(sql, stmt);
       return stmt;

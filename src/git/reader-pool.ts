@@ -9,6 +9,7 @@
 // (device and inode, read when the caller's operation starts): its old reader is ended.
 import fs from 'node:fs';
 import { CatFileProcess, type ObjectData, type ObjectInfo, ReaderGone, isSafeName } from './cat-file.ts';
+import { gitObserver } from './observer.ts';
 import { DEFAULT_TIMEOUT_MS, GitError } from './run.ts';
 
 export interface PoolOptions {
@@ -94,6 +95,7 @@ export class ReaderPool {
         if (!(error instanceof ReaderGone)) throw error;
         // Once on a fresh reader; a second loss is the repository's (or the machine's) problem.
         if (attempt === 2) throw new GitError(error.timedOut ? 'timeout' : 'failed', error.message);
+        gitObserver()?.readerRestarted(error.timedOut ? 'timeout' : 'exited');
       } finally {
         this.release(slot);
       }

@@ -6,6 +6,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gitObserver, subcommandOf } from './observer.ts';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT = 256 * 1024 * 1024;
@@ -110,6 +111,16 @@ function killGroup(child: ChildProcessWithoutNullStreams): void {
   }
 }
 
+/** Tells the observer, if any, that git starts; what it returns tells it how git ended. */
+function observe(args: readonly string[]): { end(failure: string | null): void } | null {
+  const observer = gitObserver();
+  if (observer === null) return null;
+  const subcommand = subcommandOf(args);
+  const start = performance.now();
+  observer.started(subcommand);
+  return { end: (failure) => observer.ended(subcommand, (performance.now() - start) / 1000, failure) };
+}
+
 function label(args: readonly string[]): string {
   return `git ${args[0] ?? ''}`;
 }
@@ -121,6 +132,7 @@ function label(args: readonly string[]): string {
  */
 export function runGit(gitDir: string | null, args: readonly string[], options: GitOptions = {}): Promise<GitResult> {
   const maxOutput = options.maxOutput ?? DEFAULT_MAX_OUTPUT;
+  const observed = observe(args);
   return new Promise((resolve, reject) => {
     const child = startGit(gitDir, args, options.env);
     const chunks: Buffer[] = [];
@@ -146,12 +158,17 @@ export function runGit(gitDir: string | null, args: readonly string[], options: 
     child.on('error', (error) => fail(new GitError('failed', `${label(args)} could not start: ${error.message}`, { args })));
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (failure) return reject(failure);
+      if (failure) {
+        observed?.end(failure.kind);
+        return reject(failure);
+      }
       const exitCode = code ?? -1;
       if (exitCode !== 0 && !(options.okExitCodes ?? []).includes(exitCode)) {
+        observed?.end('failed');
         const firstLine = stderr.trim().split('\n')[0] ?? '';
         return reject(new GitError('failed', `${label(args)} failed (${exitCode}): ${firstLine}`, { args, exitCode, stderr }));
       }
+      observed?.end(null);
       resolve({ stdout: Buffer.concat(chunks), stderr, exitCode });
     });
     child.stdin.end(options.input ?? '');
@@ -189,6 +206,10 @@ export interface SpawnOptions extends Pick<GitOptions, 'env'> {
  * stdout. The same environment and time limit apply; `done` tells whether the limit killed git.
  */
 export function spawnGit(gitDir: string | null, args: readonly string[], options: SpawnOptions = {}): GitProcess {
+  // A long-lived reader (no time limit) is counted when it starts; its lifetime is no process duration.
+  let observed: ReturnType<typeof observe> = null;
+  if (options.timeoutMs === null) gitObserver()?.started(subcommandOf(args));
+  else observed = observe(args);
   const child = startGit(gitDir, args, options.env);
   let timedOut = false;
   const timer =
@@ -209,6 +230,7 @@ export function spawnGit(gitDir: string | null, args: readonly string[], options
     });
     child.on('close', (code) => {
       clearTimeout(timer);
+      observed?.end(timedOut ? 'timeout' : code === 0 ? null : code === null ? 'killed' : 'failed');
       resolve({ exitCode: code, stderr, timedOut });
     });
   });

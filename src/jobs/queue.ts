@@ -13,6 +13,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { type BaseContext, type ServiceContext, systemContext } from '../core/context.ts';
+import { type QueueCount, jobMetrics } from '../core/metrics.ts';
 import { processAlive, thisHost } from '../core/processes.ts';
 import type { BackgroundJobRow, DB } from '../db/schema.ts';
 
@@ -103,6 +104,7 @@ export async function enqueue<S extends TSchema>(db: Kysely<DB>, kind: JobKind<S
     .onConflict((oc) => oc.columns(['kind', 'dedupe_key']).doNothing())
     .returning('id')
     .executeTakeFirst();
+  if (row) jobMetrics.enqueued(kind.name);
   if (!row || options.runHere) return row?.id ?? null;
   // PostgreSQL delivers a notification at commit, to every node (this one included); SQLite's one
   // connection per process makes a woken worker's claim wait for the caller's commit.
@@ -127,6 +129,12 @@ function claimToken(): string {
 
 const later = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000).toISOString();
 
+/** When the job a claim took was due: the run_at that the claim statement appended to its token. */
+function dueTime(lockedBy: string | null): number {
+  // <host>:<pid>:<random>:<ISO time>; host names have no ':'.
+  return Date.parse((lockedBy ?? '').split(':').slice(3).join(':'));
+}
+
 /**
  * Claims the next due job (queued and due, or running with an expired claim), oldest first; null
  * when there is none. With onlyId, that job if it still waits, due or not. The queue keeps real
@@ -147,9 +155,18 @@ export async function claimNext(db: Kysely<DB>, onlyId?: number): Promise<Backgr
     .orderBy('id')
     .limit(1)
     .$if(isPostgres(db), (q) => q.forUpdate().skipLocked());
+  // The claim's token ends with the run_at it replaces (SET reads the row as it was), so that the
+  // claimer learns how long the job waited for a worker without a second statement.
   const row = await db
     .updateTable('background_jobs')
-    .set((eb) => ({ state: 'running', attempts: eb('attempts', '+', 1), locked_by: token, dedupe_key: null, run_at: later(now, DEFAULT_LOCK_SECONDS), updated_at: at }))
+    .set((eb) => ({
+      state: 'running',
+      attempts: eb('attempts', '+', 1),
+      locked_by: sql<string>`cast(${`${token}:`} as text) || ${eb.ref('run_at')}`,
+      dedupe_key: null,
+      run_at: later(now, DEFAULT_LOCK_SECONDS),
+      updated_at: at,
+    }))
     .where('id', '=', (eb) => eb.selectFrom(due.as('due')).select('due.id'))
     .returningAll()
     .executeTakeFirst();
@@ -184,6 +201,9 @@ export async function runClaimed(base: BaseContext, kinds: ReadonlyMap<string, J
   const kind = kinds.get(job.kind);
   const owned = (trx: Kysely<DB>) => trx.deleteFrom('background_jobs').where('id', '=', job.id).where('locked_by', '=', job.locked_by);
   let payload: unknown;
+  const started = performance.now();
+  jobMetrics.started(job.kind, (Date.now() - dueTime(job.locked_by)) / 1000 || 0);
+  const finished = (outcome: 'completed' | 'retried' | 'failed') => jobMetrics.finished(job.kind, (performance.now() - started) / 1000, outcome);
   try {
     if (!kind) throw new PermanentJobError(`unknown background job kind "${job.kind}"`);
     // Claimed again after its claim expired on the last attempt: its worker died every time.
@@ -203,9 +223,11 @@ export async function runClaimed(base: BaseContext, kinds: ReadonlyMap<string, J
     };
     await kind.run(ctx, payload, running);
     await owned(db).execute();
+    finished('completed');
     return { id: job.id, kind: job.kind, ok: true };
   } catch (error) {
     const giveUp = error instanceof PermanentJobError || job.attempts >= job.max_attempts;
+    finished(giveUp ? 'failed' : 'retried');
     const now = new Date();
     await db
       .updateTable('background_jobs')
@@ -222,6 +244,18 @@ export async function runClaimed(base: BaseContext, kinds: ReadonlyMap<string, J
     if (giveUp && kind?.failed && Value.Check(kind.payload, payload)) await kind.failed(ctx, payload);
     return { id: job.id, kind: job.kind, ok: false, error };
   }
+}
+
+/** How many jobs there are of each kind in each state (one grouped query). */
+export async function countJobs(db: Kysely<DB>): Promise<QueueCount[]> {
+  const rows = await db
+    .selectFrom('background_jobs')
+    .select(['kind', 'state', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy(['kind', 'state'])
+    .orderBy('kind')
+    .orderBy('state')
+    .execute();
+  return rows.map((row) => ({ kind: row.kind, state: row.state, n: Number(row.n) }));
 }
 
 /** A failure no retry can mend: the job fails at once. */

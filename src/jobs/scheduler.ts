@@ -3,6 +3,7 @@
 // nodes sharing one database run each due task once. A node that dies mid-run loses that run;
 // the next one comes an interval later, so tasks must be safe to repeat and to cut short.
 import type { Deps } from '../core/deps.ts';
+import { periodicTaskRan } from '../core/metrics.ts';
 
 export interface PeriodicTask {
   /** Unique, stable: the claim row's key. */
@@ -41,12 +42,17 @@ export async function claimRun(deps: Deps, task: PeriodicTask, now: Date): Promi
 export async function runDueTasks(deps: Deps, tasks: readonly PeriodicTask[], log?: SchedulerLog): Promise<string[]> {
   const ran: string[] = [];
   for (const task of tasks) {
+    /** When the task started, once this node claimed its run. */
+    let started: number | null = null;
     try {
       if (!(await claimRun(deps, task, deps.now()))) continue;
       ran.push(task.name);
+      started = performance.now();
       await task.run(deps);
       log?.info({ task: task.name }, 'periodic task ran');
+      periodicTaskRan(task.name, (performance.now() - started) / 1000, true);
     } catch (error) {
+      if (started !== null) periodicTaskRan(task.name, (performance.now() - started) / 1000, false);
       // One failing task must not keep the others from running.
       log?.error({ err: error, task: task.name }, 'periodic task failed');
     }

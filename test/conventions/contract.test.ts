@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, health, landing, sign-in and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, health, metrics, landing, sign-in and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
@@ -97,6 +97,7 @@ describe('the routes of the application', () => {
       'GET /-/api-docs',
       'GET /-/api-docs/:asset',
       'GET /-/health',
+      'GET /-/metrics',
       'GET /api/v4/projects/:id/repository/archive',
       'GET /api/v4/projects/:id/repository/archive.:format',
       'GET /api/v4/projects/:id/repository/files/:file_path/raw',
@@ -105,6 +106,7 @@ describe('the routes of the application', () => {
       'HEAD /-/api-docs',
       'HEAD /-/api-docs/:asset',
       'HEAD /-/health',
+      'HEAD /-/metrics',
       'HEAD /api/v4/projects/:id/repository/archive',
       'HEAD /api/v4/projects/:id/repository/archive.:format',
       'HEAD /api/v4/projects/:id/repository/files/:file_path/raw',
