@@ -343,4 +343,17 @@ describe('POST /projects/:id/repository/commits', () => {
     expectStatus(res, 201);
     assert.equal(await content('form.txt'), 'from a form');
   });
+
+  test('form-encoded actions: a repeated key starts the next action, as Rack reads arrays of hashes', async () => {
+    const form = [
+      'branch=work&commit_message=Two+files',
+      'actions[][action]=create&actions[][file_path]=form-a.txt&actions[][content]=first',
+      'actions%5B%5D%5Baction%5D=create&actions%5B%5D%5Bfile_path%5D=form-b.txt&actions%5B%5D%5Bcontent%5D=second',
+    ].join('&');
+    const res = await t.post(url(), { token: developer.token, form });
+    expectStatus(res, 201);
+    assert.deepEqual(res.json().stats, { additions: 2, deletions: 0, total: 2 });
+    assert.equal(await content('form-a.txt'), 'first');
+    assert.equal(await content('form-b.txt'), 'second');
+  });
 });
