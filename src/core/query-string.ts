@@ -69,7 +69,7 @@ function indexKey(key: string, arrays: Map<string, ArrayOfHashes>): string {
   const match = /^([^[]+)((?:\[[^[\]]*\])*)([^]*)$/.exec(key);
   if (!match) return key;
   const [, root, brackets, rest] = match;
-  const segments = brackets.match(/\[[^[\]]*\]/g) ?? [];
+  const segments: string[] = brackets.match(/\[[^[\]]*\]/g) ?? [];
   let prefix = root;
   for (let i = 0; i < segments.length; i++) {
     if (segments[i] !== '[]' || i + 1 >= segments.length || segments[i + 1] === '[]') {
