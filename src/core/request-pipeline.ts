@@ -1,6 +1,8 @@
 // Hooks every request passes through: request id and common headers, malformed input, parameter
 // merging (query < body), authentication and the rate limit.
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from './auth/actor.ts';
 import { resolveActor } from './auth/resolve.ts';
@@ -49,6 +51,22 @@ export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply:
     return;
   }
   badRequestText(reply);
+}
+
+/**
+ * Bytes the HTTP parser cannot read as a request (a body where none is framed, a broken request
+ * line), headers over the size limit or a client too slow to send them are answered before any
+ * route, in plain text with the status's words, as the front server answers them; then the
+ * connection closes. (Fastify's own answer is JSON in a shape the API never writes.)
+ */
+export function clientErrors(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const text = STATUS_CODES[status] as string;
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${text}`);
+  }
+  socket.destroy(error);
 }
 
 function isApiV3(url: string): boolean {

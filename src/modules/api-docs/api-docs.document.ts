@@ -70,6 +70,8 @@ const DESCRIPTION = `The REST API v4 served by Quarry, with its OAuth 2 endpoint
 
 **Parameters** may be sent in the query string or, on writes, as a JSON or form-encoded body. An array parameter marked \`x-comma\` also accepts a comma-separated list.
 
+**Errors** are JSON (the \`Error\` schema), except for requests refused before routing: a NUL byte or broken percent-encoding in the URL is answered \`400 Bad Request\`, an over-long path segment \`414 Request-URI Too Long\`, headers over the size limit \`431 Request Header Fields Too Large\`, bytes that are no HTTP request \`400 Bad Request\`, all in plain text.
+
 **Lists** are paginated with \`page\` and \`per_page\` (default 20, at most 100) and answer with the pagination headers.
 
 Git over HTTP (\`<namespace>/<project>.git/info/refs\`, \`git-upload-pack\`, \`git-receive-pack\`) is served beside the API for git clients and is not described here.`;
