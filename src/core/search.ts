@@ -20,15 +20,28 @@ function words(term: string): string[] {
   return [...rest.split(' '), ...quoted].filter((w) => [...w].length >= 3);
 }
 
+/**
+ * SQLite refuses a LIKE pattern of more than 50,000 bytes ("pattern too complex"); a longer word is
+ * looked for without LIKE, by the same test: the column holds it when removing it changes the column.
+ */
+const LONGEST_LIKE_PATTERN = 10_000;
+
+/** lower(column) contains `word` (already lower case), or equals it. */
+function holds(column: string, word: string, contains: boolean): Expression<SqlBool> {
+  const value = sql`lower(${sql.ref(column)})`;
+  if (Buffer.byteLength(word) <= LONGEST_LIKE_PATTERN) return sql<SqlBool>`${value} like ${contains ? `%${escapeLike(word)}%` : escapeLike(word)} escape '\\'`;
+  return contains ? sql<SqlBool>`replace(${value}, ${word}, '') <> ${value}` : sql<SqlBool>`${value} = ${word}`;
+}
+
 /** The condition over `columns` (qualified names), or null when the query is blank (no filter at all). */
 export function fuzzyMatch(query: string, columns: readonly string[]): Expression<SqlBool> | null {
   const term = searchTerm(query);
   if (term === '') return null;
   const found = words(term);
-  const patterns = found.length > 0 ? found.map((w) => `%${escapeLike(w)}%`) : [escapeLike(term)];
-  const perColumn = columns.map(
-    (column) => sql<SqlBool>`(${sql.join(patterns.map((p) => sql`lower(${sql.ref(column)}) like ${p} escape '\\'`), sql` and `)})`,
-  );
+  const perColumn = columns.map((column) => {
+    const conditions = found.length > 0 ? found.map((w) => holds(column, w, true)) : [holds(column, term, false)];
+    return sql<SqlBool>`(${sql.join(conditions, sql` and `)})`;
+  });
   return sql<SqlBool>`(${sql.join(perColumn, sql` or `)})`;
 }
 

@@ -612,7 +612,9 @@ async function viaInject(request: Request): Promise<Answer> {
 function viaSocket(request: Request): Promise<Answer> {
   const { hostname, port } = new URL(host);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: hostname, port, method: request.method, path: request.url, headers: request.headers, agent: false }, (res) => {
+    // Node frames no body of a GET or DELETE by itself: say its length.
+    const headers = request.payload === undefined ? request.headers : { ...request.headers, 'content-length': String(Buffer.byteLength(request.payload)) };
+    const req = http.request({ host: hostname, port, method: request.method, path: request.url, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
