@@ -105,7 +105,8 @@ describe('GET /projects/:id/repository/commits', () => {
     assert.deepEqual(ids(await list({ ref_name: history.a })), [history.a, history.readme]);
     assert.deepEqual(ids(await list({ ref_name: `${history.a}..main` })), [history.merge, history.side, history.b]);
     assert.deepEqual(ids(await list({ ref_name: 'side...v1.0' })), [history.side, history.b]);
-    for (const ref of ['nope', '--all', 'a b', 'nope..main']) {
+    // Unicode spaces are part of a name for git (its whitespace is ASCII's): names of nothing, not errors.
+    for (const ref of ['nope', '--all', 'a b', 'nope..main', 'main\uFEFF', 'a\u00A0b', 'x\u2028', 'v\u3000']) {
       const res = await list({ ref_name: ref });
       expectStatus(res, 200);
       assert.deepEqual(res.json(), []);
