@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from './auth/actor.ts';
 import { resolveActor } from './auth/resolve.ts';
+import { payloadTooLarge } from './errors.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -69,6 +70,35 @@ export function clientErrors(error: Error & { code?: string }, socket: Duplex): 
   socket.destroy(error);
 }
 
+/**
+ * The body of a GET or HEAD is ignored, but read before the answer: a server that answers and
+ * closes the connection while the client is still sending resets it, and the client loses the
+ * answer. False when the body is over the limit (then it is not read further).
+ */
+function readIgnoredBody(req: FastifyRequest, limit: number): Promise<boolean> | boolean {
+  const raw = req.raw;
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || raw.complete) return true;
+  if (raw.headers['content-length'] === undefined && raw.headers['transfer-encoding'] === undefined) return true;
+  return new Promise((resolve) => {
+    let size = 0;
+    const done = (within: boolean) => {
+      raw.off('data', count);
+      raw.off('end', ended);
+      raw.off('error', ended);
+      if (!within) raw.pause();
+      resolve(within);
+    };
+    const count = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) done(false);
+    };
+    const ended = () => done(true);
+    raw.on('data', count);
+    raw.on('end', ended);
+    raw.on('error', ended);
+  });
+}
+
 function isApiV3(url: string): boolean {
   const path = url.split('?')[0].replace(/\/{2,}/g, '/');
   return path === '/api/v3' || path.startsWith('/api/v3/');
@@ -80,6 +110,7 @@ export function installRequestPipeline(app: FastifyInstance): void {
 
   app.addHook('onRequest', async (req, reply) => {
     reply.headers({ 'x-request-id': req.id, ...SECURITY_HEADERS });
+    if (!(await readIgnoredBody(req, config.bodyLimit))) throw payloadTooLarge();
     if (malformedUrl(req.url)) return badRequestText(reply);
     if (isApiV3(req.url)) {
       return reply.code(410).send({ error: 'API V3 is no longer supported. Use API V4 instead.' });
