@@ -21,16 +21,34 @@ function words(term: string): string[] {
 }
 
 /**
- * SQLite refuses a LIKE pattern of more than 50,000 bytes ("pattern too complex"); a longer word is
- * looked for without LIKE, by the same test: the column holds it when removing it changes the column.
+ * SQLite refuses a LIKE pattern of more than 50,000 bytes ("pattern too complex"); a longer text is
+ * looked for without LIKE, by the same test (in both dialects).
  */
 const LONGEST_LIKE_PATTERN = 10_000;
+const likeTakes = (text: string) => Buffer.byteLength(text) <= LONGEST_LIKE_PATTERN;
+
+/** `value` contains `text` (case as given): when removing it changes the value, if too long for LIKE. */
+export function containsText(value: Expression<unknown>, text: string): Expression<SqlBool> {
+  if (likeTakes(text)) return sql<SqlBool>`${value} like ${`%${escapeLike(text)}%`} escape '\\'`;
+  return sql<SqlBool>`replace(${value}, ${text}, '') <> ${value}`;
+}
+
+/** `value` starts with `text` (case as given). */
+export function startsWithText(value: Expression<unknown>, text: string): Expression<SqlBool> {
+  if (likeTakes(text)) return sql<SqlBool>`${value} like ${`${escapeLike(text)}%`} escape '\\'`;
+  return sql<SqlBool>`substr(${value}, 1, ${[...text].length}) = ${text}`;
+}
+
+/** `value` equals `text` the way LIKE compares without wildcards (ASCII case folded in SQLite). */
+function equalsText(value: Expression<unknown>, text: string): Expression<SqlBool> {
+  if (likeTakes(text)) return sql<SqlBool>`${value} like ${escapeLike(text)} escape '\\'`;
+  return sql<SqlBool>`${value} = ${text}`;
+}
 
 /** lower(column) contains `word` (already lower case), or equals it. */
 function holds(column: string, word: string, contains: boolean): Expression<SqlBool> {
   const value = sql`lower(${sql.ref(column)})`;
-  if (Buffer.byteLength(word) <= LONGEST_LIKE_PATTERN) return sql<SqlBool>`${value} like ${contains ? `%${escapeLike(word)}%` : escapeLike(word)} escape '\\'`;
-  return contains ? sql<SqlBool>`replace(${value}, ${word}, '') <> ${value}` : sql<SqlBool>`${value} = ${word}`;
+  return contains ? containsText(value, word) : equalsText(value, word);
 }
 
 /** The condition over `columns` (qualified names), or null when the query is blank (no filter at all). */

@@ -525,12 +525,14 @@ function buildRequest(operation: Operation, caseIndex: number, fx: Fixtures): Re
   const kind: Kind = caseIndex === 0 ? 'wellFormed' : rng.pick(KINDS);
   const path: Record<string, string> = {};
   for (const p of operation.pathParams) path[p.name] = rng.pick(pathValues(operation, p.name, fx));
+  // How many of the optional parameters a case sets: few, some or most.
+  const optional = rng.pick([0.1, 0.3, 0.7]);
   const query: Record<string, unknown> = {};
   for (const p of operation.queryParams) {
     if (p.name === 'private_token') continue;
-    if (p.required || rng.chance(0.25)) query[p.name] = wellFormed(p.schema, p.name, rng, fx);
+    if (p.required || rng.chance(optional)) query[p.name] = wellFormed(p.schema, p.name, rng, fx);
   }
-  const body: Record<string, unknown> | undefined = operation.body ? wellFormedObject(operation.body, rng, fx, 0, 0.3) : undefined;
+  const body: Record<string, unknown> | undefined = operation.body ? wellFormedObject(operation.body, rng, fx, 0, optional) : undefined;
   // The inputs a mutation may pick: [where, name, schema].
   const inputs: [string, string, Json][] = [
     ...operation.pathParams.map((p): [string, string, Json] => ['path', p.name, p.schema]),
@@ -545,53 +547,57 @@ function buildRequest(operation: Operation, caseIndex: number, fx: Fixtures): Re
   let rawPath: string | undefined;
   let rawQuery = '';
   let rawBody: string | undefined;
-  const target = inputs.length > 0 ? rng.pick(inputs) : undefined;
-  switch (kind) {
-    case 'boundary':
-      if (target) set(target[0], target[1], target[0] === 'path' ? rng.pick(['0', '-1', '2147483648', '']) : boundary(target[2], rng));
-      break;
-    case 'wrongType':
-      if (target && target[0] !== 'path') set(target[0], target[1], wrongType(target[2], rng));
-      else if (target) path[target[1]] = rng.pick(['abc', '1.5', 'true', '%7B%7D']);
-      break;
-    case 'missing': {
-      const required = [...(operation.body?.required ?? []).map((k: string) => ['body', k]), ...operation.queryParams.filter((p) => p.required).map((p) => ['query', p.name])];
-      if (required.length > 0) {
-        const [where, name] = rng.pick(required);
-        if (where === 'body' && body) delete body[name];
-        else delete query[name];
-      } else if (body && rng.chance(0.5)) rawBody = '';
-      break;
+  // One input changed, or two.
+  const mutations = kind === 'wellFormed' ? 0 : rng.chance(0.25) ? 2 : 1;
+  for (let m = 0; m < mutations; m++) {
+    const target = inputs.length > 0 ? rng.pick(inputs) : undefined;
+    switch (kind) {
+      case 'boundary':
+        if (target) set(target[0], target[1], target[0] === 'path' ? rng.pick(['0', '-1', '2147483648', '']) : boundary(target[2], rng));
+        break;
+      case 'wrongType':
+        if (target && target[0] !== 'path') set(target[0], target[1], wrongType(target[2], rng));
+        else if (target) path[target[1]] = rng.pick(['abc', '1.5', 'true', '%7B%7D']);
+        break;
+      case 'missing': {
+        const required = [...(operation.body?.required ?? []).map((k: string) => ['body', k]), ...operation.queryParams.filter((p) => p.required).map((p) => ['query', p.name])];
+        if (required.length > 0) {
+          const [where, name] = rng.pick(required);
+          if (where === 'body' && body) delete body[name];
+          else delete query[name];
+        } else if (body && rng.chance(0.5)) rawBody = '';
+        break;
+      }
+      case 'long':
+        if (target) set(target[0], target[1], target[0] === 'path' ? 'l'.repeat(rng.pick([300, 2100])) : 'l'.repeat(rng.pick([1000, 70_000, 300_000])));
+        break;
+      case 'unicode':
+        if (target) set(target[0], target[1], target[0] === 'path' ? encodeQuery(rng.pick(ODD_UNICODE)) : rng.pick(ODD_UNICODE));
+        break;
+      case 'nul':
+        if (target) set(target[0], target[1], target[0] === 'path' ? rng.pick(['%00', 'main%00', 'README.md%00.txt']) : rng.pick(NUL_STRINGS));
+        break;
+      case 'percent':
+        if (target?.[0] === 'path') path[target[1]] = rng.pick(BROKEN_PERCENT);
+        else rawQuery = `${rng.pick(['', 'x', target?.[1] ?? 'page'])}=${rng.pick(BROKEN_PERCENT)}&${rng.pick(BROKEN_PERCENT)}=1`;
+        break;
+      case 'pathTrick':
+        if (target?.[0] === 'path') path[target[1]] = rng.pick(PATH_TRICKS);
+        else rawPath = rng.pick(['//', '/./', '/../', '%2F', '/;x=1/']);
+        break;
+      case 'bigNumber':
+        if (target) set(target[0], target[1], target[0] === 'body' && rng.chance(0.5) ? RAW(rng.pick(BIG_NUMBERS)) : rng.pick(BIG_NUMBERS));
+        break;
+      case 'deep':
+        if (target && target[0] === 'body') set('body', target[1], deepNest(rng.pick([100, 10_000, 100_000]), rng));
+        else if (target?.[0] === 'query') rawQuery = `${target[1]}${'[a]'.repeat(40)}=1&${target[1]}${'[]'.repeat(40)}=1`;
+        else rawBody = deepNest(rng.pick([1000, 100_000]), rng).__raw;
+        break;
+      case 'huge':
+        if (target?.[0] === 'body') set('body', target[1], huge(rng));
+        else rawQuery = Array.from({ length: 2000 }, (_, i) => `q${i}[]=${i}`).join('&');
+        break;
     }
-    case 'long':
-      if (target) set(target[0], target[1], target[0] === 'path' ? 'l'.repeat(rng.pick([300, 2100])) : 'l'.repeat(rng.pick([1000, 70_000, 300_000])));
-      break;
-    case 'unicode':
-      if (target) set(target[0], target[1], target[0] === 'path' ? encodeQuery(rng.pick(ODD_UNICODE)) : rng.pick(ODD_UNICODE));
-      break;
-    case 'nul':
-      if (target) set(target[0], target[1], target[0] === 'path' ? rng.pick(['%00', 'main%00', 'README.md%00.txt']) : rng.pick(NUL_STRINGS));
-      break;
-    case 'percent':
-      if (target?.[0] === 'path') path[target[1]] = rng.pick(BROKEN_PERCENT);
-      else rawQuery = `${rng.pick(['', 'x', target?.[1] ?? 'page'])}=${rng.pick(BROKEN_PERCENT)}&${rng.pick(BROKEN_PERCENT)}=1`;
-      break;
-    case 'pathTrick':
-      if (target?.[0] === 'path') path[target[1]] = rng.pick(PATH_TRICKS);
-      else rawPath = rng.pick(['//', '/./', '/../', '%2F', '/;x=1/']);
-      break;
-    case 'bigNumber':
-      if (target) set(target[0], target[1], target[0] === 'body' && rng.chance(0.5) ? RAW(rng.pick(BIG_NUMBERS)) : rng.pick(BIG_NUMBERS));
-      break;
-    case 'deep':
-      if (target && target[0] === 'body') set('body', target[1], deepNest(rng.pick([100, 10_000, 100_000]), rng));
-      else if (target?.[0] === 'query') rawQuery = `${target[1]}${'[a]'.repeat(40)}=1&${target[1]}${'[]'.repeat(40)}=1`;
-      else rawBody = deepNest(rng.pick([1000, 100_000]), rng).__raw;
-      break;
-    case 'huge':
-      if (target?.[0] === 'body') set('body', target[1], huge(rng));
-      else rawQuery = Array.from({ length: 2000 }, (_, i) => `q${i}[]=${i}`).join('&');
-      break;
   }
   let url = operation.path.replace(/\{(\w+)\}/g, (_m, name: string) => path[name] ?? '1');
   if (rawPath) {
