@@ -11,7 +11,7 @@ import { installHttpMetrics } from './core/metrics.ts';
 import { collectRouteMethods, registerOptionsRoutes } from './core/options-routes.ts';
 import { validatorCompiler } from './core/params.ts';
 import { parseQueryString } from './core/query-string.ts';
-import { frameworkErrors, genReqId, installRequestPipeline } from './core/request-pipeline.ts';
+import { clientErrors, frameworkErrors, genReqId, installRequestPipeline } from './core/request-pipeline.ts';
 import { createThrottle } from './core/rate-limit.ts';
 import { lazySerializerCompiler } from './core/serializers.ts';
 import { apiV4 } from './api-v4.ts';
@@ -44,6 +44,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     exposeHeadRoutes: true,
     return503OnClosing: true,
     frameworkErrors,
+    clientErrorHandler: clientErrors,
     routerOptions: {
       ignoreTrailingSlash: true,
       ignoreDuplicateSlashes: true,

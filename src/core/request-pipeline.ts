@@ -1,9 +1,12 @@
 // Hooks every request passes through: request id and common headers, malformed input, parameter
 // merging (query < body), authentication and the rate limit.
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from './auth/actor.ts';
 import { resolveActor } from './auth/resolve.ts';
+import { payloadTooLarge } from './errors.ts';
 import { THROTTLED_BODY, throttledHeaders } from './rate-limit.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -51,6 +54,51 @@ export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply:
   badRequestText(reply);
 }
 
+/**
+ * Bytes the HTTP parser cannot read as a request (a body where none is framed, a broken request
+ * line), headers over the size limit or a client too slow to send them are answered before any
+ * route, in plain text with the status's words, as the front server answers them; then the
+ * connection closes. (Fastify's own answer is JSON in a shape the API never writes.)
+ */
+export function clientErrors(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const text = STATUS_CODES[status] as string;
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${text}`);
+  }
+  socket.destroy(error);
+}
+
+/**
+ * The body of a GET or HEAD is ignored, but read before the answer: a server that answers and
+ * closes the connection while the client is still sending resets it, and the client loses the
+ * answer. False when the body is over the limit (then it is not read further).
+ */
+function readIgnoredBody(req: FastifyRequest, limit: number): Promise<boolean> | boolean {
+  const raw = req.raw;
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || raw.complete) return true;
+  if (raw.headers['content-length'] === undefined && raw.headers['transfer-encoding'] === undefined) return true;
+  return new Promise((resolve) => {
+    let size = 0;
+    const done = (within: boolean) => {
+      raw.off('data', count);
+      raw.off('end', ended);
+      raw.off('error', ended);
+      if (!within) raw.pause();
+      resolve(within);
+    };
+    const count = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) done(false);
+    };
+    const ended = () => done(true);
+    raw.on('data', count);
+    raw.on('end', ended);
+    raw.on('error', ended);
+  });
+}
+
 function isApiV3(url: string): boolean {
   const path = url.split('?')[0].replace(/\/{2,}/g, '/');
   return path === '/api/v3' || path.startsWith('/api/v3/');
@@ -59,6 +107,7 @@ function isApiV3(url: string): boolean {
 export function installRequestPipeline(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
     reply.headers({ 'x-request-id': req.id, ...SECURITY_HEADERS });
+    if (!(await readIgnoredBody(req, config.bodyLimit))) throw payloadTooLarge();
     if (malformedUrl(req.url)) return badRequestText(reply);
     if (isApiV3(req.url)) {
       return reply.code(410).send({ error: 'API V3 is no longer supported. Use API V4 instead.' });

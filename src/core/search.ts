@@ -20,15 +20,46 @@ function words(term: string): string[] {
   return [...rest.split(' '), ...quoted].filter((w) => [...w].length >= 3);
 }
 
+/**
+ * SQLite refuses a LIKE pattern of more than 50,000 bytes ("pattern too complex"); a longer text is
+ * looked for without LIKE, by the same test (in both dialects).
+ */
+const LONGEST_LIKE_PATTERN = 10_000;
+const likeTakes = (text: string) => Buffer.byteLength(text) <= LONGEST_LIKE_PATTERN;
+
+/** `value` contains `text` (case as given): when removing it changes the value, if too long for LIKE. */
+export function containsText(value: Expression<unknown>, text: string): Expression<SqlBool> {
+  if (likeTakes(text)) return sql<SqlBool>`${value} like ${`%${escapeLike(text)}%`} escape '\\'`;
+  return sql<SqlBool>`replace(${value}, ${text}, '') <> ${value}`;
+}
+
+/** `value` starts with `text` (case as given). */
+export function startsWithText(value: Expression<unknown>, text: string): Expression<SqlBool> {
+  if (likeTakes(text)) return sql<SqlBool>`${value} like ${`${escapeLike(text)}%`} escape '\\'`;
+  return sql<SqlBool>`substr(${value}, 1, ${[...text].length}) = ${text}`;
+}
+
+/** `value` equals `text` the way LIKE compares without wildcards (ASCII case folded in SQLite). */
+function equalsText(value: Expression<unknown>, text: string): Expression<SqlBool> {
+  if (likeTakes(text)) return sql<SqlBool>`${value} like ${escapeLike(text)} escape '\\'`;
+  return sql<SqlBool>`${value} = ${text}`;
+}
+
+/** lower(column) contains `word` (already lower case), or equals it. */
+function holds(column: string, word: string, contains: boolean): Expression<SqlBool> {
+  const value = sql`lower(${sql.ref(column)})`;
+  return contains ? containsText(value, word) : equalsText(value, word);
+}
+
 /** The condition over `columns` (qualified names), or null when the query is blank (no filter at all). */
 export function fuzzyMatch(query: string, columns: readonly string[]): Expression<SqlBool> | null {
   const term = searchTerm(query);
   if (term === '') return null;
   const found = words(term);
-  const patterns = found.length > 0 ? found.map((w) => `%${escapeLike(w)}%`) : [escapeLike(term)];
-  const perColumn = columns.map(
-    (column) => sql<SqlBool>`(${sql.join(patterns.map((p) => sql`lower(${sql.ref(column)}) like ${p} escape '\\'`), sql` and `)})`,
-  );
+  const perColumn = columns.map((column) => {
+    const conditions = found.length > 0 ? found.map((w) => holds(column, w, true)) : [holds(column, term, false)];
+    return sql<SqlBool>`(${sql.join(conditions, sql` and `)})`;
+  });
   return sql<SqlBool>`(${sql.join(perColumn, sql` or `)})`;
 }
 

@@ -41,8 +41,11 @@ interface Pending {
 const HEADER = /^([0-9a-f]{40}) (blob|tree|commit|tag) (\d+)$/;
 /** What cat-file answers for a name it cannot resolve: "<name> missing" (or ambiguous). */
 const NOT_FOUND = / (missing|ambiguous)$/;
-/** A name on a line of input: no whitespace (it would end the name) and no control character. */
-const SAFE_NAME = /^[^\s\x00-\x1f\x7f]+$/;
+/**
+ * A name on a line of input: no whitespace (it would end the name) and no control character. Git's
+ * whitespace is ASCII's: a Unicode space (U+00A0, U+2028, U+FEFF …) is part of a name, as git reads it.
+ */
+const SAFE_NAME = /^[^\x00-\x20\x7f]+$/;
 
 export const isSafeName = (name: string) => SAFE_NAME.test(name);
 

@@ -161,6 +161,16 @@ describe('parseParams', () => {
     assert.deepEqual(parse(nested, parseQueryString('platform[api_url]=https://k&platform[port]=443')), { platform: { api_url: 'https://k', port: 443 } });
   });
 
+  test('arrays of hashes: a[][k]= adds to the last hash until it repeats a key, as Rack reads them', () => {
+    assert.deepEqual(parseQueryString('a[][k]=1&a[][j]=2&a[][k]=3&a[][j]=4'), { a: [{ k: '1', j: '2' }, { k: '3', j: '4' }] });
+    assert.deepEqual(parseQueryString('a%5B%5D%5Bk%5D=1&a%5B%5D%5Bk%5D=2'), { a: [{ k: '1' }, { k: '2' }] });
+    // Nested keys count by their full path; a nested array never counts as had.
+    assert.deepEqual(parseQueryString('a[][b][c]=1&a[][b][d]=2&a[][b][c]=3'), { a: [{ b: { c: '1', d: '2' } }, { b: { c: '3' } }] });
+    assert.deepEqual(parseQueryString('a[][x][]=1&a[][x][]=2&a[][y]=3&a[][y]=4'), { a: [{ x: ['1', '2'], y: '3' }, { y: '4' }] });
+    // Two arrays keep their own hashes; other pairs are untouched.
+    assert.deepEqual(parseQueryString('p[][k]=1&q[][k]=2&p[][k]=3&s=x&l[]=1&l[]=2'), { p: [{ k: '1' }, { k: '3' }], q: [{ k: '2' }], s: 'x', l: ['1', '2'] });
+  });
+
   test('undeclared parameters are dropped', () => {
     assert.deepEqual(parse(Params({ a: Type.Optional(Type.String()) }), { a: 'x', b: 'y', __proto__: { c: 1 } }), { a: 'x' });
   });

@@ -1,5 +1,6 @@
 // Reads of personal and impersonation tokens. Lists return an unexecuted, unordered builder.
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { containsText } from '../../core/search.ts';
 import type { DB, PersonalAccessTokenRow } from '../../db/schema.ts';
 import type { ListTokensQuery } from './access-tokens.schemas.ts';
 
@@ -20,15 +21,13 @@ function byState(qb: TokenQuery, state: TokenFilters['state'], today: string): T
   return qb;
 }
 
-const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
-
 /** Names containing every word of three characters or more, or equal to a shorter term (any case). */
 function bySearch(qb: TokenQuery, search: string | undefined): TokenQuery {
   const term = search?.trim().replace(/\s+/g, ' ').toLowerCase();
   if (!term) return qb;
   const words = term.split(' ').filter((w) => w.length >= 3);
-  const patterns = words.length > 0 ? words.map((w) => `%${escapeLike(w)}%`) : [escapeLike(term)];
-  return qb.where((eb) => eb.and(patterns.map((p) => eb(sql`lower(name)`, 'like', sql<string>`${p} escape '!'`))));
+  const name = sql`lower(name)`;
+  return qb.where((eb) => eb.and(words.length > 0 ? words.map((w) => containsText(name, w)) : [eb(name, '=', term)]));
 }
 
 export function findTokens(db: Kysely<DB>, f: TokenFilters, today: string): TokenQuery {

@@ -43,13 +43,25 @@ const PAGINATION_HEADERS: Record<string, [type: 'integer' | 'string', descriptio
   Link: ['string', 'RFC 8288 links to the prev, next, first and last pages.'],
 };
 
-/** The error answers of the API (core/error-handler.ts). */
-const ErrorSchema = Type.Union(
+/**
+ * Every error body the API writes (core/error-handler.ts, and the OAuth endpoints): a parameter
+ * failure or an unknown route says `error` (a text, or several); an application error says
+ * `message` (a text, a model's full messages, or field → messages); a refused token says `error`
+ * with `error_description` (and the `scope` it needed).
+ */
+export const ErrorSchema = Type.Union(
   [
-    Type.Object({ error: Type.String() }),
-    Type.Object({ message: Type.Union([Type.String(), Type.Record(Type.String(), Type.Array(Type.String()))]) }),
+    Type.Object({ error: Type.Union([Type.String(), Type.Array(Type.String())]) }, { additionalProperties: false }),
+    Type.Object(
+      { message: Type.Union([Type.String(), Type.Array(Type.String()), Type.Record(Type.String(), Type.Array(Type.String()))]) },
+      { additionalProperties: false },
+    ),
+    Type.Object({ error: Type.String(), error_description: Type.String(), scope: Type.Optional(Type.String()) }, { additionalProperties: false }),
   ],
-  { description: 'Parameter failures and unknown routes say `error`; the others `message`: a text, or field → messages.' },
+  {
+    description:
+      'Parameter failures and unknown routes say `error`; application errors `message`: a text, messages, or field → messages; refused tokens `error` and `error_description`.',
+  },
 );
 
 const DESCRIPTION = `The REST API v4 served by Quarry, with its OAuth 2 endpoints, health probes and web sign-in.
@@ -57,6 +69,8 @@ const DESCRIPTION = `The REST API v4 served by Quarry, with its OAuth 2 endpoint
 **Authentication**: send an access token in the \`PRIVATE-TOKEN\` header (or the \`private_token\` query parameter), an OAuth 2 token as \`Authorization: Bearer\`, a CI job token in \`JOB-TOKEN\` where accepted, or the session cookie of the web sign-in. Operations that also serve anonymous callers list an empty requirement.
 
 **Parameters** may be sent in the query string or, on writes, as a JSON or form-encoded body. An array parameter marked \`x-comma\` also accepts a comma-separated list.
+
+**Errors** are JSON (the \`Error\` schema), except for requests refused before routing: a NUL byte or broken percent-encoding in the URL is answered \`400 Bad Request\`, an over-long path segment \`414 Request-URI Too Long\`, headers over the size limit \`431 Request Header Fields Too Large\`, bytes that are no HTTP request \`400 Bad Request\`, all in plain text.
 
 **Lists** are paginated with \`page\` and \`per_page\` (default 20, at most 100) and answer with the pagination headers.
 

@@ -105,7 +105,8 @@ describe('GET /projects/:id/repository/commits', () => {
     assert.deepEqual(ids(await list({ ref_name: history.a })), [history.a, history.readme]);
     assert.deepEqual(ids(await list({ ref_name: `${history.a}..main` })), [history.merge, history.side, history.b]);
     assert.deepEqual(ids(await list({ ref_name: 'side...v1.0' })), [history.side, history.b]);
-    for (const ref of ['nope', '--all', 'a b', 'nope..main']) {
+    // Unicode spaces are part of a name for git (its whitespace is ASCII's): names of nothing, not errors.
+    for (const ref of ['nope', '--all', 'a b', 'nope..main', 'main\uFEFF', 'a\u00A0b', 'x\u2028', 'v\u3000']) {
       const res = await list({ ref_name: ref });
       expectStatus(res, 200);
       assert.deepEqual(res.json(), []);
@@ -342,5 +343,18 @@ describe('POST /projects/:id/repository/commits', () => {
     const res = await t.post(url(), { token: developer.token, form });
     expectStatus(res, 201);
     assert.equal(await content('form.txt'), 'from a form');
+  });
+
+  test('form-encoded actions: a repeated key starts the next action, as Rack reads arrays of hashes', async () => {
+    const form = [
+      'branch=work&commit_message=Two+files',
+      'actions[][action]=create&actions[][file_path]=form-a.txt&actions[][content]=first',
+      'actions%5B%5D%5Baction%5D=create&actions%5B%5D%5Bfile_path%5D=form-b.txt&actions%5B%5D%5Bcontent%5D=second',
+    ].join('&');
+    const res = await t.post(url(), { token: developer.token, form });
+    expectStatus(res, 201);
+    assert.deepEqual(res.json().stats, { additions: 2, deletions: 0, total: 2 });
+    assert.equal(await content('form-a.txt'), 'first');
+    assert.equal(await content('form-b.txt'), 'second');
   });
 });

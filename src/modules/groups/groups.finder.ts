@@ -4,7 +4,7 @@ import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { ACCESS, visibleLevels } from '../../core/access/levels.ts';
 import { inSubtree } from '../../core/access/subtree.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { escapeLike, fuzzyMatch } from '../../core/search.ts';
+import { fuzzyMatch, startsWithText } from '../../core/search.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
 import { hasCustomAttribute } from '../../domain/custom-attribute-tables.ts';
 import type { GroupStatistics, ListGroupsQuery } from './groups.schemas.ts';
@@ -91,9 +91,8 @@ export function findGroups(db: Kysely<DB>, actor: Actor | null, q: ListGroupsQue
  */
 export function similarityOrder(qb: GroupsQuery, search: string): GroupsQuery {
   const term = search.trim().toLowerCase();
-  const prefix = `${escapeLike(term)}%`;
-  const score = sql<number>`(case when lower(namespaces.path) = ${term} then 10 when lower(namespaces.path) like ${prefix} escape '\\' then 5 else 0 end)
-    + (case when lower(namespaces.name) = ${term} then 7 when lower(namespaces.name) like ${prefix} escape '\\' then 3 else 0 end)`;
+  const score = sql<number>`(case when lower(namespaces.path) = ${term} then 10 when ${startsWithText(sql`lower(namespaces.path)`, term)} then 5 else 0 end)
+    + (case when lower(namespaces.name) = ${term} then 7 when ${startsWithText(sql`lower(namespaces.name)`, term)} then 3 else 0 end)`;
   return qb
     .orderBy(score, 'desc')
     .orderBy(sql`case when namespaces.parent_id is null then 1 else 0 end`)

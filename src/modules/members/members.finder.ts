@@ -3,6 +3,7 @@
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import { ACCESS } from '../../core/access/levels.ts';
 import { ancestorIds } from '../../core/access/authorizations.ts';
+import { containsText } from '../../core/search.ts';
 import type { DB, NamespaceRow, ProjectRow } from '../../db/schema.ts';
 
 export type SourceType = 'Project' | 'Namespace';
@@ -71,12 +72,10 @@ function normalizedQuery(query: string): string {
   return query.replace(/^@/, '').trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
-const escapeLike = (s: string) => s.replace(/[!%_]/g, (c) => `!${c}`);
-
 /** Name or username containing every word (of any length), or the exact public email (a private one is not revealed). */
 function searchCondition(term: string): Expression<SqlBool> {
-  const words = term.split(' ').map((w) => `%${escapeLike(w)}%`);
-  const containsAll = (column: string) => sql.join(words.map((w) => sql`lower(${sql.ref(column)}) like ${w} escape '!'`), sql` and `);
+  const words = term.split(' ');
+  const containsAll = (column: string) => sql.join(words.map((w) => containsText(sql`lower(${sql.ref(column)})`, w)), sql` and `);
   return sql<SqlBool>`((${containsAll('u.name')}) or (${containsAll('u.username')}) or lower(u.public_email) = ${term})`;
 }
 

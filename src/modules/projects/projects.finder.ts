@@ -8,7 +8,7 @@ import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
 import { SET_TEST_OFFSET, projectVisibleTo, projectsVisibleToParts } from '../../core/access/visibility.ts';
 import { type Countable, pageOf } from '../../core/pagination.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { escapeLike, fuzzyMatch, searchTerm } from '../../core/search.ts';
+import { escapeLike, fuzzyMatch, searchTerm, startsWithText } from '../../core/search.ts';
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { secretBox } from '../../core/secret-box.ts';
@@ -298,8 +298,7 @@ export function orderProjects(qb: ProjectsQuery, orderBy: ProjectOrder, sort: 'a
  */
 function similarityRank(search: string) {
   const term = search.trim().toLowerCase();
-  const prefix = `${escapeLike(term)}%`;
-  return sql`case when lower(projects.path) = ${term} then 0 when lower(projects.name) = ${term} then 1 when lower(projects.path) like ${prefix} escape '\\' then 2 when lower(projects.name) like ${prefix} escape '\\' then 3 else 4 end`;
+  return sql`case when lower(projects.path) = ${term} then 0 when lower(projects.name) = ${term} then 1 when ${startsWithText(sql`lower(projects.path)`, term)} then 2 when ${startsWithText(sql`lower(projects.name)`, term)} then 3 else 4 end`;
 }
 
 /** Personal projects of a user (GET /users/:user_id/projects), as the actor may see them. */

@@ -183,7 +183,7 @@ describe('POST /projects/:id/repository/tags', () => {
       expectError(await create({ tag_name, ref: 'main' }), 405, { message: 'Tag name invalid' });
     }
     expectError(await create({ tag_name: fresh(), ref: '' }), 405, { message: 'Target is empty' });
-    for (const ref of ['nope', '--upload-pack=x', 'main:README.md', '0000000000000000000000000000000000000000']) {
+    for (const ref of ['nope', '--upload-pack=x', 'main:README.md', '0000000000000000000000000000000000000000', 'main\uFEFF', 'a\u00A0b']) {
       expectError(await create({ tag_name: fresh(), ref }), 405, { message: `Target ${ref} is invalid` });
     }
     const name = fresh();

@@ -185,6 +185,14 @@ describe('search', () => {
     assert.deepEqual(ids(await t.get(`${next.pathname}${next.search}`, { token: ROOT_TOKEN })), idsOf('tomB'));
   });
 
+  test('a term longer than SQLite takes as a LIKE pattern is searched all the same', async () => {
+    for (const search of ['x'.repeat(60_000), `alice ${'y'.repeat(60_000)}`, 'al '.repeat(30_000)]) {
+      const res = await admin({ search });
+      expectStatus(res, 200);
+      assert.deepEqual(ids(res), []);
+    }
+  });
+
   test('a search of spaces is no search', async () => {
     assert.deepEqual(ids(await admin({ search: '  ', per_page: '100' })), allBut());
   });
