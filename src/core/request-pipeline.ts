@@ -107,7 +107,7 @@ function isApiV3(url: string): boolean {
 export function installRequestPipeline(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
     reply.headers({ 'x-request-id': req.id, ...SECURITY_HEADERS });
-    if (!(await readIgnoredBody(req, config.bodyLimit))) throw payloadTooLarge();
+    if (!(await readIgnoredBody(req, app.deps.config.bodyLimit))) throw payloadTooLarge();
     if (malformedUrl(req.url)) return badRequestText(reply);
     if (isApiV3(req.url)) {
       return reply.code(410).send({ error: 'API V3 is no longer supported. Use API V4 instead.' });
