@@ -153,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     idleTimeoutMs: seconds('QUARRY_IDLE_TIMEOUT', 75),
     shutdownTimeoutMs: seconds('QUARRY_SHUTDOWN_TIMEOUT', 30),
     maxInFlight: integer(env, 'QUARRY_MAX_IN_FLIGHT', 128, 1, 100_000),
-    overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 200, 0, 60_000),
+    // Off unless asked for: a server sharing a busy machine runs late without being overloaded.
+    overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 0, 0, 60_000),
   });
 }
