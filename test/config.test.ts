@@ -70,7 +70,6 @@ test('ephemeral mode: in memory, quiet, cheap hashes; DATABASE_URL ignored, seve
   assert.equal(c.logLevel, 'warn');
   assert.equal(c.passwordHashCost, 1024);
   assert.equal(c.overloadLagMs, 0);
-  assert.equal(loadConfig({}).overloadLagMs, 200);
   assert.equal(c.seedFile, path.resolve('seed.yaml'));
   assert.equal(loadConfig({ QUARRY_EPHEMERAL: '1', QUARRY_LOG_LEVEL: 'info', QUARRY_PASSWORD_HASH_COST: '4096' }).logLevel, 'info');
   assert.equal(loadConfig({ QUARRY_EPHEMERAL: 'true' }).ignoredDatabaseUrl, false);

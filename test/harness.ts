@@ -90,8 +90,6 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     QUARRY_ROOT_TOKEN: ROOT_TOKEN,
     QUARRY_PASSWORD_HASH_COST: '1024',
     QUARRY_LOG_LEVEL: 'silent',
-    // A suite on a busy machine runs late now and then: not overload (core/load-shedding.test.ts turns it on).
-    QUARRY_OVERLOAD_LAG: '0',
     ...(url ? { DATABASE_URL: url } : {}),
     ...env,
   });
