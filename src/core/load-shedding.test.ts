@@ -23,7 +23,7 @@ async function hold(): Promise<net.Socket> {
   await new Promise((resolve) => socket.once('connect', resolve));
   socket.write(`POST /api/v4/groups HTTP/1.1\r\nHost: x\r\nPRIVATE-TOKEN: ${ROOT_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
   socket.on('error', () => {});
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await new Promise((resolve) => setTimeout(resolve, 300));
   return socket;
 }
 
@@ -32,7 +32,7 @@ test('beyond the bound: 503 with Retry-After at once; the probes still answer; s
   // On a busy machine the server may take a moment to have read all three.
   let refused = await fetch(`${host}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } });
   for (let i = 0; i < 50 && refused.status !== 503; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 200));
     refused = await fetch(`${host}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } });
   }
   assert.equal(refused.status, 503);
