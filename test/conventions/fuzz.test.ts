@@ -412,11 +412,11 @@ function deepNest(depth: number, rng: Rng): { __raw: string } {
 function huge(rng: Rng): unknown {
   switch (rng.int(3)) {
     case 0:
-      return Array.from({ length: 50_000 }, (_, i) => i);
+      return Array.from({ length: 20_000 }, (_, i) => i);
     case 1:
-      return Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'v']));
+      return Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v']));
     default:
-      return 'h'.repeat(2_000_000);
+      return 'h'.repeat(1_000_000);
   }
 }
 
