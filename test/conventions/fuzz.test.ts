@@ -859,6 +859,7 @@ test(`every operation of the API document, fuzzed from its schemas (seed ${SEED}
         if (fault) fail(`${operation.method} ${operation.path} ${answer.status} ${fault.split(':')[0]}`, `${name}: ${answer.status} with ${fault}\n  ${shown()}\n  → ${answer.body.slice(0, 300)}`);
         const now = await snapshot();
         const changed = Object.keys(now).filter((k) => now[k] !== previous[k]);
+        // A redirect is the web sign-in's success (the session written, 302 to the page).
         if (changed.length > 0 && !succeeded && !(answer.status >= 300 && answer.status < 400)) {
           fail(`${operation.method} ${operation.path} ${answer.status} wrote`, `${name}: ${answer.status}, yet ${changed.join(', ')} changed\n  ${shown()}`);
         }
