@@ -6,6 +6,7 @@ import type { Actor } from './core/auth/actor.ts';
 import { installContentParsers } from './core/content-types.ts';
 import type { Deps } from './core/deps.ts';
 import { installErrorHandling } from './core/error-handler.ts';
+import { installLoadShedding } from './core/load-shedding.ts';
 import { collectRouteMethods, registerOptionsRoutes } from './core/options-routes.ts';
 import { validatorCompiler } from './core/params.ts';
 import { parseQueryString } from './core/query-string.ts';
@@ -57,6 +58,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   app.decorateRequest('rawParams', null as unknown as Record<string, unknown>);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(lazySerializerCompiler);
+  // First of the hooks: a request refused for load costs as little as possible.
+  installLoadShedding(app, { maxInFlight: deps.config.maxInFlight, lateMs: deps.config.overloadLagMs });
   installErrorHandling(app);
   await installContentParsers(app);
   await app.register(cookie);

@@ -44,6 +44,10 @@ export interface Config {
   readonly idleTimeoutMs: number;
   /** After SIGTERM, how long requests in flight may take before their connections are closed. */
   readonly shutdownTimeoutMs: number;
+  /** Requests a process serves at once; beyond, 503 with Retry-After (the health probes excepted). */
+  readonly maxInFlight: number;
+  /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too; 0: never. */
+  readonly overloadLagMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -162,5 +166,8 @@ export function loadConfig(env: Env = process.env): Config {
     // Beyond the 72 s a kept-alive connection is announced to wait, so that it is never cut first.
     idleTimeoutMs: seconds('QUARRY_IDLE_TIMEOUT', 75),
     shutdownTimeoutMs: seconds('QUARRY_SHUTDOWN_TIMEOUT', 30),
+    maxInFlight: integer(env, 'QUARRY_MAX_IN_FLIGHT', 128, 1, 100_000),
+    // Off unless asked for: a server sharing a busy machine runs late without being overloaded.
+    overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 0, 0, 60_000),
   });
 }

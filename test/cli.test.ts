@@ -45,7 +45,7 @@ after(async () => {
 });
 
 function quarry(...args: string[]) {
-  return spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8' });
+  return spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8', timeout: 60_000 });
 }
 
 function get(port: number, target: string, token?: string): Promise<{ status: number; body: string }> {
@@ -98,14 +98,16 @@ test('create-user and create-token issue working credentials', async () => {
 });
 
 test('a bad environment value stops the server with a one-line reason', () => {
-  const res = spawnSync(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: 'abc' }, encoding: 'utf8' });
+  const res = spawnSync(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: 'abc' }, encoding: 'utf8', timeout: 60_000 });
   assert.equal(res.status, 1);
   assert.equal(res.stderr.trim(), 'quarry: PORT must be a whole number, got "abc"');
 });
 
-test('serve: root token file, authenticated requests, graceful stop on SIGTERM', async () => {
+test('serve: root token file, authenticated requests, graceful stop on SIGTERM', async (t) => {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // On a failure (a server that never becomes ready), it is not left behind.
+  t.after(() => child.kill('SIGKILL'));
   let log = '';
   child.stdout?.on('data', (c) => (log += c));
   await waitReady(port, child);

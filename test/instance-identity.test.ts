@@ -83,7 +83,7 @@ test('the server stops with the one-line reason', { skip: Boolean(url) }, () => 
   const main = path.resolve(import.meta.dirname, '../src/main.ts');
   const env = { ...process.env, QUARRY_DATA_DIR: dataDir, QUARRY_LOG_LEVEL: 'silent' } as Record<string, string>;
   delete env.DATABASE_URL;
-  const run = spawnSync(process.execPath, [main, 'create-user', '--username', 'x', '--email', 'x@example.com'], { env, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [main, 'create-user', '--username', 'x', '--email', 'x@example.com'], { env, encoding: 'utf8', timeout: 60_000 });
   assert.equal(run.status, 1);
   assert.match(run.stderr, /^quarry: the data directory .* belongs to instance another-instance, and this database is another one: give it a data directory of its own \(QUARRY_DATA_DIR\)\n$/);
 });

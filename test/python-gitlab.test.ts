@@ -24,7 +24,8 @@ after(async () => {
 
 function runScript(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(PYTHON, [path.join(import.meta.dirname, 'clients', script), url, ROOT_TOKEN]);
+    // A client that hangs is killed rather than holding the suite.
+    const child = spawn(PYTHON, [path.join(import.meta.dirname, 'clients', script), url, ROOT_TOKEN], { timeout: 120_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));

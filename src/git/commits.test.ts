@@ -103,6 +103,22 @@ test('a file may give way to a directory of the same name in one commit', async 
   assert.equal((await readBlob(repo, 'main', 'lib/a.txt/inner'))?.content.toString(), 'inside');
 });
 
+test('a directory emptied in one commit may give way to a file, and a moved file frees its directory', async () => {
+  await commit('main', [
+    { action: 'create', path: 'gone/x.txt', content: 'x' },
+    { action: 'create', path: 'gone/deep/y.txt', content: 'y' },
+    { action: 'create', path: 'kept/z.txt', content: 'z' },
+  ]);
+  await assert.rejects(commit('main', [{ action: 'delete', path: 'gone/x.txt' }, { action: 'create', path: 'gone', content: 'f' }]), refusedWith('directory_exists'));
+  await commit('main', [
+    { action: 'delete', path: 'gone/x.txt' },
+    { action: 'move', previousPath: 'gone/deep/y.txt', path: 'moved.txt' },
+    { action: 'create', path: 'gone', content: 'now a file' },
+  ]);
+  assert.equal((await readBlob(repo, 'main', 'gone'))?.content.toString(), 'now a file');
+  await assert.rejects(commit('main', [{ action: 'create', path: 'kept', content: 'k' }]), refusedWith('directory_exists'));
+});
+
 test('a new branch starts at startRevision, or as a root commit', async () => {
   const head = (await resolveRef(repo, 'refs/heads/main')) as string;
   const branched = await commit('feature', [{ action: 'create', path: 'f.txt', content: 'f' }], { startRevision: 'main' });

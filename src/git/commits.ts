@@ -153,11 +153,17 @@ const EXECUTABLE_MODE = '100755';
 function applyActions(tree: Map<string, IndexEntry | null>, actions: readonly FileAction[], blobs: readonly (string | null)[]): Set<string> {
   const touched = new Set<string>();
   const exists = (p: string) => Boolean(tree.get(p));
-  const isDirectory = (p: string) => {
-    const below = `${p}/`;
-    for (const [key, entry] of tree) if (entry && key.startsWith(below)) return true;
-    return false;
+  // Files below each directory, kept as actions add and remove files: each check costs the path's
+  // depth, not the tree's size (a commit of many actions on a large tree stays linear).
+  const filesBelow = new Map<string, number>();
+  const countBelow = (p: string, delta: number) => {
+    for (let i = p.indexOf('/'); i !== -1; i = p.indexOf('/', i + 1)) {
+      const dir = p.slice(0, i);
+      filesBelow.set(dir, (filesBelow.get(dir) ?? 0) + delta);
+    }
   };
+  for (const [key, entry] of tree) if (entry) countBelow(key, 1);
+  const isDirectory = (p: string) => (filesBelow.get(p) ?? 0) > 0;
   const parentIsFile = (p: string) => {
     for (let i = p.indexOf('/'); i !== -1; i = p.indexOf('/', i + 1)) if (exists(p.slice(0, i))) return true;
     return false;
@@ -172,6 +178,7 @@ function applyActions(tree: Map<string, IndexEntry | null>, actions: readonly Fi
     return entry;
   };
   const set = (p: string, entry: IndexEntry | null) => {
+    if (exists(p) !== Boolean(entry)) countBelow(p, entry ? 1 : -1);
     tree.set(p, entry);
     touched.add(p);
   };

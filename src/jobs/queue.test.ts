@@ -151,7 +151,7 @@ test('while a job with a dedupe key waits, the same key enqueues nothing; once c
   await clear();
 });
 
-test('a worker process killed in the middle of a job: on restart the job is taken back and runs again', async () => {
+test('a worker process killed in the middle of a job: on restart the job is taken back and runs again', async (t) => {
   await clear();
   const marker = path.join(dir, 'hang-started');
   const hangPayload = Type.Object({ n: Type.Integer() });
@@ -160,6 +160,8 @@ test('a worker process killed in the middle of a job: on restart the job is take
     env: { ...process.env, HANG_MARKER: marker, HANG_DATA_DIR: dir, HANG_SQLITE_FILE: path.join(dir, 'quarry.sqlite3'), ...(schema ? { HANG_PG_SCHEMA: schema } : {}) },
     stdio: 'inherit',
   });
+  // On a failure below, the worker is not left behind.
+  t.after(() => child.kill('SIGKILL'));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   for (let i = 0; i < 400 && !fs.existsSync(marker); i++) await new Promise((r) => setTimeout(r, 25));
   assert.ok(fs.existsSync(marker), 'the worker process started the job');
