@@ -110,7 +110,7 @@ describe('two nodes behind a round-robin proxy', { skip, timeout: 180_000 }, () 
 
   after(async () => {
     proxy?.close();
-    await Promise.all(nodes.map((node) => node.kill('SIGTERM')));
+    await Promise.all(nodes.map((node) => node.kill('SIGKILL')));
     await database?.drop();
     git.close();
     fs.rmSync(dataDir, { recursive: true, force: true });

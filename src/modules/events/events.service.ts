@@ -34,6 +34,12 @@ export interface NewEvent {
 
 export async function recordEvent(ctx: ServiceContext, event: NewEvent): Promise<void> {
   const at = ctx.now().toISOString();
+  // The project's row before the event's: a transaction that inserted a child row first (whose
+  // reference shares the lock of the project's row) and updated the row second would deadlock with
+  // deleting the project at the same moment (PostgreSQL), which takes the row then its children.
+  if (event.projectId !== null) {
+    await ctx.db.updateTable('projects').set({ last_activity_at: at }).where('id', '=', event.projectId).execute();
+  }
   await ctx.db
     .insertInto('events')
     .values({
@@ -49,7 +55,4 @@ export async function recordEvent(ctx: ServiceContext, event: NewEvent): Promise
       updated_at: at,
     })
     .execute();
-  if (event.projectId !== null) {
-    await ctx.db.updateTable('projects').set({ last_activity_at: at }).where('id', '=', event.projectId).execute();
-  }
 }
