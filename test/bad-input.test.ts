@@ -7,23 +7,12 @@ import { after, before, test } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { type TestApp, type TestUser, ROOT_TOKEN, createTestApp } from './harness.ts';
+import { seededRandom } from './random.ts';
 
 const SEED = Number(process.env.QUARRY_FUZZ_SEED ?? 20240611);
 const ROUNDS = Number(process.env.QUARRY_FUZZ_ROUNDS ?? 20);
 
-// ---- a small seeded generator -------------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = mulberry32(SEED);
+const random = seededRandom(SEED);
 const int = (n: number) => Math.floor(random() * n);
 const pick = <T>(items: readonly T[]): T => items[int(items.length)];
 const chance = (p: number) => random() < p;

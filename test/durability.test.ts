@@ -15,7 +15,8 @@ import { after, before, test } from 'node:test';
 import { repositoryPath } from '../src/git/repository.ts';
 import { gitCli, gitUrl } from './git-cli.ts';
 import { freePort } from './listening.ts';
-import { type ServerProcess, type TestDatabase, freshDatabase, seededRandom, startServer } from './server-process.ts';
+import { seededRandom } from './random.ts';
+import { type ServerProcess, type TestDatabase, freshDatabase, startServer } from './server-process.ts';
 
 const KILLS = Number(process.env.QUARRY_TEST_KILLS ?? 5);
 const WRITERS = 3;

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,26 +13,11 @@ import { periodicTasks } from '../src/jobs/tasks.ts';
 import { gitCli, gitUrl } from './git-cli.ts';
 import { freePort } from './listening.ts';
 import { type ServerProcess, type TestDatabase, freshDatabase, startServer } from './server-process.ts';
+import { redisAnswers, redisUrl } from './redis.ts';
 
 const TOKEN = 'glpat-several-nodes-root-0001';
 const LIMIT = 100;
 const PERIOD = 3600;
-const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-
-/** Whether Redis answers PING at url. */
-function redisAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(1000, () => (socket.destroy(), resolve(false)));
-    socket.on('error', () => resolve(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
-  });
-}
 
 const skip = process.env.DATABASE_URL ? false : 'several nodes share a PostgreSQL database: this runs in the suite on PostgreSQL (DATABASE_URL)';
 

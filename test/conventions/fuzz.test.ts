@@ -27,6 +27,7 @@ import { addMember, createGroup, createProject } from '../factories.ts';
 import { AUTHOR, giveRepository } from '../fixtures/repository.ts';
 import { PASSWORD, type TestApp, type TestUser } from '../harness.ts';
 import { listeningTestApp } from '../listening.ts';
+import { seededRandom } from '../random.ts';
 
 const SEED = Number(process.env.QUARRY_FUZZ_SEED ?? 20251125);
 const CASES = Number(process.env.QUARRY_FUZZ_CASES ?? 12);
@@ -36,18 +37,6 @@ const SOCKET_SHARE = 12;
 
 type Json = Record<string, any>;
 
-// ---- a small seeded generator -------------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** FNV-1a, to seed each (operation, case) apart: a case replays whatever ran before it. */
 function hash(text: string): number {
@@ -59,7 +48,7 @@ function hash(text: string): number {
 class Rng {
   readonly next: () => number;
   constructor(seed: number) {
-    this.next = mulberry32(seed);
+    this.next = seededRandom(seed);
   }
   int(n: number): number {
     return Math.floor(this.next() * n);

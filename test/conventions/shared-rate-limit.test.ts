@@ -1,27 +1,12 @@
 // Rate limits and the authentication ban counted in Redis (REDIS_URL): processes that share it
 // count together; a Redis that does not answer leaves the API up, counting in each process.
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type Throttle, createThrottle } from '../../src/core/rate-limit.ts';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../harness.ts';
 import { freePort } from '../listening.ts';
+import { redisAnswers, redisUrl } from '../redis.ts';
 
-const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-
-function redisAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(1000, () => (socket.destroy(), resolve(false)));
-    socket.on('error', () => resolve(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (data) => {
-      socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
-  });
-}
 
 const config = (redis: string | null, overrides: Partial<Parameters<typeof createThrottle>[0]['config']> = {}) => ({
   rateLimitRequests: 3,
