@@ -10,10 +10,10 @@ import { type Kysely, PostgresAdapter, type Selectable, sql } from 'kysely';
 import type { DB } from '../src/db/schema.ts';
 import { type TestApp, createTestApp } from './harness.ts';
 
-type Kind = 'integer' | 'real' | 'text' | 'boolean';
+type Kind = 'integer' | 'real' | 'text' | 'boolean' | 'bytes';
 
 /** What a column's TypeScript type allows it to be in the database; `?` marks a nullable column. */
-type KindOf<T> = [T] extends [boolean] ? 'boolean' : [T] extends [number] ? 'integer' | 'real' : [T] extends [string] ? 'text' : never;
+type KindOf<T> = [T] extends [Uint8Array] ? 'bytes' : [T] extends [boolean] ? 'boolean' : [T] extends [number] ? 'integer' | 'real' : [T] extends [string] ? 'text' : never;
 type ColumnSpec<T> = null extends T ? `${KindOf<NonNullable<T>>}?` : KindOf<T>;
 /**
  * The settings tables have a column per declared setting (domain/settings), and schema.ts types
@@ -90,6 +90,46 @@ const COLUMNS = {
   },
   users_star_projects: { user_id: 'integer', project_id: 'integer', created_at: 'text' },
   web_sessions: { id: 'integer', user_id: 'integer', session_digest: 'text', csrf_token: 'text', expires_at: 'text', created_at: 'text' },
+  ci_pipelines: {
+    id: 'integer', project_id: 'integer', iid: 'integer', ref: 'text', sha: 'text', before_sha: 'text', tag: 'boolean', protected: 'boolean',
+    source: 'text', status: 'text', failure_reason: 'text?', yaml_errors: 'text?', user_id: 'integer?', config_path: 'text?',
+    source_job_id: 'integer?', source_pipeline_id: 'integer?', source_project_id: 'integer?', trigger_id: 'integer?', schedule_id: 'integer?',
+    duration: 'integer?', committed_at: 'text?', started_at: 'text?', finished_at: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  ci_pipeline_variables: { id: 'integer', pipeline_id: 'integer', key: 'text', value_encrypted: 'text', variable_type: 'text' },
+  ci_builds: {
+    id: 'integer', pipeline_id: 'integer', project_id: 'integer', type: 'text', name: 'text', stage: 'text', stage_idx: 'integer',
+    status: 'text', ref: 'text', tag: 'boolean', protected: 'boolean', when: 'text', allow_failure: 'boolean', scheduling_type: 'text',
+    needs: 'text?', options: 'text', yaml_variables: 'text', tag_list: 'text', coverage_regex: 'text?', coverage: 'real?',
+    resource_group: 'text?', environment: 'text?', interruptible: 'boolean', retried: 'boolean', user_id: 'integer?', runner_id: 'integer?',
+    token_digest: 'text?', failure_reason: 'text?', exit_code: 'integer?', timeout: 'integer?', timeout_source: 'text?',
+    trace_size: 'integer', downstream_pipeline_id: 'integer?', artifacts_expire_at: 'text?', erased_at: 'text?', erased_by_id: 'integer?',
+    scheduled_at: 'text?', queued_at: 'text?', started_at: 'text?', finished_at: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  ci_pending_builds: { build_id: 'integer', project_id: 'integer', protected: 'boolean', tag_list: 'text', created_at: 'text' },
+  ci_build_trace_chunks: { id: 'integer', build_id: 'integer', chunk_index: 'integer', data: 'bytes' },
+  ci_job_artifacts: {
+    id: 'integer', build_id: 'integer', project_id: 'integer', file_type: 'text', file_format: 'text', filename: 'text', size: 'integer',
+    sha256: 'text', file_path: 'text', expire_at: 'text?', created_at: 'text',
+  },
+  ci_build_report_results: { build_id: 'integer', project_id: 'integer', data: 'text' },
+  ci_runners: {
+    id: 'integer', token_digest: 'text', runner_type: 'text', description: 'text', maintenance_note: 'text?', active: 'boolean',
+    locked: 'boolean', run_untagged: 'boolean', access_level: 'text', maximum_timeout: 'integer?', tag_list: 'text', name: 'text?',
+    version: 'text?', revision: 'text?', platform: 'text?', architecture: 'text?', executor_type: 'text?', features: 'text?',
+    ip_address: 'text?', contacted_at: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  ci_runner_projects: { id: 'integer', runner_id: 'integer', project_id: 'integer', created_at: 'text' },
+  ci_runner_namespaces: { id: 'integer', runner_id: 'integer', namespace_id: 'integer' },
+  ci_variables: {
+    id: 'integer', owner_type: 'text', owner_id: 'integer', key: 'text', value_encrypted: 'text', variable_type: 'text', protected: 'boolean',
+    masked: 'boolean', environment_scope: 'text', created_at: 'text', updated_at: 'text',
+  },
+  ci_triggers: {
+    id: 'integer', project_id: 'integer', owner_id: 'integer?', description: 'text', token_digest: 'text', token_encrypted: 'text',
+    last_used: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  instance_secrets: { name: 'text', value_encrypted: 'text', digest: 'text', updated_at: 'text' },
 } as const satisfies Columns;
 
 // The type check bites: each of these is an error (tsc fails on an unused @ts-expect-error).
@@ -113,6 +153,7 @@ function kindOf(declared: string): Kind | `unknown type ${string}` {
   if (/char|text|clob/.test(type)) return 'text';
   if (/bool/.test(type)) return 'boolean';
   if (/real|floa|doub|numeric|decimal/.test(type)) return 'real';
+  if (/blob|bytea/.test(type)) return 'bytes';
   return `unknown type ${declared}`;
 }
 
@@ -172,7 +213,7 @@ test('the migrated database has the tables and columns of schema.ts, with their 
 
 test('kinds: every declared type the migrations use is known', () => {
   assert.deepEqual(
-    ['INTEGER', 'bigint', 'varchar(255)', 'TEXT', 'character varying', 'text', 'boolean', 'double precision', 'real', 'blob'].map(kindOf),
-    ['integer', 'integer', 'text', 'text', 'text', 'text', 'boolean', 'real', 'real', 'unknown type blob'],
+    ['INTEGER', 'bigint', 'varchar(255)', 'TEXT', 'character varying', 'text', 'boolean', 'double precision', 'real', 'blob', 'bytea', 'json'].map(kindOf),
+    ['integer', 'integer', 'text', 'text', 'text', 'text', 'boolean', 'real', 'real', 'bytes', 'bytes', 'unknown type json'],
   );
 });

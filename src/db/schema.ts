@@ -345,6 +345,201 @@ export interface ApplicationSettingsTable {
   [column: string]: unknown;
 }
 
+// ---- CI ------------------------------------------------------------------------------------------
+
+export interface CiPipelinesTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  ref: string;
+  sha: string;
+  before_sha: string;
+  tag: Bool;
+  protected: Bool;
+  source: string;
+  status: string;
+  failure_reason: string | null;
+  yaml_errors: string | null;
+  user_id: number | null;
+  config_path: string | null;
+  source_job_id: number | null;
+  source_pipeline_id: number | null;
+  source_project_id: number | null;
+  trigger_id: number | null;
+  schedule_id: number | null;
+  duration: number | null;
+  committed_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiPipelineVariablesTable {
+  id: Generated<number>;
+  pipeline_id: number;
+  key: string;
+  value_encrypted: string;
+  variable_type: string;
+}
+
+export interface CiBuildsTable {
+  id: Generated<number>;
+  pipeline_id: number;
+  project_id: number;
+  /** 'build' or 'bridge'. */
+  type: string;
+  name: string;
+  stage: string;
+  stage_idx: number;
+  status: string;
+  ref: string;
+  tag: Bool;
+  protected: Bool;
+  when: string;
+  allow_failure: Bool;
+  scheduling_type: string;
+  /** JSON. */
+  needs: string | null;
+  options: string;
+  yaml_variables: string;
+  tag_list: string;
+  coverage_regex: string | null;
+  coverage: number | null;
+  resource_group: string | null;
+  environment: string | null;
+  interruptible: Bool;
+  retried: Bool;
+  user_id: number | null;
+  runner_id: number | null;
+  token_digest: string | null;
+  failure_reason: string | null;
+  exit_code: number | null;
+  timeout: number | null;
+  timeout_source: string | null;
+  trace_size: Generated<number>;
+  downstream_pipeline_id: number | null;
+  artifacts_expire_at: string | null;
+  erased_at: string | null;
+  erased_by_id: number | null;
+  scheduled_at: string | null;
+  queued_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiPendingBuildsTable {
+  build_id: number;
+  project_id: number;
+  protected: Bool;
+  /** JSON array of the job's tags. */
+  tag_list: string;
+  created_at: string;
+}
+
+export interface CiBuildTraceChunksTable {
+  id: Generated<number>;
+  build_id: number;
+  chunk_index: number;
+  data: Uint8Array;
+}
+
+export interface CiJobArtifactsTable {
+  id: Generated<number>;
+  build_id: number;
+  project_id: number;
+  file_type: string;
+  file_format: string;
+  filename: string;
+  size: number;
+  sha256: string;
+  file_path: string;
+  expire_at: string | null;
+  created_at: string;
+}
+
+export interface CiBuildReportResultsTable {
+  build_id: number;
+  project_id: number;
+  data: string;
+}
+
+export interface CiRunnersTable {
+  id: Generated<number>;
+  token_digest: string;
+  runner_type: string;
+  description: Generated<string>;
+  maintenance_note: string | null;
+  active: Generated<Bool>;
+  locked: Generated<Bool>;
+  run_untagged: Generated<Bool>;
+  access_level: string;
+  maximum_timeout: number | null;
+  /** JSON array, sorted. */
+  tag_list: string;
+  name: string | null;
+  version: string | null;
+  revision: string | null;
+  platform: string | null;
+  architecture: string | null;
+  executor_type: string | null;
+  /** JSON of the features the runner reported. */
+  features: string | null;
+  ip_address: string | null;
+  contacted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiRunnerProjectsTable {
+  id: Generated<number>;
+  runner_id: number;
+  project_id: number;
+  created_at: string;
+}
+
+export interface CiRunnerNamespacesTable {
+  id: Generated<number>;
+  runner_id: number;
+  namespace_id: number;
+}
+
+export interface CiVariablesTable {
+  id: Generated<number>;
+  /** 'instance' (owner_id 0), 'group' or 'project'. */
+  owner_type: string;
+  owner_id: number;
+  key: string;
+  value_encrypted: string;
+  variable_type: string;
+  protected: Bool;
+  masked: Bool;
+  environment_scope: Generated<string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiTriggersTable {
+  id: Generated<number>;
+  project_id: number;
+  owner_id: number | null;
+  description: Generated<string>;
+  token_digest: string;
+  token_encrypted: string;
+  last_used: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InstanceSecretsTable {
+  name: string;
+  value_encrypted: string;
+  digest: string;
+  updated_at: string;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -377,6 +572,19 @@ export interface DB {
   personal_access_tokens: PersonalAccessTokensTable;
   oauth_access_tokens: OauthAccessTokensTable;
   web_sessions: WebSessionsTable;
+  ci_pipelines: CiPipelinesTable;
+  ci_pipeline_variables: CiPipelineVariablesTable;
+  ci_builds: CiBuildsTable;
+  ci_pending_builds: CiPendingBuildsTable;
+  ci_build_trace_chunks: CiBuildTraceChunksTable;
+  ci_job_artifacts: CiJobArtifactsTable;
+  ci_build_report_results: CiBuildReportResultsTable;
+  ci_runners: CiRunnersTable;
+  ci_runner_projects: CiRunnerProjectsTable;
+  ci_runner_namespaces: CiRunnerNamespacesTable;
+  ci_variables: CiVariablesTable;
+  ci_triggers: CiTriggersTable;
+  instance_secrets: InstanceSecretsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -390,3 +598,9 @@ export type ProjectRow = Selectable<ProjectsTable>;
 export type MemberRow = Selectable<MembersTable>;
 export type EventRow = Selectable<EventsTable>;
 export type BackgroundJobRow = Selectable<BackgroundJobsTable>;
+export type CiPipelineRow = Selectable<CiPipelinesTable>;
+export type CiBuildRow = Selectable<CiBuildsTable>;
+export type CiRunnerRow = Selectable<CiRunnersTable>;
+export type CiVariableRow = Selectable<CiVariablesTable>;
+export type CiTriggerRow = Selectable<CiTriggersTable>;
+export type CiJobArtifactRow = Selectable<CiJobArtifactsTable>;
