@@ -56,6 +56,10 @@ export interface Config {
   readonly ignoredDatabaseUrl: boolean;
   /** Requests a process serves at once; beyond, 503 with Retry-After (the health probes excepted). */
   readonly maxInFlight: number;
+  /** How long a runner's job request waits for a job (QUARRY_RUNNER_LONG_POLL_SECONDS; 0: answers at once). */
+  readonly runnerLongPollSeconds: number;
+  /** The largest job artifact a runner may upload (QUARRY_ARTIFACTS_MAX_SIZE, bytes). */
+  readonly artifactsMaxBytes: number;
   /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too; 0: never. */
   readonly overloadLagMs: number;
   /** Address ranges (`address/prefix`, IPv4 or IPv6) besides loopback that may read /-/metrics. */
@@ -218,5 +222,9 @@ export function loadConfig(env: Env = process.env): Config {
     // Off unless asked for: a server sharing a busy machine runs late without being overloaded.
     overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 0, 0, 60_000),
     metricsAllow: Object.freeze(addressRanges(env, 'QUARRY_METRICS_ALLOW')),
+    // 50 s, as deployments of the platform commonly hold a runner's request in Workhorse.
+    runnerLongPollSeconds: integer(env, 'QUARRY_RUNNER_LONG_POLL_SECONDS', 50, 0, 600),
+    // The platform's default maximum artifacts size: 100 MB.
+    artifactsMaxBytes: integer(env, 'QUARRY_ARTIFACTS_MAX_SIZE', 100 * 1024 * 1024, 1024, 1024 ** 4),
   });
 }

@@ -4,6 +4,8 @@ import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts
 import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
 import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.ts';
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
+import { processPipelineJob } from '../modules/pipelines/pipeline-processing.jobs.ts';
+import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
 import type { JobKind } from './queue.ts';
 
 export const backgroundJobKinds: readonly JobKind[] = [
@@ -13,4 +15,6 @@ export const backgroundJobKinds: readonly JobKind[] = [
   moveRepositoryJob,
   deleteMergedBranchesJob,
   refreshStatisticsJob,
+  createPushPipelineJob,
+  processPipelineJob,
 ];

@@ -20,3 +20,8 @@ export interface Actor {
   /** The job whose token authenticated the request. */
   readonly jobId: number | null;
 }
+
+/** The actor of work done later on a user's behalf (a pipeline of their push): their own rights, no token. */
+export function actingUser(user: UserRow): Actor {
+  return { user, isAdmin: user.admin, via: 'session', scopes: [], tokenId: null, impersonation: false, sudoBy: null, jobId: null };
+}

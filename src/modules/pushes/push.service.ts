@@ -4,14 +4,15 @@
 // It is the `refs.updated` background job, enqueued once the refs have moved and run at once by
 // the writer, so that callers see its effects; if the server stops midway, a worker runs it again.
 import { Type } from '@sinclair/typebox';
-import { PostgresAdapter } from 'kysely';
+import { type Kysely, PostgresAdapter } from 'kysely';
 import { type ServiceContext, atTime, withTransaction } from '../../core/context.ts';
-import type { ProjectRow } from '../../db/schema.ts';
+import type { DB, ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
 import { type RefUpdate, hasBranches, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
 import { type JobOutcome, type RunningJob, defineJobKind, enqueue, runNow, withdraw } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
+import { createPushPipelineJob } from '../pipelines/pipelines.jobs.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
 import { pushEventsData } from './push-data.ts';
 import { refreshStatisticsLater } from './repository-statistics.jobs.ts';
@@ -72,8 +73,17 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
     for (const pushData of data) await recordEvent(tx, { projectId: row.id, authorId: payload.userId, action: 'pushed', pushData });
     if (protect) await protectDefaultBranch(tx, row, defaultBranch as string);
     if (gitDir !== null) await refreshStatisticsLater(tx.db, row.id);
+    await enqueuePushPipelines(tx.db, row.id, payload.userId, updates);
     await job.complete(tx.db);
   });
+}
+
+/** A pipeline for each branch or tag the change created or moved (deletions make none). */
+async function enqueuePushPipelines(db: Kysely<DB>, projectId: number, userId: number, updates: readonly RefUpdate[]): Promise<void> {
+  for (const u of updates) {
+    if (u.after === ZERO_OID || !/^refs\/(heads|tags)\//.test(u.ref)) continue;
+    await enqueue(db, createPushPipelineJob, { projectId, userId, ref: u.ref, before: u.before, after: u.after });
+  }
 }
 
 // ---- Changes of refs by the server itself --------------------------------------------------------

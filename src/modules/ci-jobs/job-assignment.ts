@@ -1,0 +1,114 @@
+// Which pending job a runner gets (notes gitlab-ci.md §1.3.1), and handing it out exactly once.
+// Candidates are the oldest pending jobs of the projects the runner serves: an instance runner,
+// those with shared runners enabled; a group runner, those of its groups and their subgroups; a
+// project runner, its projects. A `ref_protected` runner takes only jobs of protected refs; a job's
+// tags must all be among the runner's; an untagged job needs `run_untagged`. A runner takes a job
+// by deleting its pending row: of several runners (on any node) only one deletes it.
+import { randomBytes } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import type { ServiceContext } from '../../core/context.ts';
+import { withTransaction } from '../../core/context.ts';
+import { digest } from '../../core/auth/secrets.ts';
+import { JOB_TOKEN_PREFIX } from '../../core/auth/job-tokens.ts';
+import type { CiBuildRow, CiRunnerRow, DB } from '../../db/schema.ts';
+import { escapeLike } from '../../core/search.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { processPipelineJob } from '../pipelines/pipeline-processing.jobs.ts';
+
+/** Candidates read per attempt: enough that tags filtered in memory rarely exhaust them. */
+const CANDIDATES = 100;
+
+interface Candidate {
+  build_id: number;
+  tag_list: string;
+  protected: boolean;
+}
+
+async function candidates(db: Kysely<DB>, runner: CiRunnerRow, afterId: number): Promise<Candidate[]> {
+  let query = db.selectFrom('ci_pending_builds as pb').select(['pb.build_id', 'pb.tag_list', 'pb.protected']).where('pb.build_id', '>', afterId);
+  if (runner.runner_type === 'instance_type') {
+    query = query.where((eb) =>
+      eb.exists(eb.selectFrom('project_ci_cd_settings as s').select('s.project_id').whereRef('s.project_id', '=', 'pb.project_id').where('s.shared_runners_enabled', '=', true)),
+    );
+  } else if (runner.runner_type === 'project_type') {
+    query = query.where((eb) => eb.exists(eb.selectFrom('ci_runner_projects as rp').select('rp.id').whereRef('rp.project_id', '=', 'pb.project_id').where('rp.runner_id', '=', runner.id)));
+  } else {
+    const groups = await db
+      .selectFrom('ci_runner_namespaces as rn')
+      .innerJoin('namespaces as n', 'n.id', 'rn.namespace_id')
+      .select('n.traversal_path')
+      .where('rn.runner_id', '=', runner.id)
+      .execute();
+    if (groups.length === 0) return [];
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('projects as p')
+          .innerJoin('namespaces as pn', 'pn.id', 'p.namespace_id')
+          .select('p.id')
+          .whereRef('p.id', '=', 'pb.project_id')
+          .where((inner) => inner.or(groups.map((g) => inner('pn.traversal_path', 'like', `${escapeLike(g.traversal_path)}%`)))),
+      ),
+    );
+  }
+  if (runner.access_level === 'ref_protected') query = query.where('pb.protected', '=', true);
+  return query.orderBy('pb.build_id').limit(CANDIDATES).execute();
+}
+
+/** Whether the runner's tags and settings let it take a job with these tags. */
+export function runnerMatchesTags(runner: Pick<CiRunnerRow, 'tag_list' | 'run_untagged'>, jobTags: readonly string[]): boolean {
+  if (jobTags.length === 0) return runner.run_untagged;
+  const tags = new Set(JSON.parse(runner.tag_list) as string[]);
+  return jobTags.every((t) => tags.has(t));
+}
+
+export interface Assignment {
+  build: CiBuildRow;
+  /** The job token, shown to the runner once. */
+  token: string;
+}
+
+const newJobToken = () => `${JOB_TOKEN_PREFIX}${randomBytes(15).toString('base64url')}`;
+
+/** Takes the oldest pending job this runner may run, moving it to running; null when there is none. */
+export async function assignJob(ctx: ServiceContext, runner: CiRunnerRow): Promise<Assignment | null> {
+  let afterId = 0;
+  for (;;) {
+    const batch = await candidates(ctx.db, runner, afterId);
+    for (const candidate of batch) {
+      if (!runnerMatchesTags(runner, JSON.parse(candidate.tag_list) as string[])) continue;
+      const taken = await take(ctx, runner, candidate.build_id);
+      if (taken) return taken;
+    }
+    if (batch.length < CANDIDATES) return null;
+    afterId = batch[batch.length - 1].build_id;
+  }
+}
+
+/** The timeout of a job: its own, else the project's, lowered to the runner's maximum (build.rb update_timeout_state). */
+function jobTimeout(options: { timeout?: number | null }, projectTimeout: number, runner: CiRunnerRow): { timeout: number; source: string } {
+  let timeout = options.timeout ?? projectTimeout;
+  let source = options.timeout ? 'job_timeout_source' : 'project_timeout_source';
+  if (runner.maximum_timeout !== null && runner.maximum_timeout < timeout) {
+    timeout = runner.maximum_timeout;
+    source = 'runner_timeout_source';
+  }
+  return { timeout, source };
+}
+
+async function take(ctx: ServiceContext, runner: CiRunnerRow, buildId: number): Promise<Assignment | null> {
+  const token = newJobToken();
+  return withTransaction(ctx, async (tx) => {
+    const removed = await sql<{ build_id: number }>`delete from ci_pending_builds where build_id = ${buildId} returning build_id`.execute(tx.db);
+    if (removed.rows.length === 0) return null; // another runner took it
+    const build = await tx.db.selectFrom('ci_builds').selectAll().where('id', '=', buildId).executeTakeFirst();
+    if (!build || build.status !== 'pending') return null;
+    const settings = await tx.db.selectFrom('project_ci_cd_settings').select('build_timeout').where('project_id', '=', build.project_id).executeTakeFirst();
+    const { timeout, source } = jobTimeout(JSON.parse(build.options) as { timeout?: number }, Number(settings?.build_timeout ?? 3600), runner);
+    const now = ctx.now().toISOString();
+    const running = { status: 'running', runner_id: runner.id, token_digest: digest(token), started_at: now, updated_at: now, timeout, timeout_source: source };
+    await tx.db.updateTable('ci_builds').set(running).where('id', '=', buildId).execute();
+    await enqueue(tx.db, processPipelineJob, { pipelineId: build.pipeline_id }, { dedupeKey: String(build.pipeline_id) });
+    return { build: { ...build, ...running }, token };
+  });
+}

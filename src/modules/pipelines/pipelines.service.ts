@@ -1,0 +1,258 @@
+// Creating pipelines (notes gitlab-ci.md §3.1): the configuration at the pipeline's commit is
+// compiled and seeded with the pipeline's variables, and the pipeline, its jobs and variables and
+// the work of processing it are written in one transaction, so that a pipeline exists whole or not
+// at all. A configuration error is answered (the API) or saved as a failed pipeline with its
+// `yaml_errors` (pushes and the other sources that keep incomplete pipelines).
+import { type Kysely, PostgresAdapter } from 'kysely';
+import type { ServiceContext } from '../../core/context.ts';
+import { atTime, withTransaction } from '../../core/context.ts';
+import { ancestorIds } from '../../core/access/authorizations.ts';
+import { visibilityName } from '../../core/access/levels.ts';
+import { apiError } from '../../core/errors.ts';
+import { DomainError } from '../../core/errors.ts';
+import { secretBox } from '../../core/secret-box.ts';
+import type { CiPipelineRow, DB, ProjectRow, UserRow } from '../../db/schema.ts';
+import { repositoryDir } from '../../domain/project-repository.ts';
+import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.ts';
+import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
+import { projectWebUrl } from '../../domain/urls.ts';
+import { getCommit, readTree } from '../../git/commits.ts';
+import { resolveRef } from '../../git/refs.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
+import { type CiVariable, pipelineVariables, projectVariables, storedVar, variableMap } from '../../ci/variables.ts';
+import { variablesForEnvironment, variablesForProject } from '../ci-variables/ci-variables.finder.ts';
+import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
+import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
+import { processPipelineJob } from './pipeline-processing.jobs.ts';
+
+export const ZERO_SHA = '0000000000000000000000000000000000000000';
+/** The platform's test of a commit message that asks for no pipeline (chain/skip.rb). */
+const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
+
+export interface PipelineVariableInput {
+  key: string;
+  value: string;
+  variable_type?: 'env_var' | 'file';
+}
+
+export interface CreatePipelineInput {
+  project: ProjectRow;
+  /** A branch or tag name. */
+  ref: string;
+  /** Known for pushes; found otherwise (a branch first, as the platform looks). */
+  refType?: 'branch' | 'tag';
+  /** The commit; the ref's head when absent. */
+  sha?: string;
+  beforeSha?: string;
+  source: string;
+  user: UserRow | null;
+  variables?: readonly PipelineVariableInput[];
+  /** Keep a pipeline whose configuration fails, with its yaml_errors (pushes, schedules, triggers). */
+  saveFailed: boolean;
+  /** Honour `[ci skip]` in the commit message and the `ci.skip` push option (pushes only). */
+  skip?: boolean;
+  /** Paths the push changed, for `rules:changes`; null when unknown. */
+  changedPaths?: readonly string[] | null;
+  triggerId?: number | null;
+  /** Runs inside the transaction that saves the pipeline (a background job completing itself). */
+  onSaved?: (db: Kysely<DB>) => Promise<void>;
+}
+
+export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true };
+
+/** The 400 the API answers for a pipeline that could not be created (`{"message": {"base": [...]}}`). */
+export const pipelineError = (message: string) => new DomainError({ status: 400, message, fields: { base: [message] } });
+
+async function findRef(dir: string, input: CreatePipelineInput): Promise<{ refType: 'branch' | 'tag'; sha: string } | null> {
+  if (input.refType) {
+    const sha = input.sha ?? (await resolveRef(dir, `refs/${input.refType === 'branch' ? 'heads' : 'tags'}/${input.ref}`));
+    return sha ? { refType: input.refType, sha } : null;
+  }
+  for (const refType of ['branch', 'tag'] as const) {
+    const sha = await resolveRef(dir, `refs/${refType === 'branch' ? 'heads' : 'tags'}/${input.ref}`);
+    if (sha) return { refType, sha: input.sha ?? sha };
+  }
+  return null;
+}
+
+/**
+ * Creates a pipeline. `{ none: true }`: nothing to do (no configuration on a push); `{ error }`:
+ * the pipeline could not be created and nothing was saved (the API answers it as a 400).
+ */
+export async function createPipeline(ctx: ServiceContext, input: CreatePipelineInput): Promise<CreatePipelineResult> {
+  const { project } = input;
+  const dir = repositoryDir(ctx.config, project);
+  const found = dir === null ? null : await findRef(dir, input);
+  if (!dir || !found) return { error: 'Reference not found' };
+  const commit = await getCommit(dir, found.sha);
+  if (!commit) return { error: 'Commit not found' };
+
+  const [settings] = (await loadProjectSettings(ctx.db, [project])).values();
+  const configured = settings?.ciCd.ci_config_path ?? null;
+  const namespace = await ctx.db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
+  const protections = await loadRefProtections(ctx.db, project.id);
+  const refProtected = found.refType === 'branch' ? isProtectedBranch(protections, input.ref) : isProtectedTag(protections, input.ref);
+  const beforeSha = input.beforeSha ?? ZERO_SHA;
+  const now = ctx.now();
+  const base = {
+    project_id: project.id,
+    ref: input.ref,
+    sha: found.sha,
+    before_sha: beforeSha,
+    tag: found.refType === 'tag',
+    protected: refProtected,
+    source: input.source,
+    user_id: input.user?.id ?? null,
+    trigger_id: input.triggerId ?? null,
+    committed_at: new Date(commit.committer.date).toISOString(),
+  };
+
+  let source;
+  try {
+    source = await readPipelineConfig(ctx, project, found.sha, configured);
+  } catch (error) {
+    if (!(error instanceof CiConfigError)) throw error;
+    return failed(ctx, input, base, error.message, configured);
+  }
+  if (!source) return input.saveFailed ? { none: true } : { error: 'Missing CI config file' };
+
+  if (input.skip && SKIP_CI.test(commit.message)) {
+    return { pipeline: await savePipeline(ctx, input, { ...base, status: 'skipped', config_path: source.path }, [], now) };
+  }
+
+  const webUrl = projectWebUrl(ctx.config.externalUrl, project);
+  const predefined: CiVariable[] = [
+    ...projectVariables(
+      { url: ctx.config.externalUrl.replace(/\/+$/, '') },
+      {
+        id: project.id,
+        name: project.name,
+        path: project.path,
+        fullPath: project.full_path,
+        namespaceFullPath: namespace.full_path,
+        visibility: visibilityName(project.visibility_level),
+        webUrl,
+        defaultBranch: project.default_branch,
+        configPath: source.path,
+        description: project.description,
+      },
+    ),
+    ...pipelineVariables(
+      { id: null, iid: null, source: input.source, ref: input.ref, refType: found.refType, refProtected, createdAt: null, url: null, triggered: input.triggerId != null },
+      { sha: found.sha, beforeSha, message: commit.message, timestamp: commit.committer.date, author: `${commit.author.name} <${commit.author.email}>` },
+      input.user ? { id: input.user.id, username: input.user.username, name: input.user.name, email: input.user.email } : null,
+    ),
+  ];
+  const box = secretBox(ctx.config.dataDir);
+  const scoped = await variablesForProject(ctx.db, box, { id: project.id, namespaceTraversal: namespace.type === 'Group' ? ancestorIds(namespace.traversal_path) : [] }, refProtected);
+  const forExpressions = variableMap([
+    ...predefined,
+    ...variablesForEnvironment(scoped, null),
+    ...(input.variables ?? []).map((v) => storedVar({ ...v, variable_type: v.variable_type ?? 'env_var' })),
+  ]);
+
+  let seeded;
+  try {
+    const compiled = await compileConfig({ content: source.content, resolveInclude: includeResolver(ctx, project, found.sha) });
+    seeded = await seedPipeline(compiled, {
+      variables: forExpressions,
+      source: input.source,
+      ref: input.ref,
+      refType: found.refType,
+      changedPaths: input.changedPaths ? [...input.changedPaths] : null,
+      listPaths: async () => ((await readTree(dir, found.sha, '', { recursive: true })) ?? []).filter((e) => e.type === 'blob').map((e) => e.path),
+    });
+  } catch (error) {
+    if (!(error instanceof CiConfigError)) throw error;
+    return failed(ctx, input, { ...base, config_path: source.path }, error.message, configured);
+  }
+  if ('filteredOut' in seeded) return input.saveFailed ? { none: true } : { error: seeded.message };
+  const pipeline = await savePipeline(ctx, input, { ...base, status: 'created', config_path: source.path }, seeded.jobs, now);
+  return { pipeline };
+}
+
+type PipelineBase = Omit<CiPipelineRow, 'id' | 'iid' | 'status' | 'failure_reason' | 'yaml_errors' | 'config_path' | 'source_job_id' | 'source_pipeline_id' | 'source_project_id' | 'schedule_id' | 'duration' | 'started_at' | 'finished_at' | 'created_at' | 'updated_at'>;
+
+/** A configuration error: saved as a failed pipeline where the source keeps those, else returned. */
+async function failed(ctx: ServiceContext, input: CreatePipelineInput, base: PipelineBase & { config_path?: string }, message: string, configured: string | null): Promise<CreatePipelineResult> {
+  if (!input.saveFailed) return { error: message };
+  const pipeline = await savePipeline(ctx, input, { config_path: configured, ...base, status: 'failed', failure_reason: 'config_error', yaml_errors: message }, [], ctx.now());
+  return { pipeline };
+}
+
+interface PipelineValues extends PipelineBase {
+  status: string;
+  config_path: string | null;
+  failure_reason?: string;
+  yaml_errors?: string;
+}
+
+/** Writes a pipeline, its jobs and variables, and its processing, in one transaction. */
+async function savePipeline(ctx: ServiceContext, input: CreatePipelineInput, values: PipelineValues, jobs: readonly SeededJob[], now: Date): Promise<CiPipelineRow> {
+  const at = now.toISOString();
+  const variables = input.variables ?? [];
+  const box = secretBox(ctx.config.dataDir);
+  return withTransaction(atTime(ctx, now), async (tx) => {
+    // The project's row orders the pipelines of one project: their iids never collide.
+    const postgres = tx.db.getExecutor().adapter instanceof PostgresAdapter;
+    await tx.db.selectFrom('projects').select('id').where('id', '=', values.project_id).$if(postgres, (q) => q.forNoKeyUpdate()).executeTakeFirstOrThrow();
+    const last = await tx.db.selectFrom('ci_pipelines').select((eb) => eb.fn.max('iid').as('iid')).where('project_id', '=', values.project_id).executeTakeFirst();
+    const finished = values.status === 'failed' || values.status === 'skipped';
+    const pipeline = await tx.db
+      .insertInto('ci_pipelines')
+      .values({ ...values, iid: Number(last?.iid ?? 0) + 1, finished_at: finished ? at : null, created_at: at, updated_at: at })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (variables.length > 0) {
+      await tx.db
+        .insertInto('ci_pipeline_variables')
+        .values(variables.map((v) => ({ pipeline_id: pipeline.id, key: v.key, value_encrypted: box.seal(v.value), variable_type: v.variable_type ?? 'env_var' })))
+        .execute();
+    }
+    if (jobs.length > 0) {
+      await tx.db.insertInto('ci_builds').values(jobs.map((job) => buildValues(pipeline, job, at))).execute();
+      await enqueue(tx.db, processPipelineJob, { pipelineId: pipeline.id }, { dedupeKey: String(pipeline.id) });
+    }
+    await input.onSaved?.(tx.db);
+    return pipeline;
+  });
+}
+
+function buildValues(pipeline: CiPipelineRow, job: SeededJob, at: string) {
+  return {
+    pipeline_id: pipeline.id,
+    project_id: pipeline.project_id,
+    type: job.trigger ? 'bridge' : 'build',
+    name: job.name,
+    stage: job.stage,
+    stage_idx: job.stageIdx,
+    status: 'created',
+    ref: pipeline.ref,
+    tag: pipeline.tag,
+    protected: pipeline.protected,
+    when: job.when,
+    allow_failure: job.allowFailure,
+    scheduling_type: job.schedulingType,
+    needs: job.needs === null ? null : JSON.stringify(job.needs),
+    options: JSON.stringify({ ...job.options, start_in: job.startIn, allow_failure_exit_codes: job.allowFailureExitCodes, dependencies: job.dependencies, trigger: job.trigger }),
+    yaml_variables: JSON.stringify(job.yamlVariables),
+    tag_list: JSON.stringify(job.tags),
+    coverage_regex: job.coverageRegex,
+    resource_group: job.resourceGroup,
+    environment: job.environment,
+    interruptible: job.interruptible,
+    retried: false,
+    user_id: pipeline.user_id,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** The API's answer when a pipeline could not be created. */
+export function requireCreated(result: CreatePipelineResult): CiPipelineRow {
+  if ('pipeline' in result) return result.pipeline;
+  throw pipelineError('error' in result ? result.error : 'Missing CI config file');
+}
+
+export const forbiddenToRun = () => apiError(403, '403 Forbidden');
