@@ -4,6 +4,7 @@ import { accessTokenRoutes } from './modules/access-tokens/access-tokens.routes.
 import { applicationSettingRoutes } from './modules/application-settings/application-settings.routes.ts';
 import { runnerJobRoutes } from './modules/ci-jobs/runner-jobs.routes.ts';
 import { runnerRegistrationRoutes } from './modules/runners/runner-registration.routes.ts';
+import { pipelineRoutes } from './modules/pipelines/pipelines.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -25,6 +26,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(branchRoutes);
   await api.register(runnerRegistrationRoutes);
   await api.register(runnerJobRoutes);
+  await api.register(pipelineRoutes);
   await api.register(commitRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);

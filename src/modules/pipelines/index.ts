@@ -1,3 +1,5 @@
 // What the pipelines module offers other modules beyond its role files: waking the runners that
-// wait for jobs, and the processing of a pipeline's jobs after a change.
+// wait for jobs, and who may do what with CI.
 export { onPendingBuilds, queueTick, wakeRunnerRequests, PENDING_BUILDS_CHANNEL } from './pending-builds.ts';
+export { type CiAbility, ciAbilities } from './ci-abilities.ts';
+export { loadCi, loadedCi } from './ci-loader.ts';

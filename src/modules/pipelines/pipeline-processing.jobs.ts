@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../core/context.ts';
 import { withTransaction } from '../../core/context.ts';
+import type { CiPipelineRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { deleteRef, resolveRef, updateRef } from '../../git/refs.ts';
 import { type RunningJob, defineJobKind } from '../../jobs/queue.ts';
@@ -19,17 +20,21 @@ export const processPipelineJob = defineJobKind({
   payload: ProcessPayload,
   maxAttempts: 10,
   lockSeconds: 120,
-  run: (ctx, payload, job) => processPipelineNow(ctx, payload.pipelineId, job),
+  run: async (ctx, payload, job) => void (await processPipelineNow(ctx, payload.pipelineId, job)),
 });
 
-async function processPipelineNow(ctx: ServiceContext, pipelineId: number, job: RunningJob): Promise<void> {
+/** Processes a pipeline now, as its queued job would (the API answers a new pipeline processed). */
+export async function processPipelineNow(ctx: ServiceContext, pipelineId: number, job?: RunningJob): Promise<CiPipelineRow | null> {
   const before = await ctx.db
     .selectFrom('ci_pipelines')
     .innerJoin('projects', 'projects.id', 'ci_pipelines.project_id')
     .select(['ci_pipelines.sha', 'ci_pipelines.status', 'projects.id', 'projects.repository_storage'])
     .where('ci_pipelines.id', '=', pipelineId)
     .executeTakeFirst();
-  if (!before) return withTransaction(ctx, (tx) => job.complete(tx.db));
+  if (!before) {
+    if (job) await withTransaction(ctx, (tx) => job.complete(tx.db));
+    return null;
+  }
   const dir = repositoryDir(ctx.config, before);
   // The ref exists before any job can be handed to a runner.
   if (dir !== null && !isCompleted(before.status as Status) && (await resolveRef(dir, persistentRef(pipelineId))) === null) {
@@ -37,10 +42,11 @@ async function processPipelineNow(ctx: ServiceContext, pipelineId: number, job: 
   }
   const processed = await withTransaction(ctx, async (tx) => {
     const result = await processInTransaction(tx, pipelineId);
-    await job.complete(tx.db);
+    await job?.complete(tx.db);
     return result;
   });
   if (processed && dir !== null && isCompleted(processed.pipeline.status as Status)) {
     await deleteRef(dir, persistentRef(pipelineId)).catch(() => undefined);
   }
+  return processed?.pipeline ?? null;
 }

@@ -17,14 +17,16 @@ import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.t
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit, readTree } from '../../git/commits.ts';
-import { resolveRef } from '../../git/refs.ts';
+import { deleteRef, resolveRef } from '../../git/refs.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
 import { type CiVariable, pipelineVariables, projectVariables, storedVar, variableMap } from '../../ci/variables.ts';
 import { variablesForEnvironment, variablesForProject } from '../ci-variables/ci-variables.finder.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
-import { processPipelineJob } from './pipeline-processing.jobs.ts';
+import { persistentRef, processPipelineJob } from './pipeline-processing.jobs.ts';
+import { pipelineJobOf, processInTransaction, writeJobChanges } from './processing.ts';
+import { cancelPipelineChanges } from '../../ci/processing.ts';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 /** The platform's test of a commit message that asks for no pipeline (chain/skip.rb). */
@@ -256,3 +258,23 @@ export function requireCreated(result: CreatePipelineResult): CiPipelineRow {
 }
 
 export const forbiddenToRun = () => apiError(403, '403 Forbidden');
+
+// ---- Changing pipelines --------------------------------------------------------------------------
+
+/** Cancels every cancelable job of the pipeline (manual jobs stay), then processes it (notes §2.7). */
+export async function cancelPipeline(ctx: ServiceContext, pipeline: CiPipelineRow): Promise<CiPipelineRow> {
+  const now = ctx.now();
+  return withTransaction(atTime(ctx, now), async (tx) => {
+    const rows = await tx.db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipeline.id).execute();
+    const changes = cancelPipelineChanges(rows.map(pipelineJobOf), now);
+    await writeJobChanges(tx.db, new Map(rows.map((r) => [r.id, r])), changes, now);
+    return (await processInTransaction(tx, pipeline.id))?.pipeline ?? pipeline;
+  });
+}
+
+/** Deletes the pipeline with its jobs, logs, artifacts and variables. */
+export async function deletePipeline(ctx: ServiceContext, pipeline: CiPipelineRow, project: ProjectRow): Promise<void> {
+  await ctx.db.deleteFrom('ci_pipelines').where('id', '=', pipeline.id).execute();
+  const dir = repositoryDir(ctx.config, project);
+  if (dir !== null) await deleteRef(dir, persistentRef(pipeline.id)).catch(() => undefined);
+}

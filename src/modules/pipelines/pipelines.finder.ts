@@ -1,0 +1,73 @@
+// Reading pipelines: the project's list with every filter and order of the 14.x API, one
+// pipeline, its variables, and what its detail shows (its user, coverage, warnings).
+import type { Kysely } from 'kysely';
+import type { SecretBox } from '../../core/secret-box.ts';
+import type { CiPipelineRow, DB, UserRow } from '../../db/schema.ts';
+import type { ListPipelinesQuery } from './pipelines.schemas.ts';
+
+const SCOPE_STATUSES: Record<string, string[]> = {
+  running: ['running'],
+  pending: ['pending'],
+  finished: ['success', 'failed', 'canceled', 'skipped'],
+};
+
+export function findPipelines(db: Kysely<DB>, projectId: number, filters: ListPipelinesQuery) {
+  let q = db.selectFrom('ci_pipelines').selectAll('ci_pipelines').where('ci_pipelines.project_id', '=', projectId);
+  const scope = filters.scope;
+  if (scope && SCOPE_STATUSES[scope]) q = q.where('ci_pipelines.status', 'in', SCOPE_STATUSES[scope]);
+  if (scope === 'tags') q = q.where('ci_pipelines.tag', '=', true);
+  if (scope === 'branches') q = q.where('ci_pipelines.tag', '=', false);
+  // The latest pipeline of each ref for branches and tags, as the platform shows them.
+  if (scope === 'branches' || scope === 'tags') {
+    q = q.where(({ eb, selectFrom }) =>
+      eb(
+        'ci_pipelines.id',
+        'in',
+        selectFrom('ci_pipelines as latest')
+          .select((x) => x.fn.max('latest.id').as('id'))
+          .where('latest.project_id', '=', projectId)
+          .where('latest.tag', '=', scope === 'tags')
+          .groupBy('latest.ref'),
+      ),
+    );
+  }
+  if (filters.status) q = q.where('ci_pipelines.status', '=', filters.status);
+  if (filters.source) q = q.where('ci_pipelines.source', '=', filters.source);
+  if (filters.ref) q = q.where('ci_pipelines.ref', '=', filters.ref);
+  if (filters.sha) q = q.where('ci_pipelines.sha', '=', filters.sha);
+  if (filters.yaml_errors === true) q = q.where('ci_pipelines.yaml_errors', 'is not', null);
+  if (filters.yaml_errors === false) q = q.where('ci_pipelines.yaml_errors', 'is', null);
+  if (filters.username) {
+    const username = filters.username;
+    q = q.where('ci_pipelines.user_id', 'in', (eb) => eb.selectFrom('users').select('id').where((x) => x(x.fn('lower', ['username']), '=', username.toLowerCase())));
+  }
+  if (filters.updated_after) q = q.where('ci_pipelines.updated_at', '>', new Date(filters.updated_after).toISOString());
+  if (filters.updated_before) q = q.where('ci_pipelines.updated_at', '<', new Date(filters.updated_before).toISOString());
+  const direction = filters.sort ?? 'desc';
+  const order = filters.order_by ?? 'id';
+  if (order !== 'id') q = q.orderBy(`ci_pipelines.${order}`, direction);
+  return q.orderBy('ci_pipelines.id', direction);
+}
+
+export async function findPipeline(db: Kysely<DB>, projectId: number, id: number): Promise<CiPipelineRow | null> {
+  return (await db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst()) ?? null;
+}
+
+export async function latestPipeline(db: Kysely<DB>, projectId: number, ref: string): Promise<CiPipelineRow | null> {
+  return (await db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('ref', '=', ref).orderBy('id', 'desc').limit(1).executeTakeFirst()) ?? null;
+}
+
+/** What the detail of a pipeline shows beyond its row. */
+export async function pipelineDetailParts(db: Kysely<DB>, row: CiPipelineRow): Promise<{ user: UserRow | null; coverage: string | null; withWarnings: boolean }> {
+  const user = row.user_id === null ? null : ((await db.selectFrom('users').selectAll().where('id', '=', row.user_id).executeTakeFirst()) ?? null);
+  const jobs = await db.selectFrom('ci_builds').select(['coverage', 'status', 'allow_failure']).where('pipeline_id', '=', row.id).where('retried', '=', false).execute();
+  const covered = jobs.map((j) => j.coverage).filter((c): c is number => c !== null);
+  const coverage = covered.length === 0 ? null : (covered.reduce((a, b) => a + b, 0) / covered.length).toFixed(2);
+  const withWarnings = jobs.some((j) => j.allow_failure && (j.status === 'failed' || j.status === 'canceled'));
+  return { user, coverage, withWarnings };
+}
+
+export async function pipelineVariables(db: Kysely<DB>, box: SecretBox, pipelineId: number) {
+  const rows = await db.selectFrom('ci_pipeline_variables').selectAll().where('pipeline_id', '=', pipelineId).orderBy('id').execute();
+  return rows.map((r) => ({ variable_type: r.variable_type, key: r.key, value: box.open(r.value_encrypted) }));
+}
