@@ -140,7 +140,7 @@ export async function updatePipelineStatus(db: Kysely<DB>, pipeline: CiPipelineR
   if (isCompleted(status) || status === 'manual') {
     const statusById = new Map(jobs.map((j) => [j.id, j.status]));
     set.duration = pipelineDuration(
-      rows.filter((r) => !r.retried).map((r) => ({ status: statusById.get(r.id) ?? (r.status as Status), startedAt: date(r.started_at), finishedAt: date(r.finished_at), coverage: r.coverage })),
+      rows.filter((r) => !r.retried).map((r) => ({ retried: false, status: statusById.get(r.id) ?? (r.status as Status), startedAt: date(r.started_at), finishedAt: date(r.finished_at), coverage: r.coverage })),
       now,
     );
   }
