@@ -5,6 +5,7 @@ import { applicationSettingRoutes } from './modules/application-settings/applica
 import { runnerJobRoutes } from './modules/ci-jobs/runner-jobs.routes.ts';
 import { runnerRegistrationRoutes } from './modules/runners/runner-registration.routes.ts';
 import { pipelineRoutes } from './modules/pipelines/pipelines.routes.ts';
+import { ciJobRoutes } from './modules/ci-jobs/ci-jobs.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -27,6 +28,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(runnerRegistrationRoutes);
   await api.register(runnerJobRoutes);
   await api.register(pipelineRoutes);
+  await api.register(ciJobRoutes);
   await api.register(commitRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);

@@ -11,7 +11,7 @@ import { visibilityName } from '../../core/access/levels.ts';
 import { apiError } from '../../core/errors.ts';
 import { DomainError } from '../../core/errors.ts';
 import { secretBox } from '../../core/secret-box.ts';
-import type { CiPipelineRow, DB, ProjectRow, UserRow } from '../../db/schema.ts';
+import type { CiBuildRow, CiPipelineRow, DB, ProjectRow, UserRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.ts';
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
@@ -26,7 +26,8 @@ import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
 import { persistentRef, processPipelineJob } from './pipeline-processing.jobs.ts';
 import { pipelineJobOf, processInTransaction, writeJobChanges } from './processing.ts';
-import { cancelPipelineChanges } from '../../ci/processing.ts';
+import { cancelJobChange, cancelPipelineChanges, retryJobPlan, retryPipelinePlan } from '../../ci/processing.ts';
+import type { Status } from '../../ci/status.ts';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 /** The platform's test of a commit message that asks for no pipeline (chain/skip.rb). */
@@ -277,4 +278,95 @@ export async function deletePipeline(ctx: ServiceContext, pipeline: CiPipelineRo
   await ctx.db.deleteFrom('ci_pipelines').where('id', '=', pipeline.id).execute();
   const dir = repositoryDir(ctx.config, project);
   if (dir !== null) await deleteRef(dir, persistentRef(pipeline.id)).catch(() => undefined);
+}
+
+/** A new record of a job, for a retry: its attributes, a new id, the retrying user (notes §2.6). */
+async function cloneJob(db: Kysely<DB>, source: CiBuildRow, userId: number | null, status: string, at: string, timestamps: { queuedAt?: Date }): Promise<CiBuildRow> {
+  const { id: _id, ...copied } = source;
+  return db
+    .insertInto('ci_builds')
+    .values({
+      ...copied,
+      status,
+      user_id: userId,
+      runner_id: null,
+      token_digest: null,
+      failure_reason: null,
+      exit_code: null,
+      coverage: null,
+      timeout: null,
+      timeout_source: null,
+      trace_size: 0,
+      downstream_pipeline_id: null,
+      artifacts_expire_at: null,
+      erased_at: null,
+      erased_by_id: null,
+      scheduled_at: null,
+      queued_at: timestamps.queuedAt ? timestamps.queuedAt.toISOString() : null,
+      started_at: null,
+      finished_at: null,
+      retried: false,
+      created_at: at,
+      updated_at: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+async function pipelineJobs(db: Kysely<DB>, pipelineId: number): Promise<CiBuildRow[]> {
+  return db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipelineId).orderBy('id').execute();
+}
+
+/** Retries one job: a new record, enqueued at once; the old one marked retried. Null when not retryable. */
+export async function retryJob(ctx: ServiceContext, job: CiBuildRow, userId: number | null): Promise<CiBuildRow | null> {
+  const now = ctx.now();
+  return withTransaction(atTime(ctx, now), async (tx) => {
+    const rows = await pipelineJobs(tx.db, job.pipeline_id);
+    const plan = retryJobPlan(rows.map((r) => ({ ...pipelineJobOf(r), bridge: r.type === 'bridge' })), job.id, now);
+    if (!plan) return null;
+    await tx.db.updateTable('ci_builds').set({ retried: true }).where('id', 'in', plan.markRetried).execute();
+    const clone = await cloneJob(tx.db, job, userId, 'created', now.toISOString(), {});
+    const byId = new Map([...rows.map((r) => [r.id, r] as const), [clone.id, clone]]);
+    await writeJobChanges(tx.db, byId, [{ id: clone.id, from: 'created', to: plan.cloneStatus, event: 'enqueue', ...plan.cloneTimestamps }, ...plan.changes], now);
+    await processInTransaction(tx, job.pipeline_id);
+    return (await tx.db.selectFrom('ci_builds').selectAll().where('id', '=', clone.id).executeTakeFirstOrThrow()) as CiBuildRow;
+  });
+}
+
+/** Retries a pipeline: its failed and canceled jobs cloned, its skipped ones reset, then processed. */
+export async function retryPipeline(ctx: ServiceContext, pipeline: CiPipelineRow, userId: number | null): Promise<CiPipelineRow> {
+  const now = ctx.now();
+  return withTransaction(atTime(ctx, now), async (tx) => {
+    const rows = await pipelineJobs(tx.db, pipeline.id);
+    const plan = retryPipelinePlan(rows.map((r) => ({ ...pipelineJobOf(r), bridge: r.type === 'bridge' })), now);
+    if (plan.markRetried.length > 0) await tx.db.updateTable('ci_builds').set({ retried: true }).where('id', 'in', plan.markRetried).execute();
+    for (const id of plan.cloneOf) await cloneJob(tx.db, rows.find((r) => r.id === id) as CiBuildRow, userId, 'created', now.toISOString(), {});
+    await writeJobChanges(tx.db, new Map(rows.map((r) => [r.id, r])), plan.changes, now);
+    return (await processInTransaction(tx, pipeline.id))?.pipeline ?? pipeline;
+  });
+}
+
+/** Cancels one job; null when it cannot be canceled. */
+export async function cancelJob(ctx: ServiceContext, job: CiBuildRow): Promise<CiBuildRow | null> {
+  const now = ctx.now();
+  return withTransaction(atTime(ctx, now), async (tx) => {
+    const change = cancelJobChange(pipelineJobOf(job), now);
+    if (!change) return null;
+    await writeJobChanges(tx.db, new Map([[job.id, job]]), [change], now);
+    await processInTransaction(tx, job.pipeline_id);
+    return (await tx.db.selectFrom('ci_builds').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow()) as CiBuildRow;
+  });
+}
+
+/** Plays a manual (or delayed) job as `userId`: it becomes pending; null when it is not playable. */
+export async function playJob(ctx: ServiceContext, job: CiBuildRow, userId: number | null): Promise<CiBuildRow | null> {
+  if (job.status !== 'manual' && job.status !== 'scheduled') return null;
+  const now = ctx.now();
+  return withTransaction(atTime(ctx, now), async (tx) => {
+    const to = job.resource_group ? 'waiting_for_resource' : 'pending';
+    await tx.db.updateTable('ci_builds').set({ user_id: userId }).where('id', '=', job.id).execute();
+    await writeJobChanges(tx.db, new Map([[job.id, job]]), [{ id: job.id, from: job.status as Status, to, event: 'enqueue', queuedAt: now }], now);
+    await processInTransaction(tx, job.pipeline_id);
+    return (await tx.db.selectFrom('ci_builds').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow()) as CiBuildRow;
+  });
 }

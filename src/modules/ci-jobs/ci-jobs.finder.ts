@@ -1,0 +1,53 @@
+// Reading jobs: lists of a project or a pipeline (newest first, retried ones hidden unless asked),
+// one job, and what their entities show (users, pipelines, runners, artifacts) read in one query each.
+import type { Kysely } from 'kysely';
+import type { CiBuildRow, CiJobArtifactRow, CiPipelineRow, CiRunnerRow, DB, UserRow } from '../../db/schema.ts';
+
+export interface JobFilters {
+  scope?: string | string[];
+  includeRetried?: boolean;
+  type: 'build' | 'bridge';
+}
+
+export function findJobs(db: Kysely<DB>, where: { projectId: number; pipelineId?: number }, filters: JobFilters) {
+  let q = db.selectFrom('ci_builds').selectAll().where('project_id', '=', where.projectId).where('type', '=', filters.type);
+  if (where.pipelineId !== undefined) q = q.where('pipeline_id', '=', where.pipelineId);
+  if (!filters.includeRetried) q = q.where('retried', '=', false);
+  const scope = filters.scope === undefined ? [] : Array.isArray(filters.scope) ? filters.scope : [filters.scope];
+  if (scope.length > 0) q = q.where('status', 'in', scope);
+  return q.orderBy('id', 'desc');
+}
+
+export async function findJob(db: Kysely<DB>, projectId: number, id: number, type: 'build' | 'bridge' = 'build'): Promise<CiBuildRow | null> {
+  return (await db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('id', '=', id).where('type', '=', type).executeTakeFirst()) ?? null;
+}
+
+export interface JobRelations {
+  users: Map<number, UserRow>;
+  pipelines: Map<number, CiPipelineRow>;
+  runners: Map<number, CiRunnerRow>;
+  artifacts: Map<number, CiJobArtifactRow[]>;
+}
+
+const ids = (values: (number | null)[]) => [...new Set(values.filter((v): v is number => v !== null))];
+
+export async function jobRelations(db: Kysely<DB>, jobs: readonly CiBuildRow[]): Promise<JobRelations> {
+  const userIds = ids(jobs.map((j) => j.user_id));
+  const pipelineIds = ids([...jobs.map((j) => j.pipeline_id), ...jobs.map((j) => j.downstream_pipeline_id)]);
+  const runnerIds = ids(jobs.map((j) => j.runner_id));
+  const jobIds = jobs.map((j) => j.id);
+  const [users, pipelines, runners, artifacts] = await Promise.all([
+    userIds.length ? db.selectFrom('users').selectAll().where('id', 'in', userIds).execute() : [],
+    pipelineIds.length ? db.selectFrom('ci_pipelines').selectAll().where('id', 'in', pipelineIds).execute() : [],
+    runnerIds.length ? db.selectFrom('ci_runners').selectAll().where('id', 'in', runnerIds).execute() : [],
+    jobIds.length ? db.selectFrom('ci_job_artifacts').selectAll().where('build_id', 'in', jobIds).orderBy('id').execute() : [],
+  ]);
+  const byBuild = new Map<number, CiJobArtifactRow[]>();
+  for (const a of artifacts) byBuild.set(a.build_id, [...(byBuild.get(a.build_id) ?? []), a]);
+  return {
+    users: new Map(users.map((u) => [u.id, u])),
+    pipelines: new Map(pipelines.map((p) => [p.id, p])),
+    runners: new Map(runners.map((r) => [r.id, r])),
+    artifacts: byBuild,
+  };
+}

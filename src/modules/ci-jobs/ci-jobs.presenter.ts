@@ -1,0 +1,88 @@
+// Job rows → the API's Job and Bridge entities (notes gitlab-ci.md §4.1, §4.3).
+import type { CiBuildRow, CiRunnerRow } from '../../db/schema.ts';
+import type { Commit } from '../../git/commits.ts';
+import { presentCommit } from '../../domain/commit-entity.ts';
+import { presentPipelineBasic } from '../pipelines/pipelines.presenter.ts';
+import { presentUser } from '../users/users.presenter.ts';
+import type { JobRelations } from './ci-jobs.finder.ts';
+import type { Bridge, Job } from './ci-jobs.schemas.ts';
+import { jobWebUrl } from './job-payload.ts';
+
+export interface JobView {
+  baseUrl: string;
+  projectWebUrl: string;
+  projectFullPath: string;
+  viewer: { id: number; isAdmin: boolean } | null;
+  relations: JobRelations;
+  commits: Map<string, Commit>;
+  now: Date;
+}
+
+/** A runner is online while it called within the last two hours (14.x ONLINE_CONTACT_TIMEOUT). */
+const ONLINE_MS = 2 * 60 * 60 * 1000;
+
+export function presentRunner(runner: CiRunnerRow, now: Date) {
+  const online = runner.contacted_at !== null && now.getTime() - Date.parse(runner.contacted_at) < ONLINE_MS;
+  return {
+    id: runner.id,
+    description: runner.description,
+    ip_address: runner.ip_address,
+    active: runner.active,
+    is_shared: runner.runner_type === 'instance_type',
+    runner_type: runner.runner_type,
+    name: runner.name,
+    online,
+    status: !runner.active ? 'paused' : runner.contacted_at === null ? 'not_connected' : online ? 'online' : 'offline',
+  };
+}
+
+const seconds = (from: string | null, to: string | null, now: Date) => (from === null ? null : ((to === null ? now.getTime() : Date.parse(to)) - Date.parse(from)) / 1000);
+
+function basic(row: CiBuildRow, view: JobView) {
+  const pipeline = view.relations.pipelines.get(row.pipeline_id);
+  if (!pipeline) throw new Error(`job ${row.id} without its pipeline`);
+  const user = row.user_id === null ? undefined : view.relations.users.get(row.user_id);
+  const commit = view.commits.get(pipeline.sha);
+  const shown = { baseUrl: view.baseUrl, projectWebUrl: view.projectWebUrl, projectFullPath: view.projectFullPath };
+  return {
+    id: row.id,
+    status: row.status,
+    stage: row.stage,
+    name: row.name,
+    ref: row.ref,
+    tag: row.tag,
+    coverage: row.coverage,
+    allow_failure: row.allow_failure,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+    duration: seconds(row.started_at, row.finished_at, view.now),
+    queued_duration: seconds(row.queued_at, row.started_at, view.now),
+    user: user ? presentUser(user, { baseUrl: view.baseUrl }, view.viewer) : null,
+    commit: commit ? presentCommit(commit, view.projectWebUrl) : null,
+    pipeline: presentPipelineBasic(pipeline, shown),
+    web_url: jobWebUrl(view.projectWebUrl, row.id),
+  };
+}
+
+export function presentJob(row: CiBuildRow, view: JobView): Job {
+  const artifacts = (view.relations.artifacts.get(row.id) ?? []).filter((a) => !a.expire_at || a.expire_at > view.now.toISOString());
+  const archive = artifacts.find((a) => a.file_type === 'archive');
+  const runner = row.runner_id === null ? undefined : view.relations.runners.get(row.runner_id);
+  const listed: Job['artifacts'] = artifacts.map((a) => ({ file_type: a.file_type, size: Number(a.size), filename: a.filename, file_format: a.file_format }));
+  if (Number(row.trace_size) > 0 && row.erased_at === null) listed.push({ file_type: 'trace', size: Number(row.trace_size), filename: 'job.log', file_format: null });
+  return {
+    ...basic(row, view),
+    ...(archive ? { artifacts_file: { filename: archive.filename, size: Number(archive.size) } } : {}),
+    artifacts: listed,
+    runner: runner ? presentRunner(runner, view.now) : null,
+    artifacts_expire_at: row.artifacts_expire_at,
+    tag_list: (JSON.parse(row.tag_list) as string[]).slice().sort(),
+  };
+}
+
+export function presentBridge(row: CiBuildRow, view: JobView): Bridge {
+  const downstream = row.downstream_pipeline_id === null ? undefined : view.relations.pipelines.get(row.downstream_pipeline_id);
+  const shown = { baseUrl: view.baseUrl, projectWebUrl: view.projectWebUrl, projectFullPath: view.projectFullPath };
+  return { ...basic(row, view), downstream_pipeline: downstream ? presentPipelineBasic(downstream, shown) : null };
+}

@@ -1,0 +1,150 @@
+// Jobs of a project (spec part 1 §4.1, and what every client also uses): lists of the project and
+// of a pipeline, bridges, one job, its log, cancel, retry, play; and GET /job for a job token.
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { loadedProject } from '../../core/access/loaders.ts';
+import { serviceContext } from '../../core/context.ts';
+import { apiError, forbidden, notFound, unauthorized } from '../../core/errors.ts';
+import { paginate } from '../../core/pagination.ts';
+import type { CiBuildRow, ProjectRow } from '../../db/schema.ts';
+import { repositoryDir } from '../../domain/project-repository.ts';
+import { projectWebUrl } from '../../domain/urls.ts';
+import { type Commit, getCommit } from '../../git/commits.ts';
+import { loadCi } from '../pipelines/index.ts';
+import { cancelJob, playJob, retryJob } from '../pipelines/pipelines.service.ts';
+import { findJob, findJobs, jobRelations } from './ci-jobs.finder.ts';
+import { type JobView, presentBridge, presentJob } from './ci-jobs.presenter.ts';
+import { BridgeEntity, JobEntity, JobParams, ListJobsQuery, ListPipelineJobsQuery, PipelineJobsParams, ProjectParams } from './ci-jobs.schemas.ts';
+import { traceChunks } from './traces.ts';
+
+const OPTIONAL = { auth: 'optional' } as const;
+
+export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
+  const { db, config } = api.deps;
+
+  async function view(req: FastifyRequest, project: ProjectRow, rows: readonly CiBuildRow[]): Promise<JobView> {
+    const relations = await jobRelations(db, rows);
+    const dir = repositoryDir(config, project);
+    const commits = new Map<string, Commit>();
+    for (const sha of new Set([...relations.pipelines.values()].filter((p) => p.project_id === project.id).map((p) => p.sha))) {
+      const commit = dir === null ? null : await getCommit(dir, sha);
+      if (commit) commits.set(sha, commit);
+    }
+    const viewer = req.actor ? { id: req.actor.user.id, isAdmin: req.actor.isAdmin } : null;
+    return { baseUrl: config.externalUrl, projectWebUrl: projectWebUrl(config.externalUrl, project), projectFullPath: project.full_path, viewer, relations, commits, now: new Date() };
+  }
+
+  async function showJob(req: FastifyRequest, row: CiBuildRow) {
+    const project = loadedProject(req).row;
+    return presentJob(row, await view(req, project, [row]));
+  }
+
+  async function requireJob(req: FastifyRequest, id: number): Promise<CiBuildRow> {
+    const row = await findJob(db, loadedProject(req).row.id, id);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  api.get(
+    '/projects/:id/jobs',
+    { schema: { params: ProjectParams, querystring: ListJobsQuery, response: { 200: Type.Array(JobEntity) } }, config: OPTIONAL, preHandler: loadCi('read_build') },
+    async (req, reply) => {
+      const project = loadedProject(req).row;
+      const rows = await paginate(req, reply, findJobs(db, { projectId: project.id }, { scope: req.query.scope, type: 'build' }));
+      const shown = await view(req, project, rows);
+      return rows.map((r) => presentJob(r, shown));
+    },
+  );
+
+  api.get(
+    '/projects/:id/pipelines/:pipeline_id/jobs',
+    { schema: { params: PipelineJobsParams, querystring: ListPipelineJobsQuery, response: { 200: Type.Array(JobEntity) } }, config: OPTIONAL, preHandler: loadCi('read_build') },
+    async (req, reply) => {
+      const project = loadedProject(req).row;
+      const pipeline = await db.selectFrom('ci_pipelines').select('id').where('id', '=', req.params.pipeline_id).where('project_id', '=', project.id).executeTakeFirst();
+      if (!pipeline) throw notFound();
+      const filters = { scope: req.query.scope, includeRetried: req.query.include_retried, type: 'build' as const };
+      const rows = await paginate(req, reply, findJobs(db, { projectId: project.id, pipelineId: pipeline.id }, filters));
+      const shown = await view(req, project, rows);
+      return rows.map((r) => presentJob(r, shown));
+    },
+  );
+
+  api.get(
+    '/projects/:id/pipelines/:pipeline_id/bridges',
+    { schema: { params: PipelineJobsParams, querystring: ListJobsQuery, response: { 200: Type.Array(BridgeEntity) } }, config: OPTIONAL, preHandler: loadCi('read_build') },
+    async (req, reply) => {
+      const project = loadedProject(req).row;
+      const pipeline = await db.selectFrom('ci_pipelines').select('id').where('id', '=', req.params.pipeline_id).where('project_id', '=', project.id).executeTakeFirst();
+      if (!pipeline) throw notFound();
+      const rows = await paginate(req, reply, findJobs(db, { projectId: project.id, pipelineId: pipeline.id }, { scope: req.query.scope, type: 'bridge' }));
+      const shown = await view(req, project, rows);
+      return rows.map((r) => presentBridge(r, shown));
+    },
+  );
+
+  api.get(
+    '/projects/:id/jobs/:job_id',
+    { schema: { params: JobParams, response: { 200: JobEntity } }, config: OPTIONAL, preHandler: loadCi('read_build') },
+    async (req) => showJob(req, await requireJob(req, req.params.job_id)),
+  );
+
+  api.get(
+    '/projects/:id/jobs/:job_id/trace',
+    { schema: { params: JobParams }, config: { auth: 'optional', json: false }, preHandler: loadCi('read_build') },
+    async (req, reply) => {
+      const job = await requireJob(req, req.params.job_id);
+      reply.type('text/plain; charset=utf-8');
+      if (job.erased_at !== null) return reply.send('');
+      // Streamed chunk by chunk: a long log is never held whole.
+      const chunks = traceChunks(db, job.id);
+      return reply.send(Readable.from(chunks));
+    },
+  );
+
+  api.post(
+    '/projects/:id/jobs/:job_id/cancel',
+    { schema: { params: JobParams, response: { 201: JobEntity } }, config: OPTIONAL, preHandler: loadCi('update_build') },
+    async (req, reply) => {
+      const job = await requireJob(req, req.params.job_id);
+      const canceled = (await cancelJob(serviceContext(req), job)) ?? job;
+      reply.code(201);
+      return showJob(req, canceled);
+    },
+  );
+
+  api.post(
+    '/projects/:id/jobs/:job_id/retry',
+    { schema: { params: JobParams, response: { 201: JobEntity } }, config: OPTIONAL, preHandler: loadCi('update_build') },
+    async (req, reply) => {
+      const job = await requireJob(req, req.params.job_id);
+      const retried = await retryJob(serviceContext(req), job, req.actor?.user.id ?? null);
+      if (!retried) throw forbidden('Job is not retryable');
+      reply.code(201);
+      return showJob(req, retried);
+    },
+  );
+
+  api.post(
+    '/projects/:id/jobs/:job_id/play',
+    { schema: { params: JobParams, response: { 200: JobEntity } }, config: OPTIONAL, preHandler: loadCi('update_build') },
+    async (req) => {
+      const job = await requireJob(req, req.params.job_id);
+      const played = await playJob(serviceContext(req), job, req.actor?.user.id ?? null);
+      if (!played) throw apiError(400, '400 Bad request - Unplayable Job');
+      return showJob(req, played);
+    },
+  );
+
+  // The job of the job token that calls (notes gitlab-ci.md §5): 404 for other credentials.
+  api.get('/job', { schema: { response: { 200: JobEntity } }, config: { auth: 'optional', jobToken: true } }, async (req) => {
+    if (!req.actor) throw unauthorized();
+    if (req.actor.jobId === null) throw notFound('Job');
+    const job = await db.selectFrom('ci_builds').selectAll().where('id', '=', req.actor.jobId).executeTakeFirst();
+    if (!job) throw notFound('Job');
+    const project = await db.selectFrom('projects').selectAll().where('id', '=', job.project_id).executeTakeFirstOrThrow();
+    return presentJob(job, await view(req, project, [job]));
+  });
+};

@@ -1,0 +1,66 @@
+// Jobs (spec part 1 §2.1, §2.3, §4.1; notes gitlab-ci.md §4.1, §4.3, 14.x entity order).
+import { type Static, Type } from '@sinclair/typebox';
+import { PageParams } from '../../core/pagination.ts';
+import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
+import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
+import { CommitEntity } from '../../domain/commit-entity.ts';
+import { PipelineBasicEntity } from '../pipelines/pipelines.schemas.ts';
+import { UserEntity } from '../users/users.schemas.ts';
+
+export const JOB_STATUSES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'manual', 'waiting_for_resource', 'preparing', 'scheduled'] as const;
+
+export const RunnerEntity = Entity({
+  id: Type.Integer(),
+  description: Type.String(),
+  ip_address: Nullable(Type.String()),
+  active: Type.Boolean(),
+  is_shared: Type.Boolean(),
+  runner_type: Type.String(),
+  name: Nullable(Type.String()),
+  online: Type.Boolean(),
+  status: Type.String(),
+});
+
+const jobBasicFields = {
+  id: Type.Integer(),
+  status: Type.String(),
+  stage: Type.String(),
+  name: Type.String(),
+  ref: Type.String(),
+  tag: Type.Boolean(),
+  coverage: Nullable(Type.Number()),
+  allow_failure: Type.Boolean(),
+  created_at: Timestamp,
+  started_at: Nullable(Timestamp),
+  finished_at: Nullable(Timestamp),
+  duration: Nullable(Type.Number()),
+  queued_duration: Nullable(Type.Number()),
+  user: Nullable(UserEntity),
+  commit: Nullable(CommitEntity),
+  pipeline: PipelineBasicEntity,
+  web_url: Type.String(),
+};
+
+export const ArtifactEntity = Entity({ file_type: Type.String(), size: Type.Integer(), filename: Type.String(), file_format: Nullable(Type.String()) });
+
+export const JobEntity = Entity({
+  ...jobBasicFields,
+  artifacts_file: Type.Optional(Entity({ filename: Type.String(), size: Type.Integer() })),
+  artifacts: Type.Array(ArtifactEntity),
+  runner: Nullable(RunnerEntity),
+  artifacts_expire_at: Nullable(Timestamp),
+  tag_list: Type.Array(Type.String()),
+});
+export type Job = Static<typeof JobEntity>;
+
+export const BridgeEntity = Entity({ ...jobBasicFields, downstream_pipeline: Nullable(PipelineBasicEntity) });
+export type Bridge = Static<typeof BridgeEntity>;
+
+const Scope = Type.Optional(Type.Union([OneOf(JOB_STATUSES), Type.Array(OneOf(JOB_STATUSES))]));
+
+export const ProjectParams = Params({ id: IdOrPath });
+export const JobParams = Params({ id: IdOrPath, job_id: Type.Integer() });
+export const PipelineJobsParams = Params({ id: IdOrPath, pipeline_id: Type.Integer() });
+export const ListJobsQuery = Params({ ...PageParams, scope: Scope });
+export const ListPipelineJobsQuery = Params({ ...PageParams, scope: Scope, include_retried: Type.Optional(Bool({ default: false })) });
+export type ListPipelineJobsQuery = Static<typeof ListPipelineJobsQuery>;
