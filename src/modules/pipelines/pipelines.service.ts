@@ -170,7 +170,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     if (!(error instanceof CiConfigError)) throw error;
     return failed(ctx, input, { ...base, config_path: source.path }, error.message, configured);
   }
-  if ('filteredOut' in seeded) return input.saveFailed ? { none: true } : { error: seeded.message };
+  if (seeded.filteredOut) return input.saveFailed ? { none: true } : { error: seeded.message };
   const pipeline = await savePipeline(ctx, input, { ...base, status: 'created', config_path: source.path }, seeded.jobs, now);
   return { pipeline };
 }
@@ -239,12 +239,12 @@ function buildValues(pipeline: CiPipelineRow, job: SeededJob, at: string) {
     scheduling_type: job.schedulingType,
     needs: job.needs === null ? null : JSON.stringify(job.needs),
     options: JSON.stringify({ ...job.options, start_in: job.startIn, allow_failure_exit_codes: job.allowFailureExitCodes, dependencies: job.dependencies, trigger: job.trigger }),
-    yaml_variables: JSON.stringify(job.yamlVariables),
+    yaml_variables: JSON.stringify([...job.yamlVariables, ...job.parallelVariables]),
     tag_list: JSON.stringify(job.tags),
     coverage_regex: job.coverageRegex,
     resource_group: job.resourceGroup,
     environment: job.environment,
-    interruptible: job.interruptible,
+    interruptible: job.interruptible ?? false,
     retried: false,
     user_id: pipeline.user_id,
     created_at: at,
