@@ -88,7 +88,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('failure_reason', 'varchar(64)')
     .addColumn('exit_code', 'integer')
     .addColumn('timeout', 'integer')
-    .addColumn('timeout_source', 'varchar(16)')
+    .addColumn('timeout_source', 'varchar(32)')
     .addColumn('trace_size', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('downstream_pipeline_id', 'bigint')
     .addColumn('artifacts_expire_at', 'varchar(32)')
