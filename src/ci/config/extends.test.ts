@@ -46,7 +46,7 @@ test('extends errors: unknown, not a mapping, too deep, circular', async () => {
   const chain = (n: number) =>
     Array.from({ length: n }, (_, i) => `.l${i}: {extends: .l${i + 1}}`).join('\n') + `\n.l${n}: {script: x}\nj: {extends: .l0}`;
   assert.equal((await compile(chain(8))).jobs[0].script?.[0], 'x');
-  assert.equal(await errorOf(compile(chain(12))), '.l9: nesting too deep in `extends`');
+  assert.equal(await errorOf(compile(chain(12))), '.l10: nesting too deep in `extends`');
 });
 
 test('!reference picks scripts, lists and mappings; references inside references resolve', async () => {
