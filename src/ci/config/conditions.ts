@@ -51,8 +51,10 @@ export class PipelineFacts {
   /** One only/except `refs` entry (build/policy/refs.rb). */
   refMatches(pattern: string): boolean {
     const { source, refType, ref } = this.context;
-    if (refType === 'tag' && pattern === 'tags') return true;
-    if (refType === 'branch' && pattern === 'branches') return true;
+    // A merge request pipeline runs on refs/merge-requests/…: neither a branch nor a tag.
+    const mergeRequest = source === 'merge_request_event';
+    if (!mergeRequest && refType === 'tag' && pattern === 'tags') return true;
+    if (!mergeRequest && refType === 'branch' && pattern === 'branches') return true;
     const sourceName = source === 'merge_request_event' ? 'merge_request' : source;
     if (pattern === sourceName || pattern === pluralize(sourceName)) return true;
     // A `ref@project/path` pattern also names the project.
@@ -63,7 +65,7 @@ export class PipelineFacts {
       refPattern = pattern.slice(0, at);
     }
     // Ref patterns are for branch and tag pipelines only, not merge request ones.
-    if (source === 'merge_request_event') return false;
+    if (mergeRequest) return false;
     const regex = isRubyRegexSyntax(refPattern) ? compileRubyRegex(refPattern) : null;
     return regex ? regex.test(ref) : refPattern === ref;
   }
