@@ -84,7 +84,39 @@ export function sortedTestCases(suite: TestSuite): TestCase[] {
   );
 }
 
-export function testCaseJson(testCase: TestCase) {
+export interface TestCaseJson {
+  status: TestCaseStatus;
+  name: XmlValue;
+  classname: XmlValue;
+  execution_time: number;
+  system_output: XmlValue;
+  stack_trace: null;
+}
+
+export interface TestSuiteJson {
+  name: string;
+  total_time: number;
+  total_count: number;
+  success_count: number;
+  failed_count: number;
+  skipped_count: number;
+  error_count: number;
+  /** Present in details mode only, as `test_cases`. */
+  suite_error?: string | null;
+  test_cases?: TestCaseJson[];
+}
+
+export interface TestReportJson {
+  total_time: number;
+  total_count: number;
+  success_count: number;
+  failed_count: number;
+  skipped_count: number;
+  error_count: number;
+  test_suites: TestSuiteJson[];
+}
+
+export function testCaseJson(testCase: TestCase): TestCaseJson {
   return {
     status: testCase.status,
     name: testCase.name,
@@ -96,8 +128,8 @@ export function testCaseJson(testCase: TestCase) {
 }
 
 /** A suite's JSON; `details` (as the API's test report asks) adds suite_error and the cases. */
-export function testSuiteJson(suite: TestSuite, options: { details?: boolean } = {}) {
-  const summary = {
+export function testSuiteJson(suite: TestSuite, options: { details?: boolean } = {}): TestSuiteJson {
+  const summary: TestSuiteJson = {
     name: suite.name,
     total_time: suite.totalTime,
     total_count: totalCount(suite),
@@ -118,7 +150,7 @@ const sumOver = (reports: TestReports, pick: (suite: TestSuite) => number) =>
   [...reports.suites.values()].reduce((sum, suite) => sum + pick(suite), 0);
 
 /** `GET /projects/:id/pipelines/:pipeline_id/test_report`. */
-export function testReportJson(reports: TestReports, options: { details?: boolean } = { details: true }) {
+export function testReportJson(reports: TestReports, options: { details?: boolean } = { details: true }): TestReportJson {
   return {
     total_time: sumOver(reports, (suite) => suite.totalTime),
     total_count: sumOver(reports, totalCount),
