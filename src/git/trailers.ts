@@ -159,7 +159,10 @@ export function logTrailers(message: string): Record<string, string> {
   return trailersOf(text);
 }
 
-/** A commit message's trailers as `git for-each-ref --format=%(trailers:only,unfold)` shows them (empty lines before the title skipped). */
+/** A commit's or tag's message as `git for-each-ref --format=%(contents)` shows it: empty lines before the title skipped. */
+export const refMessage = (message: string) => upToNul(message).replace(/^\n+/, '');
+
+/** A commit message's trailers as `git for-each-ref --format=%(trailers:only,unfold)` shows them. */
 export function refTrailers(message: string): Record<string, string> {
-  return trailersOf(upToNul(message).replace(/^\n+/, ''));
+  return trailersOf(refMessage(message));
 }
