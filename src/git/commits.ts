@@ -237,17 +237,21 @@ async function writeBlobs(gitDir: string, scratch: string, actions: readonly Fil
   return slots.map((slot) => (slot === null ? null : ids[slot]));
 }
 
-/** Reads the entries of a private index file: "<mode> <id> <stage>\t<path>\0". */
-async function readIndex(gitDir: string, env: Record<string, string>): Promise<Map<string, IndexEntry | null>> {
-  const { stdout } = await runGit(gitDir, ['ls-files', '--stage', '-z'], { env });
-  const tree = new Map<string, IndexEntry | null>();
-  for (const record of stdout.toString('utf8').split('\0')) {
-    if (record === '') continue;
-    const tab = record.indexOf('\t');
-    const [mode, id] = record.slice(0, tab).split(' ');
-    tree.set(record.slice(tab + 1), { mode, id });
+/** The mode the index gives a tree entry (git's create_ce_mode): links and submodules as they are, files 644 or 755. */
+function indexMode(mode: string): string {
+  if (mode === '120000' || mode === '160000') return mode;
+  return (Number.parseInt(mode, 8) & 0o100) !== 0 ? EXECUTABLE_MODE : FILE_MODE;
+}
+
+/** The files (and submodules) of a commit's tree by path, as an index read from it holds them; read through the object reader. */
+async function filesOf(repo: Repository, commitId: string): Promise<Map<string, IndexEntry | null>> {
+  const commit = await readCommit(repo, commitId);
+  if (commit === null) throw new GitError('invalid', `not a commit: ${commitId}`);
+  const files = new Map<string, IndexEntry | null>();
+  for (const entry of await listTree(repo, commit.tree, '', true)) {
+    if (entry.type !== 'tree') files.set(entry.path, { mode: indexMode(entry.mode), id: entry.id });
   }
-  return tree;
+  return files;
 }
 
 /**
@@ -272,8 +276,12 @@ export async function createCommit(gitDir: string, request: CommitRequest): Prom
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'quarry-commit-'));
   try {
     const env = { GIT_INDEX_FILE: path.join(scratch, 'index') };
-    if (parent !== null) await runGit(gitDir, ['read-tree', '--end-of-options', parent], { env });
-    const tree = parent !== null ? await readIndex(gitDir, env) : new Map<string, IndexEntry | null>();
+    // The index is how git writes a tree (update-index, write-tree); what it holds is read through
+    // the object reader, as every other read, meanwhile.
+    const [tree] = await Promise.all([
+      parent !== null ? filesOf(openRepository(gitDir), parent) : new Map<string, IndexEntry | null>(),
+      parent !== null ? runGit(gitDir, ['read-tree', '--end-of-options', parent], { env }) : null,
+    ]);
     const blobs = await writeBlobs(gitDir, scratch, request.actions);
     const touched = applyActions(tree, request.actions, blobs);
 

@@ -2,16 +2,17 @@
 // itself), their trailers and diff stats, and the last commit that touched a path.
 //
 // Walking history still takes a git process per request the first time (rev-list for a page or
-// a count, with or without a path filter; log for trailers; diff-tree for stats; at most four at
-// once, walks.ts). What a walk
-// from commit ids finds never changes, so its answer is kept in the object cache, and the commits
-// themselves come from the repository's object reader: a page, a count, trailers or stats asked
-// again cost no process. A path's last commit takes none at all (last-commits.ts).
-import { requireObjectId, requireRepoPath, requireRevision } from './args.ts';
+// a count, with or without a path filter; diff-tree for stats; at most four at once, walks.ts).
+// What a walk from commit ids finds never changes, so its answer is kept in the object cache, and
+// the commits themselves come from the repository's object reader: a page, a count or stats asked
+// again cost no process. Trailers (trailers.ts) and a path's last commit (last-commits.ts) take
+// none at all.
+import { isObjectId, requireObjectId, requireRepoPath, requireRevision } from './args.ts';
 import { objectCache } from './object-cache.ts';
 import { directoryPaths, lastCommitsForPaths } from './last-commits.ts';
-import { type Commit, entryAtPath, objectKey, openRepository, peelToCommit, readCommit } from './objects.ts';
+import { type Commit, type Repository, entryAtPath, objectKey, openRepository, peelToCommit, readCommit } from './objects.ts';
 import { GitError } from './run.ts';
+import { logTrailers } from './trailers.ts';
 import { runWalk } from './walks.ts';
 
 export interface LogQuery {
@@ -45,8 +46,8 @@ function revListArgs(query: LogQuery): string[] | null {
   return args;
 }
 
-/** A walk from commit ids alone (`a..b` ranges of them too) finds the same commits forever. */
-const FIXED_REVISION = /^[0-9a-f]{40}(\.{2,3}[0-9a-f]{40})?$/;
+/** A walk from commit ids alone (`a..b` ranges of them, `^a` exclusions) finds the same commits forever. */
+const FIXED_REVISION = /^\^?[0-9a-f]{40}(\.{2,3}[0-9a-f]{40})?$/;
 
 /**
  * rev-list's answer to a query: kept in the object cache when the query walks from commit ids
@@ -66,11 +67,55 @@ export async function logCommitIds(gitDir: string, query: LogQuery, page: { skip
   return output.split('\n').filter((line) => line !== '');
 }
 
+const countArgs = (args: readonly string[]) => ['--count', ...args];
+/** Where the count of everything a commit reaches is kept (the key revList keeps it under). */
+const wholeCountKey = (repo: Repository, id: string) => objectKey(repo, 'count', JSON.stringify(countArgs(revListArgs({ revisions: [id] }) as string[])));
+
+/** Commits followed down a line of single parents before a count is left to rev-list. */
+const PARENT_LINE = 64;
+
+/**
+ * A count told by the commits alone, without a walk, when their parents make it certain: what
+ * `tip` reaches and `base` does not, when tip's line of single parents meets base (each commit on
+ * the way is new: the commit on top of a branch head, the usual push); with no base, everything tip
+ * reaches, when that line meets a root commit or a commit whose whole count is known. Null when
+ * only a walk can tell (a merge on the way, or a long line).
+ */
+async function countByParents(repo: Repository, tip: string, base: string | null): Promise<number | null> {
+  let at = tip;
+  for (let count = 0; count <= PARENT_LINE; count++) {
+    if (at === base) return count;
+    if (base === null) {
+      const known = objectCache.get<string>(wholeCountKey(repo, at));
+      if (known !== undefined) return count + Number(known.trim());
+    }
+    const commit = await readCommit(repo, at);
+    if (commit === null) return null;
+    if (commit.parents.length === 0) return base === null ? count + 1 : null;
+    if (commit.parents.length > 1) return null;
+    at = commit.parents[0];
+  }
+  return null;
+}
+
 /** How many commits a query selects. */
 export async function countCommits(gitDir: string, query: LogQuery): Promise<number> {
   const args = revListArgs(query);
   if (args === null) return 0;
-  return Number((await revList(gitDir, 'count', query, ['--count', ...args])).trim());
+  // `<id>` or `<id> ^<id>` alone (the counts of pushes and of project statistics) may need no walk.
+  const [tip, exclude, ...more] = query.revisions ?? [];
+  const plain = !query.all && !query.path && !query.since && !query.until && !query.firstParent && more.length === 0;
+  if (plain && isObjectId(tip) && (exclude === undefined || (exclude.startsWith('^') && isObjectId(exclude.slice(1))))) {
+    const repo = openRepository(gitDir);
+    const known = await countByParents(repo, tip, exclude === undefined ? null : exclude.slice(1));
+    if (known !== null) {
+      // Kept as rev-list's answer would be, so that the next commit on top counts from it.
+      const text = `${known}\n`;
+      objectCache.set(objectKey(repo, 'count', JSON.stringify(countArgs(args))), text, text.length);
+      return known;
+    }
+  }
+  return Number((await revList(gitDir, 'count', query, countArgs(args))).trim());
 }
 
 /**
@@ -104,23 +149,14 @@ async function perCommit<T>(gitDir: string, kind: string, keys: readonly string[
   return found;
 }
 
-/** Trailers ("Signed-off-by: …") of each commit, as git finds them: key → value, the last one winning. */
-export function readTrailers(gitDir: string, ids: readonly string[]): Promise<Map<string, Record<string, string>>> {
-  return perCommit(gitDir, 'trailers', ids.map(requireObjectId), async (missing) => {
-    const trailers = new Map<string, Record<string, string>>();
-    const format = '--format=%H%x00%(trailers:only,unfold,separator=%x01,key_value_separator=%x02)';
-    const { stdout } = await runWalk(gitDir, ['log', '--no-walk=unsorted', '-z', format, '--end-of-options', ...missing]);
-    const fields = stdout.toString('utf8').split('\0');
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const pairs: Record<string, string> = {};
-      for (const line of fields[i + 1].split('\x01')) {
-        const separator = line.indexOf('\x02');
-        if (separator > 0) pairs[line.slice(0, separator)] = line.slice(separator + 1);
-      }
-      trailers.set(fields[i], pairs);
-    }
-    return trailers;
-  }, (pairs) => JSON.stringify(pairs).length);
+/**
+ * Trailers ("Signed-off-by: …") of each commit, as `git log --format=%(trailers)` finds them: key →
+ * value, the last one winning. Parsed from the commit read through the object reader (trailers.ts),
+ * without a process. Ids that are not commits are left out.
+ */
+export async function readTrailers(gitDir: string, ids: readonly string[]): Promise<Map<string, Record<string, string>>> {
+  const commits = await readCommits(gitDir, ids);
+  return new Map(commits.map((commit) => [commit.id, logTrailers(commit.message)]));
 }
 
 export interface DiffStats {
@@ -132,6 +168,11 @@ export interface DiffStats {
 /**
  * Lines added and removed by each commit against its first parent (a root commit against the
  * empty tree), in one git call; binary files count no lines.
+ *
+ * This keeps a git process (diff-tree, in turn with the walks) the first time a commit's stats are
+ * asked: the counts are those of git's own line diff, heuristics and binary detection included,
+ * which no reimplementation would match line for line. What a commit changed never changes, so
+ * the answer is kept per commit id in the object cache and asked again costs nothing.
  */
 export async function diffStats(gitDir: string, commits: readonly Pick<Commit, 'id' | 'parents'>[]): Promise<Map<string, DiffStats>> {
   const byId = new Map(commits.map((c) => [requireObjectId(c.id), c]));

@@ -4,7 +4,7 @@
 // at may change, so it is never cached here. Every function takes the repository as opened at the
 // start of the caller's operation (openRepository), so that its identity is read once.
 import { requireObjectId, requireRepoPath, requireRevision } from './args.ts';
-import type { ObjectData, ObjectInfo } from './cat-file.ts';
+import type { ObjectData, ObjectInfo, ObjectType } from './cat-file.ts';
 import { objectCache } from './object-cache.ts';
 import { type Repository, readers } from './reader-pool.ts';
 import { GitError, runGit } from './run.ts';
@@ -199,12 +199,55 @@ export async function entryAtPath(repo: Repository, commitId: string, entryPath:
   return entry;
 }
 
-// ---- Blobs -------------------------------------------------------------------------------------
+// ---- Tags and types ----------------------------------------------------------------------------
+
+export interface TagObject {
+  id: string;
+  /** The object tagged, and its type as the tag names it. */
+  object: string;
+  type: ObjectType;
+  /** The tagger line's value ("Name <email> 1700000000 +0000"); null when the tag has none. */
+  tagger: string | null;
+  /** Everything after the headers, signature included. */
+  message: string;
+}
+
+function parseTag(id: string, raw: string): TagObject {
+  const end = raw.indexOf('\n\n');
+  const tag: TagObject = { id, object: '', type: 'commit', tagger: null, message: end === -1 ? '' : raw.slice(end + 2) };
+  for (const line of (end === -1 ? raw : raw.slice(0, end)).split('\n')) {
+    const space = line.indexOf(' ');
+    const value = line.slice(space + 1);
+    if (line.startsWith('object ')) tag.object = value;
+    else if (line.startsWith('type ')) tag.type = value as ObjectType;
+    else if (line.startsWith('tagger ')) tag.tagger = value;
+  }
+  return tag;
+}
+
+/** The annotated tag object with this id; null when the repository has no such tag object. */
+export function readTagObject(repo: Repository, id: string): Promise<TagObject | null> {
+  return objectCache.remember(
+    objectKey(repo, 'tag', id),
+    async () => {
+      const object = await readObject(repo, id);
+      return object?.type === 'tag' ? parseTag(object.id, object.content.toString('utf8')) : null;
+    },
+    (tag) => (tag === null ? null : parsedSize(tag.message.length + 200)),
+  );
+}
 
 /** The id, type and size of an object; null when the repository has none. */
 function objectInfo(repo: Repository, id: string): Promise<ObjectInfo | null> {
   return objectCache.remember(objectKey(repo, 'info', id), () => readers.info(repo, requireObjectId(id)), (info) => (info === null ? null : 100));
 }
+
+/** The type of the object with this id; null when the repository has none. */
+export async function objectType(repo: Repository, id: string): Promise<ObjectType | null> {
+  return (await objectInfo(repo, id))?.type ?? null;
+}
+
+// ---- Blobs -------------------------------------------------------------------------------------
 
 /**
  * The content of the blob with this id; null when the repository has no such blob. A blob larger

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createCommit } from './commits.ts';
-import { branchesContaining, branchesMergedInto } from './reachability.ts';
+import { branchesContaining, reachedFrom } from './reachability.ts';
 import { getDetailedRefs, listDetailedRefs } from './ref-details.ts';
 import { resolveRef, updateRef } from './refs.ts';
 import { createRepository } from './repository.ts';
@@ -89,11 +89,56 @@ describe('listDetailedRefs / getDetailedRefs', () => {
   });
 });
 
+describe('refs read without git', () => {
+  test('the same refs, objects, messages and trailers as for-each-ref shows, loose or packed, odd messages and tags included', async () => {
+    const odd = path.join(root, 'odd.git');
+    await createRepository(odd, { defaultBranch: 'main', readme: { content: '# o\n', message: 'Initial commit', author, date: at } });
+    const env = { ...identityEnv('AUTHOR', author, at), ...identityEnv('COMMITTER', author, at) };
+    const head = (await resolveRef(odd, 'refs/heads/main')) as string;
+    const tree = (await runGit(odd, ['rev-parse', `${head}^{tree}`])).stdout.toString().trim();
+    const messages = ['\n\nLeading blank lines\n\nKey: v\n', 'Title\n\nBody\n\nSigned-off-by: A <a@example.com>\nFolded: one\n  two\n', 'No newline at the end'];
+    for (const [i, message] of messages.entries()) {
+      const id = (await runGit(odd, ['commit-tree', tree, '-p', head], { env, input: message })).stdout.toString().trim();
+      await updateRef(odd, `refs/heads/odd/${i}`, id, null);
+      await runGit(odd, ['tag', '-a', '-m', `Tag ${i}\n\nReviewed-by: R`, '--', `t${i}`, id], { env });
+    }
+    const blob = (await runGit(odd, ['rev-parse', `${head}:README.md`])).stdout.toString().trim();
+    await runGit(odd, ['tag', '--', 'blob-tag', blob]);
+    await runGit(odd, ['tag', '-a', '-m', 'Outer', '--', 'outer', 't1'], { env });
+    await runGit(odd, ['pack-refs', '--all']);
+    await updateRef(odd, 'refs/heads/odd/0', head);
+    await updateRef(odd, 'refs/heads/Über', head, null);
+    const withoutGit = [await listDetailedRefs(odd, 'branch'), await listDetailedRefs(odd, 'tag')];
+    const exact = await getDetailedRefs(odd, ['refs/heads/odd/1', 'refs/tags/outer', 'refs/tags/none']);
+    // A ref backend the ref files do not describe: every read goes to git.
+    fs.mkdirSync(path.join(odd, 'reftable'));
+    try {
+      assert.deepEqual(withoutGit, [await listDetailedRefs(odd, 'branch'), await listDetailedRefs(odd, 'tag')]);
+      assert.deepEqual(exact, await getDetailedRefs(odd, ['refs/heads/odd/1', 'refs/tags/outer', 'refs/tags/none']));
+    } finally {
+      fs.rmdirSync(path.join(odd, 'reftable'));
+    }
+    assert.equal(withoutGit[0].length, 5);
+    assert.equal(withoutGit[1].length, 5);
+  });
+});
+
 describe('reachability', () => {
-  test('branchesMergedInto: the branches whose head the commit reaches, its own included', async () => {
-    assert.deepEqual(await branchesMergedInto(repo, second), new Map([['refs/heads/feature/x', first], ['refs/heads/main', second]]));
-    assert.deepEqual(await branchesMergedInto(repo, first), new Map([['refs/heads/feature/x', first]]));
-    await assert.rejects(branchesMergedInto(repo, '--all'), (e: unknown) => e instanceof GitError && e.kind === 'invalid');
+  test('reachedFrom: the commits a commit reaches, its own included; asked again, no walk', async () => {
+    assert.deepEqual(await reachedFrom(repo, second, [first, second]), new Set([first, second]));
+    assert.deepEqual(await reachedFrom(repo, first, [first, second]), new Set([first]));
+    // Known pairs answer even where git could not be asked any more.
+    const moved = `${repo}.moved`;
+    fs.renameSync(repo, moved);
+    fs.mkdirSync(repo);
+    try {
+      await assert.rejects(reachedFrom(repo, first, [second]), GitError);
+    } finally {
+      fs.rmdirSync(repo);
+      fs.renameSync(moved, repo);
+    }
+    assert.deepEqual(await reachedFrom(repo, first, [second, first]), new Set([first]));
+    await assert.rejects(reachedFrom(repo, '--all', [first]), (e: unknown) => e instanceof GitError && e.kind === 'invalid');
   });
 
   test('branchesContaining: the branches a commit is on', async () => {

@@ -1,10 +1,16 @@
-// Branches and tags with the commit each leads to, read in one git process however many refs there
-// are (for-each-ref reads every commit itself), for lists that show each ref's commit.
+// Branches and tags with the commit each leads to, for lists that show each ref's commit, as
+// `git for-each-ref` shows them: the refs from the ref files (ref-store.ts) and their objects
+// through the object reader and cache, without a process, so that a branch or tag just written
+// is shown without one too. Where the ref files cannot be read by us (ref-store.ts says when), one
+// for-each-ref process reads them all.
 import { requireRefName } from './args.ts';
 import { type Commit, getCommit } from './commits.ts';
+import { type Repository, objectType, openRepository, readCommit, readTagObject } from './objects.ts';
 import type { Ref, RefType } from './refs.ts';
+import { storedRef, storedRefsUnder } from './ref-store.ts';
 import { GitError, runGit } from './run.ts';
 import { parseSignature } from './signature.ts';
+import { refMessage, refTrailers } from './trailers.ts';
 
 export interface CommitDetails extends Commit {
   /** The message's trailers (`Signed-off-by: …`), unfolded; the last of a repeated key wins. */
@@ -54,7 +60,44 @@ function parseTrailers(text: string): Record<string, string> {
   return trailers;
 }
 
-async function readDetailedRefs(gitDir: string, patterns: readonly string[]): Promise<DetailedRef[]> {
+/** A commit as for-each-ref shows it, with its trailers. */
+const detailsOf = (commit: Commit): CommitDetails => ({ ...commit, message: refMessage(commit.message), trailers: refTrailers(commit.message) });
+
+/** One ref with its objects read through the reader; null when its object is missing (git leaves such a ref out). */
+async function detailedRef(repo: Repository, ref: string, objectId: string): Promise<DetailedRef | null> {
+  const type: RefType = ref.startsWith(PREFIXES.tag) ? 'tag' : 'branch';
+  const base = { ref, name: ref.slice(PREFIXES[type].length), type, target: objectId };
+  const objectKind = await objectType(repo, objectId);
+  if (objectKind === null) return null;
+  if (objectKind === 'commit') {
+    const commit = await readCommit(repo, objectId);
+    return commit && { ...base, commit: objectId, tag: null, details: detailsOf(commit) };
+  }
+  if (objectKind !== 'tag') return { ...base, commit: null, tag: null, details: null };
+  const tagObject = await readTagObject(repo, objectId);
+  if (tagObject === null) return null;
+  let details: CommitDetails | null = null;
+  if (tagObject.type === 'commit') {
+    const commit = await readCommit(repo, tagObject.object);
+    details = commit && detailsOf(commit);
+  } else if (tagObject.type === 'tag') {
+    // A tag of a tag, which for-each-ref peels only once: the commit at its end, without trailers.
+    const commit = await getCommit(repo.dir, objectId);
+    details = commit && { ...commit, trailers: {} };
+  }
+  const tagger = tagObject.tagger === null ? null : parseSignature(tagObject.tagger);
+  return { ...base, commit: details?.id ?? null, tag: { id: objectId, message: refMessage(tagObject.message), tagger }, details };
+}
+
+/** Refs (full name → object id) with their objects, in git's order (byte order of names). */
+async function detailedRefs(gitDir: string, refs: ReadonlyMap<string, string>): Promise<DetailedRef[]> {
+  const repo = openRepository(gitDir);
+  const names = [...refs.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const found = await Promise.all(names.map((name) => detailedRef(repo, name, refs.get(name) as string)));
+  return found.filter((ref) => ref !== null);
+}
+
+async function readDetailedRefsWithGit(gitDir: string, patterns: readonly string[]): Promise<DetailedRef[]> {
   const { stdout } = await runGit(gitDir, ['for-each-ref', `--format=${FORMAT}`, '--', ...patterns]);
   const fields = stdout.toString('utf8').split('\0');
   fields.pop();
@@ -99,7 +142,8 @@ async function readDetailedRefs(gitDir: string, patterns: readonly string[]): Pr
 
 /** Every branch or every tag with its commit, ordered by name (byte order, as git sorts). */
 export function listDetailedRefs(gitDir: string, type: RefType): Promise<DetailedRef[]> {
-  return readDetailedRefs(gitDir, [PREFIXES[type]]);
+  const stored = storedRefsUnder(gitDir, PREFIXES[type]);
+  return stored === undefined ? readDetailedRefsWithGit(gitDir, [PREFIXES[type]]) : detailedRefs(gitDir, stored);
 }
 
 /** Some refs by their full names, with their commits; absent ones are missing from the map. */
@@ -108,7 +152,15 @@ export async function getDetailedRefs(gitDir: string, refs: readonly string[]): 
   // No pattern at all would list every ref.
   if (refs.length === 0) return new Map();
   const wanted = new Set(refs);
-  // A pattern also matches the refs below it (refs/heads/a matches refs/heads/a/b): keep the exact ones.
-  const found = await readDetailedRefs(gitDir, [...wanted]);
-  return new Map(found.filter((r) => wanted.has(r.ref)).map((r) => [r.ref, r]));
+  const stored = new Map<string, string>();
+  for (const ref of wanted) {
+    const id = storedRef(gitDir, ref);
+    if (id === undefined) {
+      // A pattern also matches the refs below it (refs/heads/a matches refs/heads/a/b): keep the exact ones.
+      const found = await readDetailedRefsWithGit(gitDir, [...wanted]);
+      return new Map(found.filter((r) => wanted.has(r.ref)).map((r) => [r.ref, r]));
+    }
+    if (id !== null) stored.set(ref, id);
+  }
+  return new Map((await detailedRefs(gitDir, stored)).map((r) => [r.ref, r]));
 }

@@ -2,6 +2,7 @@
 // compare-and-set on the old value, so that of two writers racing on one ref exactly one wins.
 import { ZERO_OID, requireObjectId, requireRefName, requireRevision } from './args.ts';
 import { openRepository, peelToCommit } from './objects.ts';
+import { anyStoredRefUnder, storedRef } from './ref-store.ts';
 import { GitError, runGit } from './run.ts';
 import { type Signature, parseSignature } from './signature.ts';
 
@@ -77,9 +78,14 @@ export async function getRef(gitDir: string, ref: string): Promise<Ref | null> {
   return (await readRefs(gitDir, [ref])).find((r) => r.ref === ref) ?? null;
 }
 
-/** The object id a full ref name points at (unpeeled); null when the ref does not exist. */
+/**
+ * The object id a full ref name points at (unpeeled); null when the ref does not exist. Read from
+ * the ref files (ref-store.ts), fresh, without a process; git answers only what they cannot.
+ */
 export async function resolveRef(gitDir: string, ref: string): Promise<string | null> {
   requireRefName(ref);
+  const stored = storedRef(gitDir, ref);
+  if (stored !== undefined) return stored;
   const { stdout } = await runGit(gitDir, ['for-each-ref', '--format=%(refname)%00%(objectname)', '--', ref]);
   for (const line of stdout.toString('utf8').split('\n')) {
     const [name, id] = line.split('\0');
@@ -97,8 +103,10 @@ export async function resolveCommit(gitDir: string, revision: string): Promise<s
   return peelToCommit(openRepository(gitDir), revision);
 }
 
-/** Whether any branch exists: a repository without one is empty. */
+/** Whether any branch exists: a repository without one is empty. From the ref files, as resolveRef. */
 export async function hasBranches(gitDir: string): Promise<boolean> {
+  const stored = anyStoredRefUnder(gitDir, PREFIXES.branch);
+  if (stored !== undefined) return stored;
   const { stdout } = await runGit(gitDir, ['for-each-ref', '--count=1', '--format=%(refname)', '--', PREFIXES.branch]);
   return stdout.length > 0;
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ownerTag, removeLeftoverEntries } from '../core/processes.ts';
 import { requireBranchName } from './args.ts';
 import { createCommit } from './commits.ts';
+import { storedHead } from './ref-store.ts';
 import { runGit } from './run.ts';
 import type { Identity } from './signature.ts';
 import { type RepositoryStorages, storageDirectory } from './storages.ts';
@@ -186,8 +187,10 @@ export async function setDefaultBranch(gitDir: string, branch: string): Promise<
   await runGit(gitDir, ['symbolic-ref', '--', 'HEAD', `refs/heads/${requireBranchName(branch)}`]);
 }
 
-/** The branch HEAD names; null when HEAD is detached. */
+/** The branch HEAD names; null when HEAD is detached. From the HEAD file (ref-store.ts); git answers only what it cannot. */
 export async function readDefaultBranch(gitDir: string): Promise<string | null> {
+  const stored = storedHead(gitDir);
+  if (stored !== undefined) return stored?.startsWith('refs/heads/') ? stored.slice('refs/heads/'.length) : null;
   const { stdout, exitCode } = await runGit(gitDir, ['symbolic-ref', '--quiet', 'HEAD'], { okExitCodes: [1] });
   const ref = stdout.toString('utf8').trim();
   return exitCode === 0 && ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;

@@ -1,21 +1,19 @@
 // What a repository holds, as the project statistics count it: the commits of a branch and the
-// space on disk. A process per call: this runs in background jobs after pushes, never in a request.
+// space on disk. This runs in background jobs after pushes, never in a request.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { requireBranchName } from './args.ts';
-import { GitError, runGit } from './run.ts';
+import { countCommits } from './history.ts';
+import { resolveRef } from './refs.ts';
 
-/** The commits reachable from a branch; 0 when it does not exist. */
+/**
+ * The commits reachable from a branch; 0 when it does not exist. Counted from the branch's commit
+ * id, so that the count is kept per commit, and a push of commits on top of a counted head
+ * counts them alone, without a walk (history.ts).
+ */
 export async function commitCount(gitDir: string, branch: string): Promise<number> {
-  const ref = `refs/heads/${requireBranchName(branch)}`;
-  try {
-    const { stdout } = await runGit(gitDir, ['rev-list', '--count', ref, '--']);
-    return Number(stdout.toString().trim());
-  } catch (error) {
-    // rev-list exits 128 on a revision that does not resolve.
-    if (error instanceof GitError && error.kind === 'failed' && error.exitCode === 128) return 0;
-    throw error;
-  }
+  const head = await resolveRef(gitDir, `refs/heads/${requireBranchName(branch)}`);
+  return head === null ? 0 : countCommits(gitDir, { revisions: [head] });
 }
 
 /** Bytes on disk under the repository, counted as `du` counts them: the blocks allocated. */

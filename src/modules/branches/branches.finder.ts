@@ -1,6 +1,7 @@
-// Reads of branches, from git: all of them with their commits in one process, and which of them the
-// default branch has merged in one more, each kept while the repository's branches stay the same.
-import { branchesMergedInto } from '../../git/reachability.ts';
+// Reads of branches: all of them with their commits (ref-details.ts), and which of them the default
+// branch has merged (kept per pair of commits, reachability.ts), each kept while the repository's
+// branches stay the same.
+import { reachedFrom } from '../../git/reachability.ts';
 import { readRefsCached } from '../../git/ref-cache.ts';
 import { type DetailedRef, listDetailedRefs } from '../../git/ref-details.ts';
 
@@ -34,7 +35,7 @@ export function mergedBranches(dir: string | null, branches: Branches, defaultBr
   const head = defaultBranch === null ? undefined : branches.byName.get(defaultBranch)?.details.id;
   if (dir === null || head === undefined) return Promise.resolve(new Set());
   return readRefsCached(dir, 'branch', `merged:${head}`, async () => {
-    const reached = await branchesMergedInto(dir, head);
-    return new Set([...reached].filter(([, id]) => id !== head).map(([ref]) => ref));
+    const reached = await reachedFrom(dir, head, branches.list.map((b) => b.details.id));
+    return new Set(branches.list.filter((b) => b.details.id !== head && reached.has(b.details.id)).map((b) => b.ref));
   });
 }

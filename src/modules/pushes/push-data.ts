@@ -49,9 +49,9 @@ async function branchCommits(gitDir: string, update: RefUpdate, branch: string, 
   }
   // A new branch reports what the default branch lacks; an update what the old head lacked. The
   // platform lists those oldest first and shows the last: the new head, when there are any.
-  const defaultRef = defaultBranch === null ? null : `${BRANCH_PREFIX}${defaultBranch}`;
-  const exclude = before !== ZERO_OID ? before : defaultRef !== null && (await resolveRef(gitDir, defaultRef)) !== null ? defaultRef : undefined;
-  const count = await countCommits(gitDir, { revisions: exclude === undefined ? [after] : [after, `^${exclude}`] });
+  // By commit id, not by name, so that the count is kept per commit and often needs no walk.
+  const exclude = before !== ZERO_OID ? before : defaultBranch === null ? null : await resolveRef(gitDir, `${BRANCH_PREFIX}${defaultBranch}`);
+  const count = await countCommits(gitDir, { revisions: exclude === null ? [after] : [after, `^${exclude}`] });
   return { count, title: count > 0 ? await titleOf(gitDir, after) : null };
 }
 
