@@ -1,4 +1,4 @@
-// The `quarry` command line (serve, migrate, create-token, create-user, reset, seed, jobs).
+// The `quarry` command line (serve, migrate, create-token, create-user, reset, seed, jobs, runner-token).
 import { parseArgs } from 'node:util';
 import { createDeps, openConfiguredDatabase, prepare } from './bootstrap.ts';
 import { ConfigError, type Config, loadConfig } from './config.ts';
@@ -8,6 +8,8 @@ import { jobsCommand } from './cli/jobs.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { secretBox } from './core/secret-box.ts';
 import { serveFromEnvironment } from './serve.ts';
+import { systemContext } from './core/context.ts';
+import { instanceRegistrationToken } from './modules/runners/runners.service.ts';
 
 const USAGE = `usage: quarry <command> [options]
 
@@ -25,6 +27,7 @@ commands:
   seed FILE                  create the users, tokens, groups, projects, files, branches and
                              members a YAML or JSON document describes, when missing
   jobs [retry <id>]          background jobs by kind and state, the failed ones, and retrying one
+  runner-token               print the instance's runner registration token (made on first use)
 `;
 
 async function withDatabase<T>(config: Config, run: (deps: ReturnType<typeof createDeps>) => Promise<T>): Promise<T> {
@@ -85,6 +88,12 @@ async function main(argv: string[]): Promise<number> {
       return withDatabase(config, async (deps) => {
         await migrateToLatest(deps.db);
         return jobsCommand(deps, rest, (line) => process.stdout.write(`${line}\n`));
+      });
+    case 'runner-token':
+      return withDatabase(config, async (deps) => {
+        await prepare(deps);
+        process.stdout.write(`${await instanceRegistrationToken(systemContext(deps))}\n`);
+        return 0;
       });
     case 'reset': {
       const { values } = parseArgs({ args: rest, options: { yes: { type: 'boolean' } } });
