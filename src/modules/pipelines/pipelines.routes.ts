@@ -24,7 +24,7 @@ import {
   PipelineVariableEntity,
   ProjectParams,
 } from './pipelines.schemas.ts';
-import { cancelPipeline, createPipeline, deletePipeline, requireCreated } from './pipelines.service.ts';
+import { cancelPipeline, createPipeline, deletePipeline, requireCreated, retryPipeline } from './pipelines.service.ts';
 
 /** Public projects' pipelines are read anonymously when their jobs are public. */
 const OPTIONAL = { auth: 'optional' } as const;
@@ -103,6 +103,16 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox = async (api) => {
     '/projects/:id/pipelines/:pipeline_id/cancel',
     { schema: { params: PipelineParams, response: { 200: PipelineEntity } }, config: OPTIONAL, preHandler: loadCi('update_pipeline') },
     async (req) => detail(req, await cancelPipeline(serviceContext(req), await requirePipeline(req, req.params.pipeline_id))),
+  );
+
+  api.post(
+    '/projects/:id/pipelines/:pipeline_id/retry',
+    { schema: { params: PipelineParams, response: { 201: PipelineEntity } }, config: OPTIONAL, preHandler: loadCi('update_pipeline') },
+    async (req, reply) => {
+      const pipeline = await retryPipeline(serviceContext(req), await requirePipeline(req, req.params.pipeline_id), req.actor?.user.id ?? null);
+      reply.code(201);
+      return detail(req, pipeline);
+    },
   );
 
   api.delete(
