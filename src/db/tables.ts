@@ -9,6 +9,19 @@ import type { DB } from './schema.ts';
  */
 export const DATA_TABLES = [
   'background_jobs',
+  'ci_build_trace_chunks',
+  'ci_job_artifacts',
+  'ci_build_report_results',
+  'ci_pending_builds',
+  'ci_builds',
+  'ci_pipeline_variables',
+  'ci_pipelines',
+  'ci_runner_projects',
+  'ci_runner_namespaces',
+  'ci_runners',
+  'ci_variables',
+  'ci_triggers',
+  'instance_secrets',
   'events',
   'namespace_member_counts',
   // Truncation fires no row triggers: the counters are emptied with what they count.

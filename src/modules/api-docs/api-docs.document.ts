@@ -106,9 +106,9 @@ function tagOf(url: string): string {
 /** required: any scheme; optional: any scheme or none ({}); none: no authentication at all. */
 function securityOf(config: RouteConfig): Json[] {
   if (config.auth === 'none') return [];
-  const schemes = Object.keys(SECURITY_SCHEMES)
-    .filter((name) => name !== 'JobToken' || config.jobToken)
-    .map((name) => ({ [name]: [] }));
+  // A job token, where a route accepts one, is the last resort.
+  const names = Object.keys(SECURITY_SCHEMES).filter((name) => name !== 'JobToken');
+  const schemes = [...names, ...(config.jobToken ? ['JobToken'] : [])].map((name) => ({ [name]: [] }));
   return config.auth === 'optional' ? [...schemes, {}] : schemes;
 }
 

@@ -16,7 +16,7 @@ import { repositoryDir } from '../../domain/project-repository.ts';
 import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.ts';
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
-import { getCommit, readTree } from '../../git/commits.ts';
+import { getCommit, readBlob, readTree } from '../../git/commits.ts';
 import { deleteRef, resolveRef } from '../../git/refs.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
@@ -259,6 +259,18 @@ export function requireCreated(result: CreatePipelineResult): CiPipelineRow {
 }
 
 export const forbiddenToRun = () => apiError(403, '403 Forbidden');
+
+/**
+ * Whether a push of `sha` may make a pipeline: the project's configuration is in that commit (or
+ * comes from another project). A push without one makes none, and needs no background job.
+ */
+export async function pushMayMakePipeline(ctx: ServiceContext, project: ProjectRow, sha: string): Promise<boolean> {
+  const [settings] = (await loadProjectSettings(ctx.db, [project])).values();
+  const path = settings?.ciCd.ci_config_path || '.gitlab-ci.yml';
+  if (path.includes('@')) return true;
+  const dir = repositoryDir(ctx.config, project);
+  return dir !== null && (await readBlob(dir, sha, path)) !== null;
+}
 
 // ---- Changing pipelines --------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import { existingProjectRepository, readDefaultBranch } from '../../git/reposito
 import { type JobOutcome, type RunningJob, defineJobKind, enqueue, runNow, withdraw } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { createPushPipelineJob } from '../pipelines/pipelines.jobs.ts';
+import { pushMayMakePipeline } from '../pipelines/pipelines.service.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
 import { pushEventsData } from './push-data.ts';
 import { refreshStatisticsLater } from './repository-statistics.jobs.ts';
@@ -58,6 +59,10 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
   const data = gitDir !== null ? await pushEventsData(gitDir, updates, defaultBranch) : [];
   const branchesComeOrGo = updates.some((u) => isBranch(u) && (u.before === ZERO_OID || u.after === ZERO_OID));
   const empty = branchesComeOrGo ? gitDir === null || !(await hasBranches(gitDir)) : row.empty_repo;
+  const pipelineUpdates: RefUpdate[] = [];
+  for (const u of updates) {
+    if (u.after !== ZERO_OID && /^refs\/(heads|tags)\//.test(u.ref) && (await pushMayMakePipeline(ctx, row, u.after))) pipelineUpdates.push(u);
+  }
   const protect = firstPush && defaultBranch !== null && updates.some((u) => u.ref === `refs/heads/${defaultBranch}` && u.before === ZERO_OID);
 
   await withTransaction(atTime(ctx, ctx.now()), async (tx) => {
@@ -73,15 +78,14 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
     for (const pushData of data) await recordEvent(tx, { projectId: row.id, authorId: payload.userId, action: 'pushed', pushData });
     if (protect) await protectDefaultBranch(tx, row, defaultBranch as string);
     if (gitDir !== null) await refreshStatisticsLater(tx.db, row.id);
-    await enqueuePushPipelines(tx.db, row.id, payload.userId, updates);
+    await enqueuePushPipelines(tx.db, row.id, payload.userId, pipelineUpdates);
     await job.complete(tx.db);
   });
 }
 
-/** A pipeline for each branch or tag the change created or moved (deletions make none). */
+/** A pipeline for each branch or tag the change created or moved with a configuration (deletions make none). */
 async function enqueuePushPipelines(db: Kysely<DB>, projectId: number, userId: number, updates: readonly RefUpdate[]): Promise<void> {
   for (const u of updates) {
-    if (u.after === ZERO_OID || !/^refs\/(heads|tags)\//.test(u.ref)) continue;
     await enqueue(db, createPushPipelineJob, { projectId, userId, ref: u.ref, before: u.before, after: u.after });
   }
 }
