@@ -468,6 +468,10 @@ test(`no route answers 5xx or writes without a 2xx (seed ${SEED})`, { timeout: 3
 test('path parameters with traversal, odd unicode and huge numbers, on every route', async () => {
   const routes = routesOf(t.app.printRoutes({ commonPrefix: false })).filter((r) => r.path.includes(':'));
   const failures: string[] = [];
+  // A group the fuzzing above happened to create under one of these paths (say `ROOT`) would make
+  // that value a real path: such groups go first.
+  const taken = PATH_VALUES.map((v) => v.toLowerCase());
+  await t.deps.db.deleteFrom('namespaces').where('type', '=', 'Group').where((eb) => eb(eb.fn('lower', ['path']), 'in', taken)).execute();
   const before = await counts();
   for (const route of routes) {
     for (const value of PATH_VALUES) {
