@@ -9,7 +9,10 @@ const PROBES = new Set(['/-/health', '/-/liveness', '/-/readiness']);
 /** How often the loop's lateness is sampled. */
 const SAMPLE_MS = 50;
 
-const isProbe = (url: string) => PROBES.has(url.split('?')[0]);
+const isProbe = (url: string) => {
+  const query = url.indexOf('?');
+  return PROBES.has(query === -1 ? url : url.slice(0, query));
+};
 
 export interface LoadBounds {
   maxInFlight: number;
@@ -30,15 +33,19 @@ export function installLoadShedding(app: FastifyInstance, bounds: LoadBounds): v
     app.addHook('onClose', async () => clearInterval(sampler));
   }
 
-  app.addHook('onRequest', async (req, reply) => {
-    if (isProbe(req.url)) return;
+  const finished = () => {
+    inFlight -= 1;
+  };
+  // A callback hook rather than an async one: no promise for every request.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (isProbe(req.url)) return done();
     if (late || inFlight >= bounds.maxInFlight) {
-      return reply.code(503).header('retry-after', '1').send({ message: '503 Service Unavailable' });
+      reply.code(503).header('retry-after', '1').send({ message: '503 Service Unavailable' });
+      return;
     }
     inFlight += 1;
     // 'close' comes once the answer is written or the connection is gone, whichever happens.
-    reply.raw.once('close', () => {
-      inFlight -= 1;
-    });
+    reply.raw.once('close', finished);
+    done();
   });
 }

@@ -161,6 +161,8 @@ export function failingOver(primary: CounterStore, fallback: CounterStore, log: 
 }
 
 export interface Throttle {
+  /** False when requests are not limited (hit then always answers null). */
+  readonly limiting: boolean;
   /**
    * Counts a request of `who` (`user:<id>`, `ip:<address>`) against the throttle `name`; null when
    * requests are not limited, else the verdict.
@@ -202,6 +204,7 @@ export function createThrottle({ config, now, log, db }: ThrottleOptions): Throt
   const findMs = config.authBanFindSeconds * 1000;
   const banMs = config.authBanSeconds * 1000;
   return {
+    limiting: limit > 0,
     async hit(name, who) {
       if (limit <= 0) return null;
       const t = now().getTime();

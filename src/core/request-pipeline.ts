@@ -107,7 +107,9 @@ function isApiV3(url: string): boolean {
 export function installRequestPipeline(app: FastifyInstance): void {
   app.addHook('onRequest', async (req, reply) => {
     reply.headers({ 'x-request-id': req.id, ...SECURITY_HEADERS });
-    if (!(await readIgnoredBody(req, app.deps.config.bodyLimit))) throw payloadTooLarge();
+    // Mostly there is no body, and the answer is at hand: no await then.
+    const within = readIgnoredBody(req, app.deps.config.bodyLimit);
+    if (!(within === true || (await within))) throw payloadTooLarge();
     if (malformedUrl(req.url)) return badRequestText(reply);
     if (isApiV3(req.url)) {
       return reply.code(410).send({ error: 'API V3 is no longer supported. Use API V4 instead.' });
@@ -115,9 +117,9 @@ export function installRequestPipeline(app: FastifyInstance): void {
   });
 
   // The platform sends application/json without a charset parameter.
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (reply.getHeader('content-type') === 'application/json; charset=utf-8') reply.header('content-type', 'application/json');
-    return payload;
+    done(null, payload);
   });
 
   app.addHook('preValidation', async (req: FastifyRequest, reply) => {
@@ -139,7 +141,7 @@ export function installRequestPipeline(app: FastifyInstance): void {
       refused = error;
     }
     // Refused credentials count against the caller's address too, so that guessing tokens is throttled.
-    if (/^\/+api\//.test(req.url)) {
+    if (app.throttle.limiting && /^\/+api\//.test(req.url)) {
       const name = actor ? 'throttle_authenticated_api' : 'throttle_unauthenticated_api';
       const verdict = await app.throttle.hit(name, actor ? `user:${actor.user.id}` : `ip:${req.ip}`);
       if (verdict && !verdict.allowed) return reply.code(429).headers(throttledHeaders(name, verdict)).type('text/plain').send(THROTTLED_BODY);

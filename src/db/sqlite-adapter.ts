@@ -34,20 +34,6 @@ export function statementKind(sql: string): StatementKind {
   return word === 'select' || word === 'insert' || word === 'update' || word === 'delete' ? word : 'other';
 }
 
-/** Runs a statement, telling the timer how long it took (node:sqlite runs it synchronously: nothing else runs meanwhile). */
-function timed<T>(timer: StatementTimer, run: () => T): T {
-  const start = performance.now();
-  let result: T;
-  try {
-    result = run();
-  } catch (error) {
-    timer.failed();
-    throw error;
-  }
-  timer.succeeded((performance.now() - start) / 1000);
-  return result;
-}
-
 /**
  * A result column read straight from a table column declared `boolean` (SQLite keeps its declared
  * type, through aliases, subqueries and RETURNING); expressions have none and stay as computed.
@@ -57,33 +43,60 @@ const isBoolean = (column: Column) => column.type !== null && /^bool(ean)?$/i.te
 /**
  * Builds row objects from node:sqlite's arrays. The objects node:sqlite makes itself have no
  * prototype and hold their properties in dictionary mode: slower to make, and several times
- * slower to read and to serialize, than these, which share one shape per statement. Computed
- * keys keep a column named __proto__ an own property. Boolean columns, stored as 0/1, come out
- * as true/false as PostgreSQL returns them (null stays null).
+ * slower to read and to serialize, than these, which share one shape per statement. Keys are
+ * written as string literals, which V8 builds from one template per literal (computed keys are
+ * added one by one, several times slower for a row of many columns); only a column named
+ * __proto__, which a literal key would turn into the prototype, is computed so that it stays an
+ * own property. Boolean columns, stored as 0/1, come out as true/false as PostgreSQL returns them
+ * (null stays null).
  */
 function rowFactory(columns: readonly Column[]): (values: unknown[]) => Record<string, unknown> {
   const fields = columns.map((column, i) => {
     const value = isBoolean(column) ? `(values[${i}] === null ? null : values[${i}] !== 0)` : `values[${i}]`;
-    return `[${JSON.stringify(column.name)}]: ${value}`;
+    const key = JSON.stringify(column.name);
+    return `${column.name === '__proto__' ? `[${key}]` : key}: ${value}`;
   });
   return new Function('values', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
 }
 
-// Iterating (Kysely's stream()) is not timed: the time between rows is the reader's.
+// Iterating (Kysely's stream()) is not timed: the time between rows is the reader's. Each run
+// tells the timer how long it took (node:sqlite runs it synchronously: nothing else runs
+// meanwhile); the timing is written out in each method rather than through a shared helper taking
+// a closure, which every statement of every request would allocate.
 function wrap(stmt: StatementSync, timer: StatementTimer): SqliteStatement {
   const columns = stmt.columns();
   const run = (parameters: ReadonlyArray<unknown>) => {
-    const result = timed(timer, () => stmt.run(...bind(parameters)));
+    const start = performance.now();
+    let result;
+    try {
+      result = stmt.run(...bind(parameters));
+    } catch (error) {
+      timer.failed();
+      throw error;
+    }
+    timer.succeeded((performance.now() - start) / 1000);
     return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
   };
+  const all = (parameters: ReadonlyArray<unknown>): unknown[] => {
+    const start = performance.now();
+    let rows;
+    try {
+      rows = stmt.all(...bind(parameters));
+    } catch (error) {
+      timer.failed();
+      throw error;
+    }
+    timer.succeeded((performance.now() - start) / 1000);
+    return rows;
+  };
   if (columns.length === 0) {
-    return { reader: false, all: (parameters) => timed(timer, () => stmt.all(...bind(parameters))), run, iterate: (parameters) => stmt.iterate(...bind(parameters)) };
+    return { reader: false, all, run, iterate: (parameters) => stmt.iterate(...bind(parameters)) };
   }
   stmt.setReturnArrays(true);
   const toRow = rowFactory(columns);
   return {
     reader: true,
-    all: (parameters) => timed(timer, () => stmt.all(...bind(parameters)) as unknown as unknown[][]).map(toRow),
+    all: (parameters) => (all(parameters) as unknown[][]).map(toRow),
     run,
     *iterate(parameters) {
       for (const values of stmt.iterate(...bind(parameters))) yield toRow(values as unknown as unknown[]);
