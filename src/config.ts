@@ -58,7 +58,7 @@ export interface Config {
   readonly ignoredDatabaseUrl: boolean;
   /** Requests a process serves at once; beyond, 503 with Retry-After (the health probes excepted). */
   readonly maxInFlight: number;
-  /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too; 0: never. */
+  /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too while it is overloaded; 0: never. */
   readonly overloadLagMs: number;
   /** Address ranges (`address/prefix`, IPv4 or IPv6) besides loopback that may read /-/metrics. */
   readonly metricsAllow: readonly string[];
@@ -221,8 +221,9 @@ export function loadConfig(env: Env = process.env): Config {
     seedFile,
     ignoredDatabaseUrl,
     maxInFlight: integer(env, 'QUARRY_MAX_IN_FLIGHT', 128, 1, 100_000),
-    // Off unless asked for: a server sharing a busy machine runs late without being overloaded.
-    overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 0, 0, 60_000),
+    // On by default, and acted on only once the loop has run late for a sustained while (see
+    // core/load-shedding.ts), so that a server sharing a busy machine is not taken for overloaded.
+    overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 200, 0, 60_000),
     metricsAllow: Object.freeze(addressRanges(env, 'QUARRY_METRICS_ALLOW')),
   });
 }

@@ -71,7 +71,9 @@ test('ephemeral mode: in memory, quiet, cheap hashes; DATABASE_URL ignored, seve
   assert.equal(c.ignoredDatabaseUrl, true);
   assert.equal(c.logLevel, 'warn');
   assert.equal(c.passwordHashCost, 1024);
-  assert.equal(c.overloadLagMs, 0);
+  // Load shedding for a late loop is on in every mode: it acts only on sustained lateness.
+  assert.equal(c.overloadLagMs, 200);
+  assert.equal(loadConfig({ QUARRY_OVERLOAD_LAG: '0' }).overloadLagMs, 0);
   assert.equal(c.seedFile, path.resolve('seed.yaml'));
   assert.equal(loadConfig({ QUARRY_EPHEMERAL: '1', QUARRY_LOG_LEVEL: 'info', QUARRY_PASSWORD_HASH_COST: '4096' }).logLevel, 'info');
   assert.equal(loadConfig({ QUARRY_EPHEMERAL: 'true' }).ignoredDatabaseUrl, false);
