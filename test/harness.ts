@@ -92,7 +92,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     QUARRY_LOG_LEVEL: 'silent',
     // Requests handed in by app.inject run back to back without the loop ever reaching its timers
     // (2,000 of them: 2 s without one), so the loop looks late however idle the machine: that is
-    // the harness, not overload. Servers run as processes, reached over sockets, keep the default.
+    // the harness, not overload. Injected requests are never refused for it, but the few a test
+    // sends over a socket among them would be. Servers run as processes keep the default.
     QUARRY_OVERLOAD_LAG: '0',
     ...(url ? { DATABASE_URL: url } : {}),
     ...env,

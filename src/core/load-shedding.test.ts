@@ -113,3 +113,11 @@ test('while the loop runs late for a sustained while, new requests are refused b
   await new Promise((resolve) => setTimeout(resolve, SUSTAIN_MS + 200));
   assert.equal((await fetch(`${base}/fast`)).status, 200);
 });
+
+test('requests handed in by app.inject are never refused for lateness: they wait on no connection', async () => {
+  await keepLate(SUSTAIN_MS + 300);
+  hold(LATE_MS + SUSTAIN_MS + 100);
+  // Looked at in the same turn, SUSTAIN_MS overdue, with the loop overloaded.
+  assert.equal((await app.inject({ url: '/fast' })).statusCode, 200);
+  await new Promise((resolve) => setTimeout(resolve, SUSTAIN_MS + 200));
+});

@@ -14,7 +14,8 @@
 // A request looked at in a turn that has itself run late for the sustained while (200 connections'
 // requests read at once) is refused, and the loop counts as overloaded from then on: waiting for a
 // second late sample would keep the probes waiting beyond a second.
-import type { FastifyInstance } from 'fastify';
+import { Socket } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 const PROBES = new Set(['/-/health', '/-/liveness', '/-/readiness']);
 /** How often the loop's lateness is sampled. */
@@ -29,6 +30,13 @@ export const SUSTAIN_MS = 400;
 const COOL_DOWN_MS = 2000;
 
 const isProbe = (url: string) => PROBES.has(url.split('?')[0]);
+
+/**
+ * Lateness delays requests that wait on a connection. One handed in by app.inject waits in no
+ * queue: it is the process calling itself, whose own synchronous work is what runs the loop late,
+ * and refusing it would protect no one.
+ */
+const overConnection = (req: FastifyRequest) => req.raw.socket instanceof Socket;
 
 export interface LoadBounds {
   maxInFlight: number;
@@ -95,7 +103,7 @@ export function installLoadShedding(app: FastifyInstance, bounds: LoadBounds): v
 
   app.addHook('onRequest', async (req, reply) => {
     if (isProbe(req.url)) return;
-    if (inFlight >= bounds.maxInFlight || lag?.shedding()) {
+    if (inFlight >= bounds.maxInFlight || (lag?.shedding() && overConnection(req))) {
       return reply.code(503).header('retry-after', '1').send({ message: '503 Service Unavailable' });
     }
     inFlight += 1;
