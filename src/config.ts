@@ -18,6 +18,8 @@ export interface Config {
   readonly rootToken: string | null;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;
+  /** Most actions one commit request may carry (400 above); 0: only the body limit bounds them. */
+  readonly commitMaxActions: number;
   /** Largest push over git HTTP (the request body, also once uncompressed), in bytes. */
   readonly gitMaxPushBytes: number;
   /** Requests allowed per client in each rate-limit period; 0 turns the limit off. */
@@ -60,7 +62,7 @@ export interface Config {
   readonly runnerLongPollSeconds: number;
   /** The largest job artifact a runner may upload (QUARRY_ARTIFACTS_MAX_SIZE, bytes). */
   readonly artifactsMaxBytes: number;
-  /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too; 0: never. */
+  /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too while it is overloaded; 0: never. */
   readonly overloadLagMs: number;
   /** Address ranges (`address/prefix`, IPv4 or IPv6) besides loopback that may read /-/metrics. */
   readonly metricsAllow: readonly string[];
@@ -197,6 +199,10 @@ export function loadConfig(env: Env = process.env): Config {
     rootPassword,
     rootToken,
     bodyLimit: integer(env, 'QUARRY_BODY_LIMIT', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    // The platform sets no number (only the size of the request bounds it); one is set here because a
+    // commit's work grows with its actions and parts of it hold the event loop: 10,000 keep one commit
+    // within a few seconds and its longest stall under a fifth of a second.
+    commitMaxActions: integer(env, 'QUARRY_COMMIT_MAX_ACTIONS', 10_000, 0, 10_000_000),
     gitMaxPushBytes: integer(env, 'QUARRY_GIT_MAX_PUSH_BYTES', 1024 * 1024 * 1024, 1024, 1024 ** 4),
     rateLimitRequests: integer(env, 'QUARRY_RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000),
     rateLimitPeriodSeconds: integer(env, 'QUARRY_RATE_LIMIT_PERIOD', 60, 1, 86_400),
@@ -219,8 +225,9 @@ export function loadConfig(env: Env = process.env): Config {
     seedFile,
     ignoredDatabaseUrl,
     maxInFlight: integer(env, 'QUARRY_MAX_IN_FLIGHT', 128, 1, 100_000),
-    // Off unless asked for: a server sharing a busy machine runs late without being overloaded.
-    overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 0, 0, 60_000),
+    // On by default, and acted on only once the loop has run late for a sustained while (see
+    // core/load-shedding.ts), so that a server sharing a busy machine is not taken for overloaded.
+    overloadLagMs: integer(env, 'QUARRY_OVERLOAD_LAG', 200, 0, 60_000),
     metricsAllow: Object.freeze(addressRanges(env, 'QUARRY_METRICS_ALLOW')),
     // 50 s, as deployments of the platform commonly hold a runner's request in Workhorse.
     runnerLongPollSeconds: integer(env, 'QUARRY_RUNNER_LONG_POLL_SECONDS', 50, 0, 600),

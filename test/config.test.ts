@@ -34,6 +34,8 @@ test('bad values stop with a one-line reason', () => {
     { QUARRY_ROOT_PASSWORD: 'short' },
     { QUARRY_ROOT_TOKEN: 'has spaces in it and more' },
     { QUARRY_BODY_LIMIT: '-1' },
+    { QUARRY_COMMIT_MAX_ACTIONS: '-1' },
+    { QUARRY_COMMIT_MAX_ACTIONS: 'many' },
     { QUARRY_RATE_LIMIT_REQUESTS: 'many' },
     { QUARRY_IMPERSONATION_ENABLED: 'maybe' },
     { QUARRY_LOG_LEVEL: 'loud' },
@@ -69,7 +71,9 @@ test('ephemeral mode: in memory, quiet, cheap hashes; DATABASE_URL ignored, seve
   assert.equal(c.ignoredDatabaseUrl, true);
   assert.equal(c.logLevel, 'warn');
   assert.equal(c.passwordHashCost, 1024);
-  assert.equal(c.overloadLagMs, 0);
+  // Load shedding for a late loop is on in every mode: it acts only on sustained lateness.
+  assert.equal(c.overloadLagMs, 200);
+  assert.equal(loadConfig({ QUARRY_OVERLOAD_LAG: '0' }).overloadLagMs, 0);
   assert.equal(c.seedFile, path.resolve('seed.yaml'));
   assert.equal(loadConfig({ QUARRY_EPHEMERAL: '1', QUARRY_LOG_LEVEL: 'info', QUARRY_PASSWORD_HASH_COST: '4096' }).logLevel, 'info');
   assert.equal(loadConfig({ QUARRY_EPHEMERAL: 'true' }).ignoredDatabaseUrl, false);
@@ -89,6 +93,12 @@ test('REDIS_URL: redis:// or rediss://, unset by default; the authentication ban
   assert.equal(loadConfig({ REDIS_URL: 'rediss://cache.example.com:6380' }).redisUrl, 'rediss://cache.example.com:6380');
   assert.throws(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379' }), { message: 'REDIS_URL must start with redis:// or rediss://, got "http://127.0.0.1:6379"' });
   assert.equal(loadConfig({ QUARRY_AUTH_BAN_MAX_FAILURES: '0' }).authBanMaxFailures, 0);
+});
+
+test('QUARRY_COMMIT_MAX_ACTIONS: 10,000 actions per commit request by default; 0 leaves only the body limit', () => {
+  assert.equal(loadConfig({}).commitMaxActions, 10_000);
+  assert.equal(loadConfig({ QUARRY_COMMIT_MAX_ACTIONS: '0' }).commitMaxActions, 0);
+  assert.equal(loadConfig({ QUARRY_COMMIT_MAX_ACTIONS: '50' }).commitMaxActions, 50);
 });
 
 test('QUARRY_METRICS_ALLOW: a comma-separated list of IPv4 and IPv6 addresses and CIDR ranges', () => {

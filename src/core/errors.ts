@@ -46,6 +46,8 @@ export class DomainError extends Error {
 export const apiError = (status: number, message: string) => new DomainError({ status, message });
 /** {"error": message}: parameter validation (400 unless said). */
 export const paramError = (message: string, status = 400) => new DomainError({ status, message, shape: 'error' });
+/** Grape's `length: { max: }` refusal of a parameter (a string or an array) longer than allowed. */
+export const tooLong = (param: string, max: number) => paramError(`${param} is expected to have length less than or equal to ${max}`);
 /** Grape's error! with an array of messages: {"error": ["…", …]}. */
 export const errorList = (messages: string[], status: number) => new DomainError({ status, message: messages.join(', '), shape: 'error', messages });
 /** render_api_error! with a model's full messages: {"message": ["Name can't be blank"]}. */

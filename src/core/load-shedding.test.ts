@@ -1,11 +1,15 @@
-// Load shedding: beyond the bound of requests in progress, or while the event loop runs late, 503
-// with Retry-After at once; the health probes always answered; a slot comes back when its answer is
-// written or its client leaves. On an application of its own, whose requests wait on a gate the
-// test opens: what is in progress is then known, however busy the machine.
+// Load shedding: beyond the bound of requests in progress, or while the event loop runs late for a
+// sustained while (one stall is not enough), 503 with Retry-After at once; the health probes always
+// answered; a slot comes back when its answer is written or its client leaves. On an application of
+// its own, whose requests wait on a gate the test opens: what is in progress is then known, however
+// busy the machine.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installLoadShedding } from './load-shedding.ts';
+
+const LATE_MS = 200;
+const SUSTAIN_MS = 400;
 
 let app: FastifyInstance;
 let base: string;
@@ -15,7 +19,7 @@ let waiting = 0;
 
 before(async () => {
   app = Fastify();
-  installLoadShedding(app, { maxInFlight: 2, lateMs: 200 });
+  installLoadShedding(app, { maxInFlight: 2, lateMs: LATE_MS, sustainMs: SUSTAIN_MS });
   app.get('/slow', async () => {
     waiting += 1;
     await gate;
@@ -71,16 +75,49 @@ test('a client that leaves gives its slot back', async () => {
   assert.equal((await staying).status, 200);
 });
 
-test('while the event loop runs late, new requests are refused; once it catches up, they pass', async () => {
+/** Holds the event loop for ms, as a long synchronous task would. */
+const hold = (ms: number) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+};
+
+/** Keeps the loop late for ms: every turn holds it for longer than the threshold, as an overload does. */
+const keepLate = async (ms: number) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    hold(LATE_MS + 50);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+};
+
+test('one stall of the loop, however long, sheds nothing: lateness must be sustained', async () => {
   closeGate();
   openGate();
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  // A request arriving while the loop is held is looked at once it is free, after the late sample.
+  await new Promise((resolve) => setTimeout(resolve, SUSTAIN_MS));
+  // Looked at once the loop is free, right after a sample that came 600 ms late.
   const pending = fetch(`${base}/fast`);
-  const end = performance.now() + 400;
-  while (performance.now() < end);
-  assert.equal((await pending).status, 503);
-  assert.equal((await fetch(`${base}/-/liveness`)).status, 200);
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  hold(600);
+  assert.equal((await pending).status, 200);
+});
+
+test('while the loop runs late for a sustained while, new requests are refused but probes answered; once it keeps up, they pass', async () => {
+  const refused = fetch(`${base}/fast`);
+  const probe = fetch(`${base}/-/liveness`);
+  // Long enough to be overloaded (SUSTAIN_MS), and for both requests to arrive in turns of a late loop.
+  await keepLate(SUSTAIN_MS + 2000);
+  const res = await refused;
+  assert.equal(res.status, 503);
+  assert.equal(res.headers.get('retry-after'), '1');
+  assert.equal((await probe).status, 200);
+  // Once the loop has kept up for SUSTAIN_MS, it is no longer overloaded.
+  await new Promise((resolve) => setTimeout(resolve, SUSTAIN_MS + 200));
   assert.equal((await fetch(`${base}/fast`)).status, 200);
+});
+
+test('requests handed in by app.inject are never refused for lateness: they wait on no connection', async () => {
+  await keepLate(SUSTAIN_MS + 300);
+  hold(LATE_MS + SUSTAIN_MS + 100);
+  // Looked at in the same turn, SUSTAIN_MS overdue, with the loop overloaded.
+  assert.equal((await app.inject({ url: '/fast' })).statusCode, 200);
+  await new Promise((resolve) => setTimeout(resolve, SUSTAIN_MS + 200));
 });

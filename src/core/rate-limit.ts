@@ -249,3 +249,9 @@ export function throttledHeaders(name: string, verdict: Verdict): Record<string,
 }
 
 export const THROTTLED_BODY = 'Retry later\n';
+
+/**
+ * Rack::Attack's answer to an address it has banned (403, text): every route that checks a password
+ * or git credentials refuses a banned address with it, before reading what it sent.
+ */
+export const BANNED_BODY = 'Forbidden\n';

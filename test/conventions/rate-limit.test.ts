@@ -228,4 +228,52 @@ describe('an address that fails to authenticate too often is banned', () => {
     assert.equal((await fromAddress('10.0.0.8', refs, good)).statusCode, 403);
     assert.equal((await t.get(refs, { headers: good })).statusCode, 200);
   });
+
+  /** A form POST from an address. */
+  const postFrom = (remoteAddress: string, url: string, payload: string) =>
+    t.app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/x-www-form-urlencoded' }, remoteAddress });
+  const grant = (remoteAddress: string, password: string) => postFrom(remoteAddress, '/oauth/token', `grant_type=password&username=walker&password=${password}`);
+
+  test('failed password grants count towards the ban, once each; a banned address is refused a grant unread', async () => {
+    nextWindow();
+    const address = '10.0.0.9';
+    for (let i = 0; i < FAILURES - 1; i++) {
+      const res = await grant(address, 'wrong-password');
+      assert.equal(res.statusCode, 400);
+      assert.equal(res.json().error, 'invalid_grant');
+    }
+    assert.equal((await fromAddress(address, refs, good)).statusCode, 200, 'each failure counted once: not banned yet');
+    assert.equal((await grant(address, 'wrong-password')).statusCode, 400);
+    const refused = await grant(address, PASSWORD);
+    assert.equal(refused.statusCode, 403);
+    assert.equal(refused.body, 'Forbidden\n');
+    assert.equal(refused.headers['cache-control'], 'no-store');
+    assert.equal((await fromAddress(address, refs, good)).statusCode, 403, 'git over HTTP too');
+    assert.equal((await grant('10.0.0.10', PASSWORD)).statusCode, 200, 'another address is not banned');
+  });
+
+  test('git credentials, sign-in and the password grant share one count, each failure counted once', async () => {
+    nextWindow();
+    const address = '10.0.0.11';
+    assert.equal(FAILURES, 3, 'one failure of each kind reaches the ban');
+    assert.equal((await fromAddress(address, refs, bad)).statusCode, 401);
+    assert.equal((await postFrom(address, '/users/sign_in', 'user%5Blogin%5D=walker&user%5Bpassword%5D=wrong-password')).statusCode, 401);
+    // Counted twice, either would have banned the address already.
+    assert.equal((await fromAddress(address, refs, good)).statusCode, 200);
+    assert.equal((await grant(address, 'wrong-password')).statusCode, 400);
+    assert.equal((await fromAddress(address, refs, good)).statusCode, 403);
+  });
+
+  test("refused API tokens (header, query, Bearer) do not count towards the ban: the request throttle covers them, as on the platform", async () => {
+    nextWindow();
+    const address = '10.0.0.12';
+    const api = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers, remoteAddress: address });
+    for (let i = 0; i < FAILURES; i++) {
+      assert.equal((await api('/api/v4/user', { 'private-token': `glpat-guess-${i}` })).statusCode, 401);
+      assert.equal((await api(`/api/v4/user?private_token=glpat-guess-${i}`)).statusCode, 401);
+      assert.equal((await api('/api/v4/user', { authorization: `Bearer guess-${i}` })).statusCode, 401);
+    }
+    assert.equal((await fromAddress(address, refs, good)).statusCode, 200);
+    assert.equal((await grant(address, PASSWORD)).statusCode, 200);
+  });
 });

@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { serviceContext } from '../../core/context.ts';
 import { apiError, forbidden, paramError } from '../../core/errors.ts';
+import { stopCounting } from '../../core/load-shedding.ts';
 import { NoContent } from '../../core/schema.ts';
 import type { CiBuildRow } from '../../db/schema.ts';
 import { findRunnerByToken, heartbeat } from '../runners/runners.service.ts';
@@ -66,6 +67,7 @@ export const runnerJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
     let assignment = await assignJob(ctx, runner);
     // Held only when the runner says what it last saw, as the platform's Workhorse does (notes §8.6).
     if (!assignment && longPoll && req.body.last_update !== undefined) {
+      stopCounting(req);
       const deadline = Date.now() + config.runnerLongPollSeconds * 1000;
       while (!assignment && Date.now() < deadline && !req.raw.destroyed) {
         await nextWake(req, deadline - Date.now());

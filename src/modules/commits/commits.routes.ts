@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { accessToProject, findProject, loadedProject } from '../../core/access/loaders.ts';
 import { serviceContext } from '../../core/context.ts';
-import { forbidden, notFound, paramError } from '../../core/errors.ts';
+import { forbidden, notFound, paramError, tooLong } from '../../core/errors.ts';
 import { KEYSET_UNAVAILABLE, pageOf, setOffsetHeaders, wantsKeyset } from '../../core/pagination.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { safeRepoPath } from '../../git/args.ts';
@@ -119,6 +119,9 @@ export const commitRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: ProjectParams, body: CreateCommitBody, response: { 201: CommitDetailEntity } }, config: OPTIONAL, preHandler: read },
     async (req, reply) => {
       const { body } = req;
+      // A bound the platform does not set (see commitMaxActions), refused in the words Grape uses for one.
+      const max = config.commitMaxActions;
+      if (max > 0 && body.actions.length > max) throw tooLong('actions', max);
       const actions = actionInputs(body.actions);
       const project = loadedProject(req);
       const { row } = project;

@@ -285,6 +285,15 @@ describe('POST /projects/:id/repository/commits', () => {
     expectError(await post({ actions: [], start_branch: 'main', start_sha: history.a }), 400, { error: 'start_branch, start_sha are mutually exclusive' });
   });
 
+  test('more actions than QUARRY_COMMIT_MAX_ACTIONS (10,000 by default) are refused with 400 before anything is written', async () => {
+    const max = t.deps.config.commitMaxActions;
+    assert.equal(max, 10_000);
+    const before = await head('work');
+    const actions = Array.from({ length: max + 1 }, (_, i) => ({ action: 'create', file_path: `many/${i}.txt`, content: 'x' }));
+    expectError(await post({ actions }), 400, { error: 'actions is expected to have length less than or equal to 10000' });
+    assert.equal(await head('work'), before);
+  });
+
   test('new branches from start_branch or start_sha; force replaces a branch; the refusals of each', async () => {
     const fromBranch = await post({ branch: 'from-main', start_branch: 'main', actions: [{ action: 'create', file_path: 'f1.txt', content: '1' }] });
     expectStatus(fromBranch, 201);
@@ -356,5 +365,32 @@ describe('POST /projects/:id/repository/commits', () => {
     assert.deepEqual(res.json().stats, { additions: 2, deletions: 0, total: 2 });
     assert.equal(await content('form-a.txt'), 'first');
     assert.equal(await content('form-b.txt'), 'second');
+  });
+});
+
+describe('QUARRY_COMMIT_MAX_ACTIONS', () => {
+  let small: TestApp;
+  let target: string;
+  before(async () => {
+    small = await createTestApp({ QUARRY_COMMIT_MAX_ACTIONS: '3' });
+    const res = await small.post('/api/v4/projects', { token: ROOT_TOKEN, body: { name: 'bounded', initialize_with_readme: true } });
+    expectStatus(res, 201);
+    target = `/api/v4/projects/${res.json().id}/repository/commits`;
+  });
+  after(() => small.close());
+  const creates = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ action: 'create', file_path: `${prefix}/${i}.txt`, content: 'x' }));
+
+  test('as many actions as the bound are committed; one more is refused, in JSON and in a form alike', async () => {
+    expectStatus(await small.post(target, { token: ROOT_TOKEN, body: { branch: 'main', commit_message: 'm', actions: creates(3, 'ok') } }), 201);
+    const message = { error: 'actions is expected to have length less than or equal to 3' };
+    expectError(await small.post(target, { token: ROOT_TOKEN, body: { branch: 'main', commit_message: 'm', actions: creates(4, 'no') } }), 400, message);
+    const form = ['branch=main', 'commit_message=m', ...creates(4, 'form').map((a) => `actions[][action]=create&actions[][file_path]=${a.file_path}`)].join('&');
+    expectError(await small.post(target, { token: ROOT_TOKEN, form }), 400, message);
+  });
+
+  test('the bound comes after the project is found: an unknown project is still 404', async () => {
+    expectError(await small.post('/api/v4/projects/999999/repository/commits', { token: ROOT_TOKEN, body: { branch: 'main', commit_message: 'm', actions: creates(4, 'x') } }), 404, {
+      message: '404 Project Not Found',
+    });
   });
 });

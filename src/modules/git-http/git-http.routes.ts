@@ -9,7 +9,7 @@ import type { Actor } from '../../core/auth/actor.ts';
 import { basicCredentials, resolveGitClient } from '../../core/auth/resolve.ts';
 import { serviceContext } from '../../core/context.ts';
 import { DomainError } from '../../core/errors.ts';
-import { THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
+import { BANNED_BODY, THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
 import { fieldsOf } from '../../core/params.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
 import {
@@ -78,7 +78,7 @@ interface Target {
 }
 
 /** Rack::Attack's answer to an address it has banned. */
-const BANNED: Refusal = { status: 403, message: 'Forbidden\n' };
+const BANNED: Refusal = { status: 403, message: BANNED_BODY };
 
 /**
  * Counts the request against the git HTTP throttle of its user, or of its address when nobody

@@ -1,11 +1,14 @@
 // OAuth 2: POST /oauth/token (password and refresh_token grants), POST /oauth/revoke,
-// GET /oauth/token/info. Bodies follow OAuth's own error format, not the API's.
+// GET /oauth/token/info. Bodies follow OAuth's own error format, not the API's. The password grant
+// guesses passwords as signing in does, so it takes part in the ban of addresses that fail to
+// authenticate: a wrong password counts once, and a banned address is refused unread.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { serviceContext } from '../../core/context.ts';
+import { BANNED_BODY } from '../../core/rate-limit.ts';
 import { Entity } from '../../core/schema.ts';
 import { OauthErrorEntity, OauthTokenEntity, OauthTokenInfoEntity } from './oauth.schemas.ts';
-import { OauthError, inspectToken, passwordGrant, refreshGrant, revoke, secondsLeft } from './oauth.service.ts';
+import { OauthError, WrongPassword, inspectToken, passwordGrant, refreshGrant, revoke, secondsLeft } from './oauth.service.ts';
 
 const config = { auth: 'none' as const };
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -30,6 +33,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!grant) throw new OauthError('invalid_request', 'Missing required parameter: grant_type.');
       let body;
       if (grant === 'password') {
+        if ((await app.throttle.bannedFor(req.ip)) > 0) return noStore(reply).code(403).type('text/plain').send(BANNED_BODY);
         body = await passwordGrant(serviceContext(req), { username: str(p.username), password: str(p.password), scope: str(p.scope) });
       } else if (grant === 'refresh_token') {
         body = await refreshGrant(serviceContext(req), { refresh_token: str(p.refresh_token) });
@@ -39,6 +43,7 @@ export const oauthRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return noStore(reply).send(body);
     } catch (error) {
       if (!(error instanceof OauthError)) throw error;
+      if (error instanceof WrongPassword) await app.throttle.failedAuthentication(req.ip);
       return noStore(reply).code(error.status).send({ error: error.code, error_description: error.message });
     }
   });

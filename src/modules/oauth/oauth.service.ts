@@ -19,11 +19,20 @@ export class OauthError extends Error {
   }
 }
 
-export const invalidGrant = () =>
-  new OauthError(
-    'invalid_grant',
-    'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
-  );
+const INVALID_GRANT =
+  'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.';
+
+export const invalidGrant = () => new OauthError('invalid_grant', INVALID_GRANT);
+
+/**
+ * The password grant's refusal of a login and password that do not match: the same answer as any
+ * invalid grant, told apart so that the route counts it as a failed authentication of the address.
+ */
+export class WrongPassword extends OauthError {
+  constructor() {
+    super('invalid_grant', INVALID_GRANT);
+  }
+}
 
 /** The requested scopes (api when none); administrators' scopes only for administrators. */
 function parseScope(raw: string | undefined, user: UserRow): string[] {
@@ -92,7 +101,8 @@ export async function passwordGrant(ctx: ServiceContext, p: { username?: string;
   if (!p.username) throw new OauthError('invalid_request', 'Missing required parameter: username.');
   if (!p.password) throw new OauthError('invalid_request', 'Missing required parameter: password.');
   const user = await authenticatePassword(ctx, p.username, p.password);
-  if (!user || user.state !== 'active' || user.two_factor_enabled) throw invalidGrant();
+  if (!user) throw new WrongPassword();
+  if (user.state !== 'active' || user.two_factor_enabled) throw invalidGrant();
   return issue(ctx.db, user.id, parseScope(p.scope, user), ctx.now());
 }
 

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
 import { safeEqual } from '../../core/auth/secrets.ts';
 import { serviceContext } from '../../core/context.ts';
-import { THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
+import { BANNED_BODY, THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
 import { PRODUCT_VERSION, REPORTED_VERSION } from '../../version.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { endSession, findSession, startSession } from './sessions.service.ts';
@@ -79,7 +79,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/users/sign_in', { config }, async (req, reply) => {
     const { throttle } = app;
-    if ((await throttle.bannedFor(req.ip)) > 0) return reply.code(403).type('text/plain').send('Forbidden\n');
+    if ((await throttle.bannedFor(req.ip)) > 0) return reply.code(403).type('text/plain').send(BANNED_BODY);
     const verdict = await throttle.hit(SIGN_IN_THROTTLE, `ip:${req.ip}`);
     if (verdict && !verdict.allowed) return reply.code(429).headers(throttledHeaders(SIGN_IN_THROTTLE, verdict)).type('text/plain').send(THROTTLED_BODY);
     const p = req.rawParams;
