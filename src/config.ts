@@ -62,6 +62,10 @@ export interface Config {
   readonly runnerLongPollSeconds: number;
   /** The largest job artifact a runner may upload (QUARRY_ARTIFACTS_MAX_SIZE, bytes). */
   readonly artifactsMaxBytes: number;
+  /** A running job without an update for this long fails as stuck (QUARRY_CI_STUCK_RUNNING_SECONDS). */
+  readonly ciStuckRunningSeconds: number;
+  /** A job pending this long fails as stuck (QUARRY_CI_STUCK_PENDING_SECONDS); one no runner can take, after ciStuckRunningSeconds. */
+  readonly ciStuckPendingSeconds: number;
   /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too while it is overloaded; 0: never. */
   readonly overloadLagMs: number;
   /** Address ranges (`address/prefix`, IPv4 or IPv6) besides loopback that may read /-/metrics. */
@@ -233,5 +237,8 @@ export function loadConfig(env: Env = process.env): Config {
     runnerLongPollSeconds: integer(env, 'QUARRY_RUNNER_LONG_POLL_SECONDS', 50, 0, 600),
     // The platform's default maximum artifacts size: 100 MB.
     artifactsMaxBytes: integer(env, 'QUARRY_ARTIFACTS_MAX_SIZE', 100 * 1024 * 1024, 1024, 1024 ** 4),
+    // The platform's StuckCiJobsWorker: an hour without news of a running job, a day pending.
+    ciStuckRunningSeconds: integer(env, 'QUARRY_CI_STUCK_RUNNING_SECONDS', 3600, 60, 30 * 86_400),
+    ciStuckPendingSeconds: integer(env, 'QUARRY_CI_STUCK_PENDING_SECONDS', 86_400, 60, 30 * 86_400),
   });
 }

@@ -1,11 +1,13 @@
 // Every periodic task of the server, listed explicitly, one line each; each node's scheduler
 // runs them (see scheduler.ts for what a task must guarantee).
+import { dropStuckCiJobsTask } from './drop-stuck-ci-jobs.ts';
 import { pruneOldEventsTask } from './prune-old-events.ts';
 import { removeExpiredMembersTask } from './remove-expired-members.ts';
 import { removeLeftoversTask } from './remove-leftovers.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
+  dropStuckCiJobsTask,
   pruneOldEventsTask,
   removeExpiredMembersTask,
   removeLeftoversTask,

@@ -8,7 +8,11 @@ import { secretBox } from '../../core/secret-box.ts';
 import type { CiBuildRow } from '../../db/schema.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { processPipelineJob } from '../pipelines/pipeline-processing.jobs.ts';
-import { appendTrace, hideSecrets } from './traces.ts';
+import { appendTrace, hideSecrets, traceTail } from './traces.ts';
+import { DEFAULT_COVERAGE_TAIL_BYTES, coveragePattern, extractCoverage } from '../../ci/coverage.ts';
+import { type RetryConfig, autoRetryDecision } from '../../ci/processing.ts';
+import { retryJob } from '../pipelines/pipelines.service.ts';
+import { runnerMatchesTags, runnerServesProject } from './job-assignment.ts';
 
 /** The job a job token belongs to, whatever its status; null when none. */
 export async function jobByToken(ctx: ServiceContext, id: number, token: string | undefined): Promise<CiBuildRow | null> {
@@ -52,9 +56,33 @@ export async function updateJobState(ctx: ServiceContext, job: CiBuildRow, updat
       .where('status', '=', 'running')
       .executeTakeFirst();
     if (Number(changed.numUpdatedRows) === 0) return { notRunning: (await currentStatus(tx, job.id)) ?? 'canceled' };
+    if (update.state === 'success' && job.coverage_regex) await recordCoverage(tx, job.id, job.coverage_regex);
+    const finished = { ...job, status: update.state, failure_reason: update.state === 'failed' ? (update.failureReason || 'unknown_failure') : null };
+    if (update.state === 'failed' && (await retryAutomatically(tx, finished))) return { ok: true } as const;
     await enqueue(tx.db, processPipelineJob, { pipelineId: job.pipeline_id }, { dedupeKey: String(job.pipeline_id) });
     return { ok: true } as const;
   });
+}
+
+/** The job's coverage from the end of its log, with its `coverage:` regular expression (notes §3.8). */
+async function recordCoverage(ctx: ServiceContext, jobId: number, regex: string): Promise<void> {
+  const coverage = extractCoverage(await traceTail(ctx.db, jobId, DEFAULT_COVERAGE_TAIL_BYTES), coveragePattern(regex));
+  if (coverage !== null) await ctx.db.updateTable('ci_builds').set({ coverage }).where('id', '=', jobId).execute();
+}
+
+/** `retry:` (notes §2.6): a failed job runs again while fewer retries of its name were made than allowed. */
+async function retryAutomatically(ctx: ServiceContext, job: CiBuildRow): Promise<boolean> {
+  const options = JSON.parse(job.options) as { retry?: RetryConfig };
+  const retried = await ctx.db
+    .selectFrom('ci_builds')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('pipeline_id', '=', job.pipeline_id)
+    .where('name', '=', job.name)
+    .where('retried', '=', true)
+    .executeTakeFirstOrThrow();
+  const decision = autoRetryDecision({ status: 'failed', bridge: job.type === 'bridge' }, job.failure_reason, Number(retried.count), options.retry ?? null);
+  if (!decision.retry) return false;
+  return (await retryJob(ctx, job, job.user_id)) !== null;
 }
 
 async function currentStatus(ctx: ServiceContext, id: number): Promise<string | null> {
@@ -75,4 +103,53 @@ export async function patchTrace(ctx: ServiceContext, job: CiBuildRow, token: st
     const result = await appendTrace(tx.db, job.id, start, masked);
     return 'mismatch' in result ? result : { length: result.length, status: 'running' };
   });
+}
+
+// ---- Stuck jobs ------------------------------------------------------------------------------------
+
+/** Whether any active runner could take a pending job (its project's runners, tags, protection). */
+async function someRunnerCouldTake(ctx: ServiceContext, job: CiBuildRow): Promise<boolean> {
+  const runners = await ctx.db.selectFrom('ci_runners').selectAll().where('active', '=', true).execute();
+  const tags = JSON.parse(job.tag_list) as string[];
+  for (const runner of runners) {
+    if (runner.access_level === 'ref_protected' && !job.protected) continue;
+    if (!runnerMatchesTags(runner, tags)) continue;
+    if (await runnerServesProject(ctx.db, runner, job.project_id)) return true;
+  }
+  return false;
+}
+
+/**
+ * Fails what the platform's stuck-jobs worker fails: running jobs silent for too long and pending
+ * jobs waiting too long (or, after the shorter time, that no runner could take), with
+ * `stuck_or_timeout_failure`; delayed jobs long past their time with `stale_schedule`.
+ */
+export async function dropStuckJobs(ctx: ServiceContext): Promise<number> {
+  const now = ctx.now().getTime();
+  const before = (seconds: number) => new Date(now - seconds * 1000).toISOString();
+  const { ciStuckRunningSeconds: running, ciStuckPendingSeconds: pending } = ctx.config;
+  const drop: { job: CiBuildRow; reason: string }[] = [];
+  const silent = await ctx.db.selectFrom('ci_builds').selectAll().where('status', '=', 'running').where('updated_at', '<', before(running)).limit(500).execute();
+  for (const job of silent) drop.push({ job, reason: 'stuck_or_timeout_failure' });
+  const waiting = await ctx.db.selectFrom('ci_builds').selectAll().where('status', '=', 'pending').where('queued_at', '<', before(running)).limit(500).execute();
+  for (const job of waiting) {
+    if ((job.queued_at as string) < before(pending) || !(await someRunnerCouldTake(ctx, job))) drop.push({ job, reason: 'stuck_or_timeout_failure' });
+  }
+  const stale = await ctx.db.selectFrom('ci_builds').selectAll().where('status', '=', 'scheduled').where('scheduled_at', '<', before(running)).limit(500).execute();
+  for (const job of stale) drop.push({ job, reason: 'stale_schedule' });
+  for (const { job, reason } of drop) {
+    await withTransaction(ctx, async (tx) => {
+      const at = tx.now().toISOString();
+      const changed = await tx.db
+        .updateTable('ci_builds')
+        .set({ status: 'failed', failure_reason: reason, finished_at: at, updated_at: at })
+        .where('id', '=', job.id)
+        .where('status', '=', job.status)
+        .executeTakeFirst();
+      if (Number(changed.numUpdatedRows) === 0) return;
+      await tx.db.deleteFrom('ci_pending_builds').where('build_id', '=', job.id).execute();
+      await enqueue(tx.db, processPipelineJob, { pipelineId: job.pipeline_id }, { dedupeKey: String(job.pipeline_id) });
+    });
+  }
+  return drop.length;
 }

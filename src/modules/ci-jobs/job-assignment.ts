@@ -62,6 +62,21 @@ export function runnerMatchesTags(runner: Pick<CiRunnerRow, 'tag_list' | 'run_un
   return jobTags.every((t) => tags.has(t));
 }
 
+/** Whether a runner serves a project: instance runners where shared runners are on, group runners in their groups, project runners on theirs. */
+export async function runnerServesProject(db: Kysely<DB>, runner: CiRunnerRow, projectId: number): Promise<boolean> {
+  if (runner.runner_type === 'instance_type') {
+    const s = await db.selectFrom('project_ci_cd_settings').select('shared_runners_enabled').where('project_id', '=', projectId).executeTakeFirst();
+    return s?.shared_runners_enabled === true;
+  }
+  if (runner.runner_type === 'project_type') {
+    return (await db.selectFrom('ci_runner_projects').select('id').where('runner_id', '=', runner.id).where('project_id', '=', projectId).executeTakeFirst()) !== undefined;
+  }
+  const project = await db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id').select('namespaces.traversal_path').where('projects.id', '=', projectId).executeTakeFirst();
+  if (!project) return false;
+  const groups = await db.selectFrom('ci_runner_namespaces as rn').innerJoin('namespaces as n', 'n.id', 'rn.namespace_id').select('n.traversal_path').where('rn.runner_id', '=', runner.id).execute();
+  return groups.some((g) => project.traversal_path.startsWith(g.traversal_path));
+}
+
 export interface Assignment {
   build: CiBuildRow;
   /** The job token, shown to the runner once. */

@@ -33,7 +33,8 @@ export async function appendTrace(db: Kysely<DB>, buildId: number, start: number
   for (let at = 0; at < rest.length; at += CHUNK_BYTES) chunks.push({ build_id: buildId, chunk_index: index++, data: rest.subarray(at, at + CHUNK_BYTES) });
   if (chunks.length > 0) await db.insertInto('ci_build_trace_chunks').values(chunks).execute();
   const newLength = length + body.length;
-  await db.updateTable('ci_builds').set({ trace_size: newLength }).where('id', '=', buildId).execute();
+  // A log append is news of the job too: it is not stuck.
+  await db.updateTable('ci_builds').set({ trace_size: newLength, updated_at: new Date().toISOString() }).where('id', '=', buildId).execute();
   return { length: newLength };
 }
 

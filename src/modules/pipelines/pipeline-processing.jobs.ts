@@ -6,7 +6,7 @@ import { withTransaction } from '../../core/context.ts';
 import type { CiPipelineRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { deleteRef, resolveRef, updateRef } from '../../git/refs.ts';
-import { type RunningJob, defineJobKind } from '../../jobs/queue.ts';
+import { type RunningJob, defineJobKind, enqueue } from '../../jobs/queue.ts';
 import { isCompleted, type Status } from '../../ci/status.ts';
 import { processInTransaction } from './processing.ts';
 
@@ -42,6 +42,10 @@ export async function processPipelineNow(ctx: ServiceContext, pipelineId: number
   }
   const processed = await withTransaction(ctx, async (tx) => {
     const result = await processInTransaction(tx, pipelineId);
+    // Delayed jobs become pending at their time: the pipeline is processed again then.
+    for (const due of result?.dueTimes ?? []) {
+      await enqueue(tx.db, processPipelineJob, { pipelineId }, { runAt: due, dedupeKey: `${pipelineId}@${due.toISOString()}` });
+    }
     await job?.complete(tx.db);
     return result;
   });

@@ -82,6 +82,8 @@ export interface ProcessedPipeline {
   pipeline: CiPipelineRow;
   /** Bridges that became pending: their downstream pipelines are to be created. */
   pendingBridges: number[];
+  /** When delayed jobs scheduled by this pass become due: the pipeline is processed again then. */
+  dueTimes: Date[];
 }
 
 /** One processing pass inside the caller's transaction; null when the pipeline is gone. */
@@ -109,7 +111,8 @@ export async function processInTransaction(ctx: ServiceContext, pipelineId: numb
 
   const status = processed.pipelineStatus === null ? pipeline.status : (processed.pipelineChange?.to ?? pipeline.status);
   const updated = await updatePipelineStatus(db, pipeline, status as Status, rows, jobs, now);
-  return { pipeline: updated, pendingBridges };
+  const dueTimes = changes.filter((c) => c.to === 'scheduled' && c.scheduledAt).map((c) => c.scheduledAt as Date);
+  return { pipeline: updated, pendingBridges, dueTimes };
 }
 
 function applyChanges(jobs: PipelineJob[], changes: readonly JobChange[]): PipelineJob[] {
