@@ -4,7 +4,7 @@ import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts
 import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
 import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.ts';
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
-import { processPipelineJob } from '../modules/pipelines/pipeline-processing.jobs.ts';
+import { createDownstreamJob, processPipelineJob } from '../modules/pipelines/pipeline-processing.jobs.ts';
 import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
 import type { JobKind } from './queue.ts';
 
@@ -17,4 +17,5 @@ export const backgroundJobKinds: readonly JobKind[] = [
   refreshStatisticsJob,
   createPushPipelineJob,
   processPipelineJob,
+  createDownstreamJob,
 ];

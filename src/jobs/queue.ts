@@ -41,6 +41,12 @@ export interface JobKind<S extends TSchema = TSchema> {
 
 export const defineJobKind = <S extends TSchema>(kind: JobKind<S>): JobKind<S> => kind;
 
+/**
+ * What enqueueing needs of a kind: its name, payload and attempts, without its handler. Writers
+ * enqueue through a declaration when the handler depends on them (the kind spreads it).
+ */
+export type JobDeclaration<S extends TSchema = TSchema> = Pick<JobKind<S>, 'name' | 'payload' | 'maxAttempts'>;
+
 export class JobClaimLost extends Error {
   constructor(id: number) {
     super(`background job ${id} was claimed by another worker`);
@@ -84,7 +90,7 @@ export interface EnqueueOptions {
  * id, or null when an identical job (same dedupeKey) already waits. The payload is checked against
  * the kind's schema here, so a bad payload fails the caller, not a worker later.
  */
-export async function enqueue<S extends TSchema>(db: Kysely<DB>, kind: JobKind<S>, payload: Static<S>, options: EnqueueOptions = {}): Promise<number | null> {
+export async function enqueue<S extends TSchema>(db: Kysely<DB>, kind: JobDeclaration<S>, payload: Static<S>, options: EnqueueOptions = {}): Promise<number | null> {
   if (!Value.Check(kind.payload, payload)) throw new Error(`invalid payload for background job ${kind.name}: ${JSON.stringify(payload)}`);
   const now = new Date().toISOString();
   const row = await db

@@ -6,8 +6,7 @@ import { withTransaction } from '../../core/context.ts';
 import { digest } from '../../core/auth/secrets.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import type { CiBuildRow } from '../../db/schema.ts';
-import { enqueue } from '../../jobs/queue.ts';
-import { processPipelineJob } from '../pipelines/pipeline-processing.jobs.ts';
+import { processLater } from '../pipelines/index.ts';
 import { appendTrace, hideSecrets, traceTail } from './traces.ts';
 import { DEFAULT_COVERAGE_TAIL_BYTES, coveragePattern, extractCoverage } from '../../ci/coverage.ts';
 import { type RetryConfig, autoRetryDecision } from '../../ci/processing.ts';
@@ -59,7 +58,7 @@ export async function updateJobState(ctx: ServiceContext, job: CiBuildRow, updat
     if (update.state === 'success' && job.coverage_regex) await recordCoverage(tx, job.id, job.coverage_regex);
     const finished = { ...job, status: update.state, failure_reason: update.state === 'failed' ? (update.failureReason || 'unknown_failure') : null };
     if (update.state === 'failed' && (await retryAutomatically(tx, finished))) return { ok: true } as const;
-    await enqueue(tx.db, processPipelineJob, { pipelineId: job.pipeline_id }, { dedupeKey: String(job.pipeline_id) });
+    await processLater(tx.db, job.pipeline_id);
     return { ok: true } as const;
   });
 }
@@ -148,7 +147,7 @@ export async function dropStuckJobs(ctx: ServiceContext): Promise<number> {
         .executeTakeFirst();
       if (Number(changed.numUpdatedRows) === 0) return;
       await tx.db.deleteFrom('ci_pending_builds').where('build_id', '=', job.id).execute();
-      await enqueue(tx.db, processPipelineJob, { pipelineId: job.pipeline_id }, { dedupeKey: String(job.pipeline_id) });
+      await processLater(tx.db, job.pipeline_id);
     });
   }
   return drop.length;

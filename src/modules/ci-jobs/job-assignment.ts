@@ -12,8 +12,7 @@ import { digest } from '../../core/auth/secrets.ts';
 import { JOB_TOKEN_PREFIX } from '../../core/auth/job-tokens.ts';
 import type { CiBuildRow, CiRunnerRow, DB } from '../../db/schema.ts';
 import { escapeLike } from '../../core/search.ts';
-import { enqueue } from '../../jobs/queue.ts';
-import { processPipelineJob } from '../pipelines/pipeline-processing.jobs.ts';
+import { processLater } from '../pipelines/index.ts';
 
 /** Candidates read per attempt: enough that tags filtered in memory rarely exhaust them. */
 const CANDIDATES = 100;
@@ -123,7 +122,7 @@ async function take(ctx: ServiceContext, runner: CiRunnerRow, buildId: number): 
     const now = ctx.now().toISOString();
     const running = { status: 'running', runner_id: runner.id, token_digest: digest(token), started_at: now, updated_at: now, timeout, timeout_source: source };
     await tx.db.updateTable('ci_builds').set(running).where('id', '=', buildId).execute();
-    await enqueue(tx.db, processPipelineJob, { pipelineId: build.pipeline_id }, { dedupeKey: String(build.pipeline_id) });
+    await processLater(tx.db, build.pipeline_id);
     return { build: { ...build, ...running }, token };
   });
 }

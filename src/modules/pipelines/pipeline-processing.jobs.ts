@@ -1,24 +1,18 @@
 // Processing a pipeline after any change of its jobs, from the durable queue, so that neither a
 // crash nor a restart leaves a pipeline stuck.
-import { Type } from '@sinclair/typebox';
 import type { ServiceContext } from '../../core/context.ts';
 import { withTransaction } from '../../core/context.ts';
 import type { CiPipelineRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { deleteRef, resolveRef, updateRef } from '../../git/refs.ts';
 import { type RunningJob, defineJobKind, enqueue } from '../../jobs/queue.ts';
+import { CREATE_DOWNSTREAM, PROCESS_PIPELINE, persistentRef, processLater } from './pipeline-work.ts';
+import { createDownstream, mirrorToBridge } from './downstream.ts';
 import { isCompleted, type Status } from '../../ci/status.ts';
 import { processInTransaction } from './processing.ts';
 
-/** The ref that keeps a pipeline's commit fetchable while it runs (the runner fetches it, notes §1.4). */
-export const persistentRef = (pipelineId: number) => `refs/pipelines/${pipelineId}`;
-
-const ProcessPayload = Type.Object({ pipelineId: Type.Integer() }, { additionalProperties: false });
-
 export const processPipelineJob = defineJobKind({
-  name: 'pipeline.process',
-  payload: ProcessPayload,
-  maxAttempts: 10,
+  ...PROCESS_PIPELINE,
   lockSeconds: 120,
   run: async (ctx, payload, job) => void (await processPipelineNow(ctx, payload.pipelineId, job)),
 });
@@ -43,14 +37,22 @@ export async function processPipelineNow(ctx: ServiceContext, pipelineId: number
   const processed = await withTransaction(ctx, async (tx) => {
     const result = await processInTransaction(tx, pipelineId);
     // Delayed jobs become pending at their time: the pipeline is processed again then.
-    for (const due of result?.dueTimes ?? []) {
-      await enqueue(tx.db, processPipelineJob, { pipelineId }, { runAt: due, dedupeKey: `${pipelineId}@${due.toISOString()}` });
-    }
+    for (const due of result?.dueTimes ?? []) await processLater(tx.db, pipelineId, due);
+    for (const bridgeId of result?.pendingBridges ?? []) await enqueue(tx.db, CREATE_DOWNSTREAM, { bridgeId }, { dedupeKey: String(bridgeId) });
     await job?.complete(tx.db);
     return result;
   });
-  if (processed && dir !== null && isCompleted(processed.pipeline.status as Status)) {
-    await deleteRef(dir, persistentRef(pipelineId)).catch(() => undefined);
+  if (processed && isCompleted(processed.pipeline.status as Status)) {
+    if (dir !== null) await deleteRef(dir, persistentRef(pipelineId)).catch(() => undefined);
+    await mirrorToBridge(ctx, processed.pipeline);
   }
   return processed?.pipeline ?? null;
 }
+
+export const createDownstreamJob = defineJobKind({
+  ...CREATE_DOWNSTREAM,
+  run: async (ctx, payload, job) => {
+    const saved = await createDownstream(ctx, payload.bridgeId, (db) => job.complete(db));
+    if (!saved) await withTransaction(ctx, (tx) => job.complete(tx.db));
+  },
+});

@@ -18,13 +18,12 @@ import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit, readBlob, readTree } from '../../git/commits.ts';
 import { deleteRef, resolveRef } from '../../git/refs.ts';
-import { enqueue } from '../../jobs/queue.ts';
 import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
 import { type CiVariable, pipelineVariables, projectVariables, storedVar, variableMap } from '../../ci/variables.ts';
 import { variablesForEnvironment, variablesForProject } from '../ci-variables/ci-variables.finder.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
-import { persistentRef, processPipelineJob } from './pipeline-processing.jobs.ts';
+import { persistentRef, processLater } from './pipeline-work.ts';
 import { pipelineJobOf, processInTransaction, writeJobChanges } from './processing.ts';
 import { cancelJobChange, cancelPipelineChanges, retryJobPlan, retryPipelinePlan } from '../../ci/processing.ts';
 import type { Status } from '../../ci/status.ts';
@@ -53,13 +52,17 @@ export interface CreatePipelineInput {
   variables?: readonly PipelineVariableInput[];
   /** Keep a pipeline whose configuration fails, with its yaml_errors (pushes, schedules, triggers). */
   saveFailed: boolean;
+  /** The configuration itself, for a child pipeline (its bridge's `trigger:include`). */
+  content?: { path: string; text: string };
+  /** The bridge job whose trigger makes this pipeline. */
+  parent?: { jobId: number; pipelineId: number; projectId: number };
   /** Honour `[ci skip]` in the commit message and the `ci.skip` push option (pushes only). */
   skip?: boolean;
   /** Paths the push changed, for `rules:changes`; null when unknown. */
   changedPaths?: readonly string[] | null;
   triggerId?: number | null;
   /** Runs inside the transaction that saves the pipeline (a background job completing itself). */
-  onSaved?: (db: Kysely<DB>) => Promise<void>;
+  onSaved?: (db: Kysely<DB>, pipeline: CiPipelineRow) => Promise<void>;
 }
 
 export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true };
@@ -108,12 +111,15 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     source: input.source,
     user_id: input.user?.id ?? null,
     trigger_id: input.triggerId ?? null,
+    source_job_id: input.parent?.jobId ?? null,
+    source_pipeline_id: input.parent?.pipelineId ?? null,
+    source_project_id: input.parent?.projectId ?? null,
     committed_at: new Date(commit.committer.date).toISOString(),
   };
 
   let source;
   try {
-    source = await readPipelineConfig(ctx, project, found.sha, configured);
+    source = input.content ? { path: input.content.path, content: input.content.text } : await readPipelineConfig(ctx, project, found.sha, configured);
   } catch (error) {
     if (!(error instanceof CiConfigError)) throw error;
     return failed(ctx, input, base, error.message, configured);
@@ -175,7 +181,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
   return { pipeline };
 }
 
-type PipelineBase = Omit<CiPipelineRow, 'id' | 'iid' | 'status' | 'failure_reason' | 'yaml_errors' | 'config_path' | 'source_job_id' | 'source_pipeline_id' | 'source_project_id' | 'schedule_id' | 'duration' | 'started_at' | 'finished_at' | 'created_at' | 'updated_at'>;
+type PipelineBase = Omit<CiPipelineRow, 'id' | 'iid' | 'status' | 'failure_reason' | 'yaml_errors' | 'config_path' | 'schedule_id' | 'duration' | 'started_at' | 'finished_at' | 'created_at' | 'updated_at'>;
 
 /** A configuration error: saved as a failed pipeline where the source keeps those, else returned. */
 async function failed(ctx: ServiceContext, input: CreatePipelineInput, base: PipelineBase & { config_path?: string }, message: string, configured: string | null): Promise<CreatePipelineResult> {
@@ -215,9 +221,9 @@ async function savePipeline(ctx: ServiceContext, input: CreatePipelineInput, val
     }
     if (jobs.length > 0) {
       await tx.db.insertInto('ci_builds').values(jobs.map((job) => buildValues(pipeline, job, at))).execute();
-      await enqueue(tx.db, processPipelineJob, { pipelineId: pipeline.id }, { dedupeKey: String(pipeline.id) });
+      await processLater(tx.db, pipeline.id);
     }
-    await input.onSaved?.(tx.db);
+    await input.onSaved?.(tx.db, pipeline);
     return pipeline;
   });
 }
