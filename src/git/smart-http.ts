@@ -55,7 +55,7 @@ const FLUSH_PKT = Buffer.from('0000');
  */
 const SERVICE_CONFIG: Record<GitService, readonly string[]> = {
   'git-upload-pack': ['uploadpack.allowFilter=true', 'uploadpack.allowAnySHA1InWant=true'],
-  'git-receive-pack': ['receive.fsckObjects=true', 'fsck.badTimezone=ignore', 'fsck.missingSpaceBeforeDate=ignore', 'fsck.zeroPaddedFilemode=ignore'],
+  'git-receive-pack': ['receive.fsckObjects=true', 'receive.advertisePushOptions=true', 'fsck.badTimezone=ignore', 'fsck.missingSpaceBeforeDate=ignore', 'fsck.zeroPaddedFilemode=ignore'],
 };
 
 /** Why a request body did not reach git whole; null when it did (or git stopped reading it on its own). */

@@ -12,6 +12,8 @@ import { runGit } from '../run.ts';
 export const PUSH_DIR_ENV = 'QUARRY_PUSH_DIR';
 /** Where post-receive writes the updated refs, in the push's directory. */
 export const REF_UPDATES_FILE = 'ref-updates';
+/** Where post-receive writes the push options (`git push -o`), one per line, before the refs. */
+export const PUSH_OPTIONS_FILE = 'push-options';
 
 /** One line of a hook's input: a ref, what it held and what it holds (all zeros for nothing). */
 export interface RefLine {
@@ -38,7 +40,19 @@ export async function writeHooks(dir: string, scripts: HookScripts): Promise<voi
   const node = `NODE_COMPILE_CACHE=${shellQuote(scripts.compileCache)} exec ${shellQuote(process.execPath)} --no-warnings ${shellQuote(scripts.preReceive)}`;
   const hooks = {
     'pre-receive': `#!/bin/sh\n${node}\n`,
-    'post-receive': `#!/bin/sh\nexec cat > "\${${PUSH_DIR_ENV}:?}/${REF_UPDATES_FILE}"\n`,
+    // Push options cannot hold a line break (git refuses them), so one per line is unambiguous.
+    'post-receive': [
+      '#!/bin/sh',
+      `dir="\${${PUSH_DIR_ENV}:?}"`,
+      'i=0',
+      `: > "$dir/${PUSH_OPTIONS_FILE}"`,
+      'while [ "$i" -lt "${GIT_PUSH_OPTION_COUNT:-0}" ]; do',
+      `  printenv "GIT_PUSH_OPTION_$i" >> "$dir/${PUSH_OPTIONS_FILE}"`,
+      '  i=$((i + 1))',
+      'done',
+      `exec cat > "$dir/${REF_UPDATES_FILE}"`,
+      '',
+    ].join('\n'),
   };
   for (const [name, content] of Object.entries(hooks)) {
     await fs.writeFile(path.join(dir, name), content);

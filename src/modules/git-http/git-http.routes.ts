@@ -189,7 +189,7 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
           beforeEnd: async () => {
             if (!push || !actor) return;
             try {
-              const outcome = await recordRefUpdates(serviceContext(req), project.row, actor.user.id, await push.refUpdates());
+              const outcome = await recordRefUpdates(serviceContext(req), project.row, actor.user.id, await push.refUpdates(), await push.pushOptions());
               // The job stays queued for a retry; the push itself has happened.
               if (outcome && !outcome.ok) req.log.error({ err: outcome.error, job: outcome.id }, 'recording a push failed; it will be retried');
             } catch (error) {

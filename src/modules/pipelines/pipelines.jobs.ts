@@ -48,6 +48,7 @@ async function createForPush(ctx: ServiceContext, payload: PushPipeline, job: Ru
         variables: payload.variables,
         saveFailed: true,
         skip: true,
+        forceSkip: payload.skip === true,
         // The job is done in the transaction that saves its pipeline: a run cut short makes no second one.
         onSaved: (db) => job.complete(db),
       },

@@ -56,8 +56,10 @@ export interface CreatePipelineInput {
   content?: { path: string; text: string };
   /** The bridge job whose trigger makes this pipeline. */
   parent?: { jobId: number; pipelineId: number; projectId: number };
-  /** Honour `[ci skip]` in the commit message and the `ci.skip` push option (pushes only). */
+  /** Honour `[ci skip]` in the commit message (pushes only). */
   skip?: boolean;
+  /** The push asked for no pipeline (`-o ci.skip`): a skipped one is saved. */
+  forceSkip?: boolean;
   /** Paths the push changed, for `rules:changes`; null when unknown. */
   changedPaths?: readonly string[] | null;
   triggerId?: number | null;
@@ -126,7 +128,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
   }
   if (!source) return input.saveFailed ? { none: true } : { error: 'Missing CI config file' };
 
-  if (input.skip && SKIP_CI.test(commit.message)) {
+  if (input.forceSkip || (input.skip && SKIP_CI.test(commit.message))) {
     return { pipeline: await savePipeline(ctx, input, { ...base, status: 'skipped', config_path: source.path }, [], now) };
   }
 

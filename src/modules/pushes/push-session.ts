@@ -15,7 +15,7 @@ import type { Actor } from '../../core/auth/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import type { Config } from '../../config.ts';
 import { ownerTag, removeLeftoverEntries } from '../../core/processes.ts';
-import { PUSH_DIR_ENV, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
+import { PUSH_DIR_ENV, PUSH_OPTIONS_FILE, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
 import type { RefUpdate } from '../../git/refs.ts';
 import { type BaseContext, systemContext } from '../../core/context.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
@@ -59,6 +59,8 @@ export interface PushSession {
   readonly env: Record<string, string>;
   /** The refs the push updated; none when it was refused or failed. */
   refUpdates(): Promise<RefUpdate[]>;
+  /** The push options it came with (`git push -o`). */
+  pushOptions(): Promise<string[]>;
   /** Removes the push's directory, once what it changed is recorded. */
   close(): Promise<void>;
 }
@@ -79,6 +81,15 @@ async function readRefUpdates(dir: string): Promise<RefUpdate[]> {
   }
 }
 
+async function readPushOptions(dir: string): Promise<string[]> {
+  try {
+    return (await fs.readFile(path.join(dir, PUSH_OPTIONS_FILE), 'utf8')).split('\n').filter(Boolean);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
 export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: PushRules, origin: PushOrigin): Promise<PushSession> {
   const parent = pushesDir(config);
   await fs.mkdir(parent, { recursive: true });
@@ -91,6 +102,7 @@ export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: Pu
     config: [`core.hooksPath=${dir}`, ...HIDDEN_FROM_PUSHES],
     env: { [PUSH_DIR_ENV]: dir },
     refUpdates: () => readRefUpdates(dir),
+    pushOptions: () => readPushOptions(dir),
     async close() {
       // The updates first, in one step: a directory half removed is never recorded a second time.
       await fs.rm(path.join(dir, REF_UPDATES_FILE), { force: true });
@@ -104,7 +116,7 @@ async function recordLeftoverPush(ctx: BaseContext, dir: string): Promise<void> 
   const updates = await readRefUpdates(dir);
   if (updates.length === 0) return;
   const origin = JSON.parse(await fs.readFile(path.join(dir, ORIGIN_FILE), 'utf8')) as PushOrigin;
-  await enqueueRefUpdates(systemContext(ctx), origin.projectId, origin.userId, updates);
+  await enqueueRefUpdates(systemContext(ctx), origin.projectId, origin.userId, updates, { pushOptions: await readPushOptions(dir) });
 }
 
 /**

@@ -28,6 +28,8 @@ const RefsUpdatedPayload = Type.Object(
     updates: Type.Array(RefUpdateSchema, { minItems: 1 }),
     /** The project's first branch came with it (a README commit at creation): a first push whatever its row says. */
     firstPush: Type.Optional(Type.Boolean()),
+    /** `git push -o` options: `ci.skip`, `ci.variable="KEY=value"`. */
+    pushOptions: Type.Optional(Type.Array(Type.String())),
   },
   { additionalProperties: false },
 );
@@ -78,15 +80,32 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
     for (const pushData of data) await recordEvent(tx, { projectId: row.id, authorId: payload.userId, action: 'pushed', pushData });
     if (protect) await protectDefaultBranch(tx, row, defaultBranch as string);
     if (gitDir !== null) await refreshStatisticsLater(tx.db, row.id);
-    await enqueuePushPipelines(tx.db, row.id, payload.userId, pipelineUpdates);
+    await enqueuePushPipelines(tx.db, row.id, payload.userId, pipelineUpdates, ciPushOptions(payload.pushOptions ?? []));
     await job.complete(tx.db);
   });
 }
 
+interface CiPushOptions {
+  skip?: true;
+  variables?: { key: string; value: string }[];
+}
+
+/** `-o ci.skip` and `-o ci.variable="KEY=value"` (the platform's Gitlab::PushOptions; the shell removes the quotes). */
+export function ciPushOptions(options: readonly string[]): CiPushOptions {
+  const ci: CiPushOptions = {};
+  for (const option of options) {
+    if (option === 'ci.skip') ci.skip = true;
+    const variable = /^ci\.variable=(.*)$/.exec(option)?.[1].replace(/^"(.*)"$/, '$1');
+    const equals = variable?.indexOf('=') ?? -1;
+    if (variable && equals > 0) (ci.variables ??= []).push({ key: variable.slice(0, equals), value: variable.slice(equals + 1) });
+  }
+  return ci;
+}
+
 /** A pipeline for each branch or tag the change created or moved with a configuration (deletions make none). */
-async function enqueuePushPipelines(db: Kysely<DB>, projectId: number, userId: number, updates: readonly RefUpdate[]): Promise<void> {
+async function enqueuePushPipelines(db: Kysely<DB>, projectId: number, userId: number, updates: readonly RefUpdate[], ci: CiPushOptions): Promise<void> {
   for (const u of updates) {
-    await enqueue(db, createPushPipelineJob, { projectId, userId, ref: u.ref, before: u.before, after: u.after });
+    await enqueue(db, createPushPipelineJob, { projectId, userId, ref: u.ref, before: u.before, after: u.after, ...ci });
   }
 }
 
@@ -155,8 +174,15 @@ export async function changeRefs(
 }
 
 /** Enqueues `refs.updated` for a change of refs that has happened, for a worker to run. */
-export async function enqueueRefUpdates(ctx: ServiceContext, projectId: number, userId: number, updates: readonly RefUpdate[], options: { runHere?: boolean } = {}): Promise<number | null> {
-  return enqueue(ctx.db, refsUpdatedJob, { projectId, userId, updates: [...updates] }, options);
+export async function enqueueRefUpdates(
+  ctx: ServiceContext,
+  projectId: number,
+  userId: number,
+  updates: readonly RefUpdate[],
+  options: { runHere?: boolean; pushOptions?: readonly string[] } = {},
+): Promise<number | null> {
+  const pushOptions = options.pushOptions && options.pushOptions.length > 0 ? { pushOptions: [...options.pushOptions] } : {};
+  return enqueue(ctx.db, refsUpdatedJob, { projectId, userId, updates: [...updates], ...pushOptions }, { runHere: options.runHere });
 }
 
 /**
@@ -165,9 +191,9 @@ export async function enqueueRefUpdates(ctx: ServiceContext, projectId: number, 
  * workers retry it; the outcome says so. `userId` is whom the push is recorded for, explicit
  * because it is not always the actor: a queued job records it for the user who asked.
  */
-export async function recordRefUpdates(ctx: ServiceContext, project: Pick<ProjectRow, 'id'>, userId: number, updates: readonly RefUpdate[]): Promise<JobOutcome | null> {
+export async function recordRefUpdates(ctx: ServiceContext, project: Pick<ProjectRow, 'id'>, userId: number, updates: readonly RefUpdate[], pushOptions: readonly string[] = []): Promise<JobOutcome | null> {
   if (updates.length === 0) return null;
-  const id = await enqueueRefUpdates(ctx, project.id, userId, updates, { runHere: true });
+  const id = await enqueueRefUpdates(ctx, project.id, userId, updates, { runHere: true, pushOptions });
   return runNow(ctx, refsUpdatedJob, id);
 }
 
