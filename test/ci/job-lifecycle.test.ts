@@ -82,3 +82,22 @@ test('the stuck-jobs task fails a silent running job and a pending job no runner
   expectStatus(update, 403);
   assert.equal(update.headers['job-status'], 'failed');
 });
+
+test('a new pipeline on a ref cancels older ones whose started jobs are all interruptible', async () => {
+  const ci = await ciProject(t);
+  const runner = await ci.registerRunner();
+  await ci.commitConfig('a:\n  script: [x]\n  interruptible: true\nb:\n  script: [x]\n');
+  const job = await ci.takeJob(runner);
+  assert.equal(job?.job_info.name, 'a');
+  await ci.commitConfig('a:\n  script: [x]\n  interruptible: true\nb:\n  script: [y]\n', 'second');
+  const [second, first] = await ci.pipelines();
+  assert.equal(first.status, 'canceled');
+  assert.equal(second.status, 'pending');
+  // Not when a started job is not interruptible.
+  assert.equal((await ci.takeJob(runner))?.job_info.name, 'a');
+  assert.equal((await ci.takeJob(runner))?.job_info.name, 'b');
+  await ci.commitConfig('a:\n  script: [x]\n  interruptible: true\nb:\n  script: [z]\n', 'third');
+  const [, previous] = await ci.pipelines();
+  assert.equal(previous.id, second.id);
+  assert.notEqual(previous.status, 'canceled');
+});

@@ -180,6 +180,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
   }
   if (seeded.filteredOut) return input.saveFailed ? { none: true } : { error: seeded.message };
   const pipeline = await savePipeline(ctx, input, { ...base, status: 'created', config_path: source.path }, seeded.jobs, now);
+  if (input.source !== 'parent_pipeline' && settings?.ciCd.auto_cancel_pending_pipelines === 'enabled') await cancelRedundantPipelines(ctx, pipeline);
   return { pipeline };
 }
 
@@ -278,6 +279,32 @@ export async function pushMayMakePipeline(ctx: ServiceContext, project: ProjectR
   if (path.includes('@')) return true;
   const dir = repositoryDir(ctx.config, project);
   return dir !== null && (await readBlob(dir, sha, path)) !== null;
+}
+
+/**
+ * A new pipeline makes older live pipelines of its ref redundant (the project setting
+ * auto_cancel_pending_pipelines): those whose started jobs are all interruptible are canceled.
+ */
+async function cancelRedundantPipelines(ctx: ServiceContext, pipeline: CiPipelineRow): Promise<void> {
+  const older = await ctx.db
+    .selectFrom('ci_pipelines')
+    .selectAll()
+    .where('project_id', '=', pipeline.project_id)
+    .where('ref', '=', pipeline.ref)
+    .where('id', '<', pipeline.id)
+    .where('source', '!=', 'parent_pipeline')
+    .where('status', 'in', ['created', 'waiting_for_resource', 'preparing', 'pending', 'running', 'scheduled'])
+    .execute();
+  for (const candidate of older) {
+    const started = await ctx.db
+      .selectFrom('ci_builds')
+      .select('interruptible')
+      .where('pipeline_id', '=', candidate.id)
+      .where('retried', '=', false)
+      .where('started_at', 'is not', null)
+      .execute();
+    if (started.every((job) => job.interruptible)) await cancelPipeline(ctx, candidate);
+  }
 }
 
 // ---- Changing pipelines --------------------------------------------------------------------------
