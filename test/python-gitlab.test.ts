@@ -6,6 +6,8 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ROOT_TOKEN, type TestApp } from './harness.ts';
 import { listeningTestApp } from './listening.ts';
+import { backgroundJobKinds } from '../src/jobs/kinds.ts';
+import { startWorker } from '../src/jobs/worker.ts';
 
 const PYTHON = '/usr/bin/python3';
 const available = spawnSync(PYTHON, ['-c', 'import gitlab'], { encoding: 'utf8' }).status === 0;
@@ -46,4 +48,16 @@ test('python-gitlab and the git CLI: files, commits, tree, archive, branches, ta
   const run = await runScript('python_gitlab_repository_check.py');
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
+});
+
+test('python-gitlab and a runner: pipelines from a push and the API, jobs taken, logged, played, canceled, retried', { skip }, async () => {
+  // Pipelines move on as background work, which a worker of this test runs.
+  const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
+  try {
+    const run = await runScript('python_gitlab_ci_check.py');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'ok');
+  } finally {
+    await worker.stop();
+  }
 });
