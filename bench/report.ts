@@ -320,12 +320,23 @@ compare figures within one run.
 Each run replaces the section of the dialect it measured.
 `;
 
+/**
+ * Replaces the section `<!-- bench:NAME -->…<!-- /bench:NAME -->` of the results file, or adds it
+ * at the end; everything else in the file (other runs, notes written by hand) stays.
+ */
+export function replaceSection(file: string, name: string, content: string): void {
+  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : `${INTRO}\n`;
+  const block = new RegExp(`<!-- bench:${name} -->[\\s\\S]*?<!-- /bench:${name} -->`);
+  const next = block.test(previous) ? previous.replace(block, () => content) : `${previous.trimEnd()}\n\n${content}\n`;
+  fs.writeFileSync(file, next);
+}
+
 export function writeResults(file: string, results: DialectResult[]): void {
-  const previous = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  const sections = (['sqlite', 'postgres'] as const).map((d) => {
-    const fresh = results.find((r) => r.dialect === d);
-    if (fresh) return section(fresh);
-    return new RegExp(`<!-- bench:${d} -->[\\s\\S]*?<!-- /bench:${d} -->`).exec(previous)?.[0] ?? null;
-  });
-  fs.writeFileSync(file, `${[INTRO, ...sections.filter((s) => s !== null)].join('\n')}\n`);
+  // The introduction is rewritten in place: it is whatever comes before the first section.
+  if (fs.existsSync(file)) {
+    const previous = fs.readFileSync(file, 'utf8');
+    const first = previous.indexOf('<!-- bench:');
+    if (first >= 0) fs.writeFileSync(file, `${INTRO}\n${previous.slice(first)}`);
+  }
+  for (const r of results) replaceSection(file, r.dialect, section(r));
 }

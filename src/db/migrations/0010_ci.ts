@@ -44,6 +44,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'varchar(32)', notNull)
     .execute();
   await db.schema.createIndex('ci_pipelines_project_iid').on('ci_pipelines').columns(['project_id', 'iid']).unique().execute();
+  await db.schema.createIndex('ci_pipelines_project').on('ci_pipelines').columns(['project_id', 'id']).execute();
   await db.schema.createIndex('ci_pipelines_project_ref').on('ci_pipelines').columns(['project_id', 'ref', 'id']).execute();
   await db.schema.createIndex('ci_pipelines_project_status').on('ci_pipelines').columns(['project_id', 'status', 'id']).execute();
   await db.schema.createIndex('ci_pipelines_source_job').on('ci_pipelines').columns(['source_job_id']).execute();

@@ -27,18 +27,22 @@ const header = (req: FastifyRequest, name: string) => {
   return typeof value === 'string' && value !== '' ? value : undefined;
 };
 
-/** Waits until jobs may have become pending, the time is up, or the runner hung up. */
+/**
+ * Waits until jobs may have become pending, the time is up, or the runner hung up. (The request's
+ * own 'close' comes once its body is read: the socket's tells of a runner gone.)
+ */
 function nextWake(req: FastifyRequest, ms: number): Promise<void> {
+  const socket = req.socket;
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
       stop();
-      req.raw.off('close', done);
+      socket.off('close', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
     const stop = onPendingBuilds(done);
-    req.raw.once('close', done);
+    socket.once('close', done);
   });
 }
 
@@ -69,9 +73,9 @@ export const runnerJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
     if (!assignment && longPoll && req.body.last_update !== undefined) {
       stopCounting(req);
       const deadline = Date.now() + config.runnerLongPollSeconds * 1000;
-      while (!assignment && Date.now() < deadline && !req.raw.destroyed) {
+      while (!assignment && Date.now() < deadline && !req.socket.destroyed) {
         await nextWake(req, deadline - Date.now());
-        if (!req.raw.destroyed) assignment = await assignJob(ctx, runner);
+        if (!req.socket.destroyed) assignment = await assignJob(ctx, runner);
       }
     }
     if (!assignment) return reply.header('x-gitlab-last-update', queueTick()).code(204).send();
