@@ -130,6 +130,7 @@ const COLUMNS = {
     last_used: 'text?', created_at: 'text', updated_at: 'text',
   },
   instance_secrets: { name: 'text', value_encrypted: 'text', digest: 'text', updated_at: 'text' },
+  ci_project_counts: { project_id: 'integer', pipelines: 'integer', jobs: 'integer' },
 } as const satisfies Columns;
 
 // The type check bites: each of these is an error (tsc fails on an unused @ts-expect-error).

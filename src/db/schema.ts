@@ -533,6 +533,13 @@ export interface CiTriggersTable {
   updated_at: string;
 }
 
+/** Each project's pipelines and latest jobs (builds, not retried), kept by triggers. */
+export interface CiProjectCountsTable {
+  project_id: number;
+  pipelines: number;
+  jobs: number;
+}
+
 export interface InstanceSecretsTable {
   name: string;
   value_encrypted: string;
@@ -585,6 +592,7 @@ export interface DB {
   ci_variables: CiVariablesTable;
   ci_triggers: CiTriggersTable;
   instance_secrets: InstanceSecretsTable;
+  ci_project_counts: CiProjectCountsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

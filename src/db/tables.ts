@@ -9,6 +9,7 @@ import type { DB } from './schema.ts';
  */
 export const DATA_TABLES = [
   'background_jobs',
+  'ci_project_counts',
   'ci_build_trace_chunks',
   'ci_job_artifacts',
   'ci_build_report_results',

@@ -27,6 +27,10 @@ test('retry: a failed job runs again up to max times, only for the reasons liste
   const [pipeline] = await ci.pipelines();
   assert.equal(pipeline.status, 'failed');
   assert.deepEqual(await ci.jobStates(pipeline.id, true), [['flaky', 'failed'], ['flaky', 'failed'], ['flaky', 'failed']]);
+  // The lists' totals come from counters: retried jobs are not counted.
+  const list = await t.get(`/api/v4/projects/${ci.projectId}/jobs`, { token: ci.owner.token });
+  assert.equal(list.headers['x-total'], '1');
+  assert.equal((await t.get(`/api/v4/projects/${ci.projectId}/pipelines`, { token: ci.owner.token })).headers['x-total'], '1');
 
   await ci.commitConfig('other:\n  script: [x]\n  retry:\n    max: 2\n    when: [runner_system_failure]\n');
   const job = await ci.takeJob(runner);
@@ -100,4 +104,22 @@ test('a new pipeline on a ref cancels older ones whose started jobs are all inte
   const [, previous] = await ci.pipelines();
   assert.equal(previous.id, second.id);
   assert.notEqual(previous.status, 'canceled');
+});
+
+test('the counters of pipelines and latest jobs agree with the rows after retries and deletions', async () => {
+  const ci = await ciProject(t);
+  const runner = await ci.registerRunner();
+  await ci.commitConfig('a:\n  script: [x]\nb:\n  script: [x]\n');
+  const job = await ci.takeJob(runner);
+  assert.ok(job);
+  await ci.finishJob(job, 'failed');
+  expectStatus(await t.post(`/api/v4/projects/${ci.projectId}/jobs/${job.id}/retry`, { token: ci.owner.token }), 201);
+  await ci.commitConfig('c:\n  script: [x]\n', 'again');
+  const [latest] = await ci.pipelines();
+  expectStatus(await t.del(`/api/v4/projects/${ci.projectId}/pipelines/${latest.id}`, { token: ci.owner.token }), 204);
+  const counted = await t.deps.db.selectFrom('ci_project_counts').selectAll().where('project_id', '=', ci.projectId).executeTakeFirstOrThrow();
+  const pipelines = await t.deps.db.selectFrom('ci_pipelines').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', ci.projectId).executeTakeFirstOrThrow();
+  const jobs = await t.deps.db.selectFrom('ci_builds').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', ci.projectId).where('type', '=', 'build').where('retried', '=', false).executeTakeFirstOrThrow();
+  assert.deepEqual([Number(counted.pipelines), Number(counted.jobs)], [Number(pipelines.n), Number(jobs.n)]);
+  assert.deepEqual([Number(counted.pipelines), Number(counted.jobs)], [1, 2]);
 });

@@ -7,7 +7,7 @@
 // handed to exactly one runner however many ask at once, on any node. Secrets: job, runner and
 // trigger tokens are kept as digests (a trigger token is shown again by the API, so it is also
 // kept encrypted); variable values are encrypted with the instance's key.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { emptyByDefault, falseByDefault, isPostgres, notNull, withId } from './helpers.ts';
 
 const cascade = (table: string) => (c: any) => c.notNull().references(`${table}.id`).onDelete('cascade');
@@ -102,8 +102,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'varchar(32)', notNull)
     .addColumn('updated_at', 'varchar(32)', notNull)
     .execute();
-  await db.schema.createIndex('ci_builds_pipeline').on('ci_builds').columns(['pipeline_id', 'id']).execute();
-  await db.schema.createIndex('ci_builds_project').on('ci_builds').columns(['project_id', 'id']).execute();
+  // The lists (and their counts) read these alone: a project's or a pipeline's latest jobs or bridges, newest first.
+  await db.schema.createIndex('ci_builds_pipeline').on('ci_builds').columns(['pipeline_id', 'type', 'retried', 'id']).execute();
+  await db.schema.createIndex('ci_builds_project').on('ci_builds').columns(['project_id', 'type', 'retried', 'id']).execute();
   await db.schema.createIndex('ci_builds_project_status').on('ci_builds').columns(['project_id', 'status', 'id']).execute();
   await db.schema.createIndex('ci_builds_token').on('ci_builds').columns(['token_digest']).execute();
   await db.schema.createIndex('ci_builds_runner').on('ci_builds').columns(['runner_id', 'id']).execute();
@@ -234,4 +235,65 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'varchar(32)', notNull)
     .execute();
   await db.schema.createIndex('instance_secrets_digest').on('instance_secrets').columns(['digest']).execute();
+
+  // Each project's number of pipelines and of latest jobs, kept by triggers, so that the lists'
+  // X-Total costs one read however many there are.
+  await db.schema
+    .createTable('ci_project_counts')
+    .addColumn('project_id', 'bigint', (c) => c.primaryKey().references('projects.id').onDelete('cascade'))
+    .addColumn('pipelines', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('jobs', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+  if (isPostgres(db)) await postgresCountTriggers(db);
+  else await sqliteCountTriggers(db);
+}
+
+// A counted job: a build (not a bridge) that is not retried.
+async function postgresCountTriggers(db: Kysely<any>): Promise<void> {
+  await sql`
+    create function ci_project_counts_add(project bigint, more_pipelines bigint, more_jobs bigint) returns void language plpgsql as $$
+    begin
+      -- An increase may be the project's first; a decrease of a project being deleted finds no row.
+      if more_pipelines > 0 or more_jobs > 0 then
+        insert into ci_project_counts as c (project_id, pipelines, jobs) values (project, more_pipelines, more_jobs)
+          on conflict (project_id) do update set pipelines = c.pipelines + more_pipelines, jobs = c.jobs + more_jobs;
+      else
+        update ci_project_counts as c set pipelines = c.pipelines + more_pipelines, jobs = c.jobs + more_jobs where c.project_id = project;
+      end if;
+    end $$`.execute(db);
+  await sql`
+    create function ci_pipelines_count() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'INSERT' then perform ci_project_counts_add(new.project_id, 1, 0); else perform ci_project_counts_add(old.project_id, -1, 0); end if;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger ci_pipelines_count after insert or delete on ci_pipelines for each row execute function ci_pipelines_count()`.execute(db);
+  await sql`
+    create function ci_builds_count() returns trigger language plpgsql as $$
+    begin
+      if tg_op in ('UPDATE', 'DELETE') and old.type = 'build' and not old.retried then perform ci_project_counts_add(old.project_id, 0, -1); end if;
+      if tg_op in ('UPDATE', 'INSERT') and new.type = 'build' and not new.retried then perform ci_project_counts_add(new.project_id, 0, 1); end if;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger ci_builds_count after insert or delete on ci_builds for each row execute function ci_builds_count()`.execute(db);
+  await sql`create trigger ci_builds_count_retried after update of retried on ci_builds for each row
+            when (old.retried is distinct from new.retried) execute function ci_builds_count()`.execute(db);
+}
+
+async function sqliteCountTriggers(db: Kysely<any>): Promise<void> {
+  const add = (project: string, pipelines: number, jobs: number) =>
+    pipelines > 0 || jobs > 0
+      ? `insert into ci_project_counts (project_id, pipelines, jobs) values (${project}, ${pipelines}, ${jobs})
+           on conflict (project_id) do update set pipelines = pipelines + ${pipelines}, jobs = jobs + ${jobs};`
+      : `update ci_project_counts set pipelines = pipelines + ${pipelines}, jobs = jobs + ${jobs} where project_id = ${project};`;
+  const statements = [
+    `create trigger ci_pipelines_count_insert after insert on ci_pipelines begin ${add('new.project_id', 1, 0)} end`,
+    `create trigger ci_pipelines_count_delete after delete on ci_pipelines begin ${add('old.project_id', -1, 0)} end`,
+    `create trigger ci_builds_count_insert after insert on ci_builds when new.type = 'build' and new.retried = 0 begin ${add('new.project_id', 0, 1)} end`,
+    `create trigger ci_builds_count_delete after delete on ci_builds when old.type = 'build' and old.retried = 0 begin ${add('old.project_id', 0, -1)} end`,
+    `create trigger ci_builds_count_retried after update of retried on ci_builds when new.type = 'build' and old.retried is not new.retried begin
+       update ci_project_counts set jobs = jobs + (case when new.retried then -1 else 1 end) where project_id = new.project_id;
+     end`,
+  ];
+  for (const statement of statements) await sql.raw(statement).execute(db);
 }

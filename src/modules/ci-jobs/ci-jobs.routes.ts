@@ -14,6 +14,7 @@ import { projectWebUrl } from '../../domain/urls.ts';
 import { type Commit, getCommit } from '../../git/commits.ts';
 import { loadCi } from '../pipelines/index.ts';
 import { cancelJob, playJob, retryJob } from '../pipelines/pipelines.service.ts';
+import { projectCount } from '../pipelines/pipelines.finder.ts';
 import { findJob, findJobs, jobRelations } from './ci-jobs.finder.ts';
 import { type JobView, presentBridge, presentJob } from './ci-jobs.presenter.ts';
 import { BridgeEntity, JobEntity, JobParams, ListJobsQuery, ListPipelineJobsQuery, PipelineJobsParams, ProjectParams } from './ci-jobs.schemas.ts';
@@ -52,7 +53,8 @@ export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: ProjectParams, querystring: ListJobsQuery, response: { 200: Type.Array(JobEntity) } }, config: OPTIONAL, preHandler: loadCi('read_build') },
     async (req, reply) => {
       const project = loadedProject(req).row;
-      const rows = await paginate(req, reply, findJobs(db, { projectId: project.id }, { scope: req.query.scope, type: 'build' }));
+      const count = projectCount(db, project.id, 'jobs', req.query);
+      const rows = await paginate(req, reply, findJobs(db, { projectId: project.id }, { scope: req.query.scope, type: 'build' }), { countParts: count });
       const shown = await view(req, project, rows);
       return rows.map((r) => presentJob(r, shown));
     },

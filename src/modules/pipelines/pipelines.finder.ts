@@ -1,6 +1,7 @@
 // Reading pipelines: the project's list with every filter and order of the 14.x API, one
 // pipeline, its variables, and what its detail shows (its user, coverage, warnings).
 import type { Kysely } from 'kysely';
+import type { Countable } from '../../core/pagination.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import type { CiPipelineRow, DB, UserRow } from '../../db/schema.ts';
 import type { ListPipelinesQuery } from './pipelines.schemas.ts';
@@ -47,6 +48,18 @@ export function findPipelines(db: Kysely<DB>, projectId: number, filters: ListPi
   const order = filters.order_by ?? 'id';
   if (order !== 'id') q = q.orderBy(`ci_pipelines.${order}`, direction);
   return q.orderBy('ci_pipelines.id', direction);
+}
+
+/** The FILTERS a list may carry; without any, its count is the project's counter. */
+const FILTERS = ['scope', 'status', 'source', 'ref', 'sha', 'yaml_errors', 'name', 'username', 'updated_after', 'updated_before'] as const;
+
+/**
+ * A tally of the project's pipelines or latest jobs from the counters the triggers keep, for a list
+ * without filters; undefined otherwise (the list's own rows are counted).
+ */
+export function projectCount(db: Kysely<DB>, projectId: number, what: 'pipelines' | 'jobs', filters: Record<string, unknown>): Countable[] | undefined {
+  if (FILTERS.some((f) => filters[f] !== undefined)) return undefined;
+  return [{ tally: db.selectNoFrom((eb) => eb.fn.coalesce(eb.selectFrom('ci_project_counts').select(what).where('project_id', '=', projectId), eb.lit(0)).as('count')) }];
 }
 
 export async function findPipeline(db: Kysely<DB>, projectId: number, id: number): Promise<CiPipelineRow | null> {

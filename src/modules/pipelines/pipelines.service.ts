@@ -223,7 +223,10 @@ async function savePipeline(ctx: ServiceContext, input: CreatePipelineInput, val
         .execute();
     }
     if (jobs.length > 0) {
-      await tx.db.insertInto('ci_builds').values(jobs.map((job) => buildValues(pipeline, job, at))).execute();
+      // In slices: SQLite binds at most 32,766 values to a statement, and a job takes about thirty.
+      for (let i = 0; i < jobs.length; i += 500) {
+        await tx.db.insertInto('ci_builds').values(jobs.slice(i, i + 500).map((job) => buildValues(pipeline, job, at))).execute();
+      }
       await processLater(tx.db, pipeline.id);
     }
     await input.onSaved?.(tx.db, pipeline);
