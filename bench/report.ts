@@ -317,7 +317,12 @@ The figures depend on the host far more than on the run: the same code measured 
 AMD EPYC host. The first line of each run, GET /-/liveness (no database), is the yardstick:
 compare figures within one run.
 
-Each run replaces the section of the dialect it measured.
+Then bench/ci.ts (also alone: \`node bench/ci.ts\`) measures the CI hot paths on SQLite: a push
+to a pipeline of 20 jobs, the pipelines and jobs lists of a project with 100,000 pipelines
+(\`BENCH_CI_PIPELINES\`), 100 runners long polling while idle and how soon a new job reaches them,
+and 200 running jobs appending to their logs every second.
+
+Each run replaces the sections it measured and keeps the rest of this file.
 `;
 
 /**
