@@ -56,7 +56,8 @@ export type Job = Static<typeof JobEntity>;
 export const BridgeEntity = Entity({ ...jobBasicFields, downstream_pipeline: Nullable(PipelineBasicEntity) });
 export type Bridge = Static<typeof BridgeEntity>;
 
-const Scope = Type.Optional(Type.Union([OneOf(JOB_STATUSES), Type.Array(OneOf(JOB_STATUSES))]));
+/** One status or several (`scope[]=`); a single value is read as a list of one. */
+const Scope = Type.Optional(Type.Array(OneOf(JOB_STATUSES)));
 
 export const ProjectParams = Params({ id: IdOrPath });
 export const JobParams = Params({ id: IdOrPath, job_id: Type.Integer() });

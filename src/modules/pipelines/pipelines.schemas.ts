@@ -36,7 +36,7 @@ export const DetailedStatusEntity = Entity({
   tooltip: Type.String(),
   has_details: Type.Boolean(),
   details_path: Type.String(),
-  illustration: Nullable(Type.Unknown()),
+  illustration: Type.Null(),
   favicon: Type.String(),
 });
 
