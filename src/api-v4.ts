@@ -7,6 +7,7 @@ import { runnerRegistrationRoutes } from './modules/runners/runner-registration.
 import { runnerRoutes } from './modules/runners/runners.routes.ts';
 import { pipelineRoutes } from './modules/pipelines/pipelines.routes.ts';
 import { ciJobRoutes } from './modules/ci-jobs/ci-jobs.routes.ts';
+import { ciLintRoutes } from './modules/ci-lint/ci-lint.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -31,6 +32,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(runnerJobRoutes);
   await api.register(pipelineRoutes);
   await api.register(ciJobRoutes);
+  await api.register(ciLintRoutes);
   await api.register(commitRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);

@@ -3,3 +3,4 @@
 export { onPendingBuilds, queueTick, wakeRunnerRequests, PENDING_BUILDS_CHANNEL } from './pending-builds.ts';
 export { type CiAbility, ciAbilities } from './ci-abilities.ts';
 export { loadCi, loadedCi } from './ci-loader.ts';
+export { DEFAULT_CONFIG_PATH, includeResolver, readPipelineConfig } from './pipeline-config.ts';

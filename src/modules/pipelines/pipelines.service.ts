@@ -23,7 +23,7 @@ import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../.
 import { type CiVariable, pipelineVariables, projectVariables, storedVar, variableMap } from '../../ci/variables.ts';
 import { variablesForEnvironment, variablesForProject } from '../ci-variables/ci-variables.finder.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
-import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
+import { DEFAULT_CONFIG_PATH, includeResolver, readPipelineConfig } from './pipeline-config.ts';
 import { persistentRef, processPipelineJob } from './pipeline-processing.jobs.ts';
 import { pipelineJobOf, processInTransaction, writeJobChanges } from './processing.ts';
 import { cancelJobChange, cancelPipelineChanges, retryJobPlan, retryPipelinePlan } from '../../ci/processing.ts';
@@ -60,9 +60,20 @@ export interface CreatePipelineInput {
   triggerId?: number | null;
   /** Runs inside the transaction that saves the pipeline (a background job completing itself). */
   onSaved?: (db: Kysely<DB>) => Promise<void>;
+  /** This configuration text in place of the commit's file (lint). */
+  content?: string;
+  /** Builds the pipeline without saving anything (lint's `dry_run`): answers `{ simulated }`. */
+  dryRun?: boolean;
 }
 
-export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true };
+/** What a dry run would have saved. */
+export interface SimulatedPipeline {
+  jobs: SeededJob[];
+  warnings: string[];
+  mergedYaml: string;
+}
+
+export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true } | { simulated: SimulatedPipeline };
 
 /** The 400 the API answers for a pipeline that could not be created (`{"message": {"base": [...]}}`). */
 export const pipelineError = (message: string) => new DomainError({ status: 400, message, fields: { base: [message] } });
@@ -113,7 +124,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
 
   let source;
   try {
-    source = await readPipelineConfig(ctx, project, found.sha, configured);
+    source = input.content !== undefined ? { path: configured || DEFAULT_CONFIG_PATH, content: input.content } : await readPipelineConfig(ctx, project, found.sha, configured);
   } catch (error) {
     if (!(error instanceof CiConfigError)) throw error;
     return failed(ctx, input, base, error.message, configured);
@@ -156,8 +167,9 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
   ]);
 
   let seeded;
+  let compiled;
   try {
-    const compiled = await compileConfig({ content: source.content, resolveInclude: includeResolver(ctx, project, found.sha) });
+    compiled = await compileConfig({ content: source.content, resolveInclude: includeResolver(ctx, project, found.sha) });
     seeded = await seedPipeline(compiled, {
       variables: forExpressions,
       source: input.source,
@@ -171,6 +183,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     return failed(ctx, input, { ...base, config_path: source.path }, error.message, configured);
   }
   if (seeded.filteredOut) return input.saveFailed ? { none: true } : { error: seeded.message };
+  if (input.dryRun) return { simulated: { jobs: seeded.jobs, warnings: [...new Set([...compiled.warnings, ...seeded.warnings])], mergedYaml: compiled.mergedYaml } };
   const pipeline = await savePipeline(ctx, input, { ...base, status: 'created', config_path: source.path }, seeded.jobs, now);
   return { pipeline };
 }
