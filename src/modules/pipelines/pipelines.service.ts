@@ -17,6 +17,7 @@ import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.t
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit, readBlob, readTree } from '../../git/commits.ts';
+import { validRefName } from '../../git/args.ts';
 import { deleteRef, resolveRef } from '../../git/refs.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
@@ -97,7 +98,8 @@ async function findRef(dir: string, input: CreatePipelineInput): Promise<{ refTy
 export async function createPipeline(ctx: ServiceContext, input: CreatePipelineInput): Promise<CreatePipelineResult> {
   const { project } = input;
   const dir = repositoryDir(ctx.config, project);
-  const found = dir === null ? null : await findRef(dir, input);
+  // A name git would refuse is no branch or tag of the project.
+  const found = dir === null || !validRefName(`refs/heads/${input.ref}`) ? null : await findRef(dir, input);
   if (!dir || !found) return { error: 'Reference not found' };
   const commit = await getCommit(dir, found.sha);
   if (!commit) return { error: 'Commit not found' };
