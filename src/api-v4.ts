@@ -4,8 +4,10 @@ import { accessTokenRoutes } from './modules/access-tokens/access-tokens.routes.
 import { applicationSettingRoutes } from './modules/application-settings/application-settings.routes.ts';
 import { runnerJobRoutes } from './modules/ci-jobs/runner-jobs.routes.ts';
 import { runnerRegistrationRoutes } from './modules/runners/runner-registration.routes.ts';
+import { runnerRoutes } from './modules/runners/runners.routes.ts';
 import { pipelineRoutes } from './modules/pipelines/pipelines.routes.ts';
 import { ciJobRoutes } from './modules/ci-jobs/ci-jobs.routes.ts';
+import { ciLintRoutes } from './modules/ci-lint/ci-lint.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -26,9 +28,11 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(applicationSettingRoutes);
   await api.register(branchRoutes);
   await api.register(runnerRegistrationRoutes);
+  await api.register(runnerRoutes);
   await api.register(runnerJobRoutes);
   await api.register(pipelineRoutes);
   await api.register(ciJobRoutes);
+  await api.register(ciLintRoutes);
   await api.register(commitRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);

@@ -477,6 +477,9 @@ test('path parameters with traversal, odd unicode and huge numbers, on every rou
     for (const value of PATH_VALUES) {
       for (const token of [undefined, fixtures.user.token, fixtures.admin.token]) {
         const url = route.path.replace(/:(\w+)(\([^)]*\))?/g, value);
+        // An encoded `..` that the client resolves (as every URL parser, the test's injector
+        // included, does) never reaches this route: it is a request to the route above it.
+        if (new URL(url, 'http://quarry.test').pathname !== url.split('?')[0]) continue;
         const res = await t.app.inject({ method: route.method as InjectOptions['method'], url, headers: token ? { 'private-token': token } : {} });
         if (res.statusCode >= 500 || (res.statusCode >= 200 && res.statusCode < 300 && route.method !== 'GET' && route.method !== 'HEAD' && route.method !== 'OPTIONS')) {
           failures.push(`${route.method} ${url.slice(0, 200)} → ${res.statusCode} ${res.body.slice(0, 200)}`);

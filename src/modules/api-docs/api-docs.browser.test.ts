@@ -48,7 +48,7 @@ test('the reference page lists the operations and sends a request with a token f
   // Every operation is in the page's list. From 150 rows on, Swagger UI renders only those in
   // view (a virtual list), so the list is read from its model, and operations are reached by link.
   const listed = await page.evaluate(() => {
-    const ui = (window as unknown as { ui: { specSelectors: { taggedOperations(): { toJS(): Record<string, { operations: unknown[] }> } } } }).ui;
+    const ui = (globalThis as unknown as { ui: { specSelectors: { taggedOperations(): { toJS(): Record<string, { operations: unknown[] }> } } } }).ui;
     return Object.values(ui.specSelectors.taggedOperations().toJS()).reduce((n, tag) => n + tag.operations.length, 0);
   });
   assert.equal(listed, count);

@@ -18,6 +18,13 @@ export function findJobs(db: Kysely<DB>, where: { projectId: number; pipelineId?
   return q.orderBy('id', 'desc');
 }
 
+/** A runner's jobs; in no particular order (the table's) unless ordered by id, as 14.x's RunnerJobsFinder. */
+export function findRunnerJobs(db: Kysely<DB>, runnerId: number, filters: { status?: string; order_by?: 'id'; sort?: 'asc' | 'desc' }) {
+  let q = db.selectFrom('ci_builds').selectAll().where('runner_id', '=', runnerId).where('type', '=', 'build');
+  if (filters.status) q = q.where('status', '=', filters.status);
+  return filters.order_by ? q.orderBy('id', filters.sort ?? 'desc') : q.orderBy('id');
+}
+
 export async function findJob(db: Kysely<DB>, projectId: number, id: number, type: 'build' | 'bridge' = 'build'): Promise<CiBuildRow | null> {
   return (await db.selectFrom('ci_builds').selectAll().where('project_id', '=', projectId).where('id', '=', id).where('type', '=', type).executeTakeFirst()) ?? null;
 }

@@ -1,11 +1,12 @@
 // Job rows → the API's Job and Bridge entities (notes gitlab-ci.md §4.1, §4.3).
-import type { CiBuildRow, CiRunnerRow } from '../../db/schema.ts';
+import type { CiBuildRow, ProjectRow } from '../../db/schema.ts';
 import type { Commit } from '../../git/commits.ts';
 import { presentCommit } from '../../domain/commit-entity.ts';
 import { presentPipelineBasic } from '../pipelines/pipelines.presenter.ts';
+import { presentRunner } from '../runners/runners.presenter.ts';
 import { presentUser } from '../users/users.presenter.ts';
 import type { JobRelations } from './ci-jobs.finder.ts';
-import type { Bridge, Job } from './ci-jobs.schemas.ts';
+import type { Bridge, Job, JobBasicWithProject } from './ci-jobs.schemas.ts';
 import { jobWebUrl } from './job-payload.ts';
 
 export interface JobView {
@@ -16,24 +17,6 @@ export interface JobView {
   relations: JobRelations;
   commits: Map<string, Commit>;
   now: Date;
-}
-
-/** A runner is online while it called within the last two hours (14.x ONLINE_CONTACT_TIMEOUT). */
-const ONLINE_MS = 2 * 60 * 60 * 1000;
-
-export function presentRunner(runner: CiRunnerRow, now: Date) {
-  const online = runner.contacted_at !== null && now.getTime() - Date.parse(runner.contacted_at) < ONLINE_MS;
-  return {
-    id: runner.id,
-    description: runner.description,
-    ip_address: runner.ip_address,
-    active: runner.active,
-    is_shared: runner.runner_type === 'instance_type',
-    runner_type: runner.runner_type,
-    name: runner.name,
-    online,
-    status: !runner.active ? 'paused' : runner.contacted_at === null ? 'not_connected' : online ? 'online' : 'offline',
-  };
 }
 
 const seconds = (from: string | null, to: string | null, now: Date) => (from === null ? null : ((to === null ? now.getTime() : Date.parse(to)) - Date.parse(from)) / 1000);
@@ -85,4 +68,19 @@ export function presentBridge(row: CiBuildRow, view: JobView): Bridge {
   const downstream = row.downstream_pipeline_id === null ? undefined : view.relations.pipelines.get(row.downstream_pipeline_id);
   const shown = { baseUrl: view.baseUrl, projectWebUrl: view.projectWebUrl, projectFullPath: view.projectFullPath };
   return { ...basic(row, view), downstream_pipeline: downstream ? presentPipelineBasic(downstream, shown) : null };
+}
+
+export function presentJobBasicWithProject(row: CiBuildRow, view: JobView, project: ProjectRow): JobBasicWithProject {
+  return {
+    ...basic(row, view),
+    project: {
+      id: project.id,
+      description: project.description,
+      name: project.name,
+      name_with_namespace: project.name_with_namespace,
+      path: project.path,
+      path_with_namespace: project.full_path,
+      created_at: project.created_at,
+    },
+  };
 }

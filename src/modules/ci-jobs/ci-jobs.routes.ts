@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { loadedProject } from '../../core/access/loaders.ts';
+import { requireUser } from '../../core/access/guards.ts';
 import { serviceContext } from '../../core/context.ts';
 import { apiError, forbidden, notFound, unauthorized } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
@@ -15,9 +16,21 @@ import { type Commit, getCommit } from '../../git/commits.ts';
 import { loadCi } from '../pipelines/index.ts';
 import { cancelJob, playJob, retryJob } from '../pipelines/pipelines.service.ts';
 import { projectCount } from '../pipelines/pipelines.finder.ts';
-import { findJob, findJobs, jobRelations } from './ci-jobs.finder.ts';
-import { type JobView, presentBridge, presentJob } from './ci-jobs.presenter.ts';
-import { BridgeEntity, JobEntity, JobParams, ListJobsQuery, ListPipelineJobsQuery, PipelineJobsParams, ProjectParams } from './ci-jobs.schemas.ts';
+import { findJob, findJobs, findRunnerJobs, jobRelations } from './ci-jobs.finder.ts';
+import { type JobView, presentBridge, presentJob, presentJobBasicWithProject } from './ci-jobs.presenter.ts';
+import {
+  BridgeEntity,
+  JobBasicWithProjectEntity,
+  JobEntity,
+  JobParams,
+  ListJobsQuery,
+  ListPipelineJobsQuery,
+  PipelineJobsParams,
+  ProjectParams,
+  RunnerJobsParams,
+  RunnerJobsQuery,
+} from './ci-jobs.schemas.ts';
+import { findRunner, ownsRunner } from '../runners/runners.finder.ts';
 import { traceChunks } from './traces.ts';
 
 const OPTIONAL = { auth: 'optional' } as const;
@@ -149,4 +162,23 @@ export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const project = await db.selectFrom('projects').selectAll().where('id', '=', job.project_id).executeTakeFirstOrThrow();
     return presentJob(job, await view(req, project, [job]));
   });
+
+  // The jobs a runner took (14.x `GET /runners/:id/jobs`): for administrators and the runner's owners.
+  api.get(
+    '/runners/:id/jobs',
+    { schema: { params: RunnerJobsParams, querystring: RunnerJobsQuery, response: { 200: Type.Array(JobBasicWithProjectEntity) } }, config: { auth: 'required' } },
+    async (req, reply) => {
+      const actor = requireUser(req);
+      const runner = await findRunner(db, req.params.id);
+      if (!runner) throw notFound('Runner');
+      if (!(await ownsRunner(db, actor, runner.id, api.deps.now()))) throw forbidden('No access granted');
+      const rows = await paginate(req, reply, findRunnerJobs(db, runner.id, req.query));
+      const projectIds = [...new Set(rows.map((r) => r.project_id))];
+      const projects = projectIds.length ? await db.selectFrom('projects').selectAll().where('id', 'in', projectIds).execute() : [];
+      const views = new Map<number, JobView>();
+      for (const project of projects) views.set(project.id, await view(req, project, rows.filter((r) => r.project_id === project.id)));
+      const byId = new Map(projects.map((p) => [p.id, p]));
+      return rows.map((r) => presentJobBasicWithProject(r, views.get(r.project_id) as JobView, byId.get(r.project_id) as ProjectRow));
+    },
+  );
 };

@@ -5,21 +5,10 @@ import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
 import { CommitEntity } from '../../domain/commit-entity.ts';
 import { PipelineBasicEntity } from '../pipelines/pipelines.schemas.ts';
+import { RunnerEntity } from '../runners/runners.schemas.ts';
 import { UserEntity } from '../users/users.schemas.ts';
 
 export const JOB_STATUSES = ['created', 'pending', 'running', 'failed', 'success', 'canceled', 'skipped', 'manual', 'waiting_for_resource', 'preparing', 'scheduled'] as const;
-
-export const RunnerEntity = Entity({
-  id: Type.Integer(),
-  description: Type.String(),
-  ip_address: Nullable(Type.String()),
-  active: Type.Boolean(),
-  is_shared: Type.Boolean(),
-  runner_type: Type.String(),
-  name: Nullable(Type.String()),
-  online: Type.Boolean(),
-  status: Type.String(),
-});
 
 const jobBasicFields = {
   id: Type.Integer(),
@@ -53,6 +42,21 @@ export const JobEntity = Entity({
 });
 export type Job = Static<typeof JobEntity>;
 
+/** Entities::ProjectIdentity. */
+export const ProjectIdentityEntity = Entity({
+  id: Type.Integer(),
+  description: Nullable(Type.String()),
+  name: Type.String(),
+  name_with_namespace: Type.String(),
+  path: Type.String(),
+  path_with_namespace: Type.String(),
+  created_at: Timestamp,
+});
+
+/** Entities::Ci::JobBasicWithProject: a runner's jobs, of any project. */
+export const JobBasicWithProjectEntity = Entity({ ...jobBasicFields, project: ProjectIdentityEntity });
+export type JobBasicWithProject = Static<typeof JobBasicWithProjectEntity>;
+
 export const BridgeEntity = Entity({ ...jobBasicFields, downstream_pipeline: Nullable(PipelineBasicEntity) });
 export type Bridge = Static<typeof BridgeEntity>;
 
@@ -65,3 +69,13 @@ export const PipelineJobsParams = Params({ id: IdOrPath, pipeline_id: Type.Integ
 export const ListJobsQuery = Params({ ...PageParams, scope: Scope });
 export const ListPipelineJobsQuery = Params({ ...PageParams, scope: Scope, include_retried: Type.Optional(Bool({ default: false })) });
 export type ListPipelineJobsQuery = Static<typeof ListPipelineJobsQuery>;
+
+/** GET /runners/:id/jobs (14.x RunnerJobsFinder: `order_by` only `id`; `sort` applies with it). */
+export const RunnerJobsParams = Params({ id: Type.Integer() });
+export const RunnerJobsQuery = Params({
+  ...PageParams,
+  status: Type.Optional(OneOf(JOB_STATUSES)),
+  order_by: Type.Optional(OneOf(['id'])),
+  sort: Type.Optional(OneOf(['asc', 'desc'], { default: 'desc' })),
+});
+export type RunnerJobsQuery = Static<typeof RunnerJobsQuery>;

@@ -4,3 +4,4 @@ export { onPendingBuilds, queueTick, wakeRunnerRequests, PENDING_BUILDS_CHANNEL 
 export { type CiAbility, ciAbilities } from './ci-abilities.ts';
 export { loadCi, loadedCi } from './ci-loader.ts';
 export { processLater } from './pipeline-work.ts';
+export { DEFAULT_CONFIG_PATH, includeResolver, readPipelineConfig } from './pipeline-config.ts';

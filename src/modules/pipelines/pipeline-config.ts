@@ -19,7 +19,7 @@ import { CiConfigError, type IncludeRef } from '../../ci/config/index.ts';
 
 /** The platform's `max_yaml_size_bytes` default: a larger file is a configuration error. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
-const DEFAULT_CONFIG_PATH = '.gitlab-ci.yml';
+export const DEFAULT_CONFIG_PATH = '.gitlab-ci.yml';
 const REMOTE_TIMEOUT_MS = 10_000;
 
 export interface ConfigSource {
@@ -62,11 +62,12 @@ export async function readPipelineConfig(ctx: ServiceContext, project: ProjectRo
   return content === null ? null : { path: configPath, content };
 }
 
-/** Reads what the configuration includes, for the compiler. */
-export function includeResolver(ctx: ServiceContext, project: ProjectRow, sha: string): (ref: IncludeRef) => Promise<string> {
+/** Reads what the configuration includes, for the compiler; without a project (`POST /ci/lint`), local files are an error. */
+export function includeResolver(ctx: ServiceContext, project: ProjectRow | null, sha: string | null): (ref: IncludeRef) => Promise<string> {
   return async (ref) => {
     switch (ref.type) {
       case 'local': {
+        if (project === null || sha === null) throw new CiConfigError(`Local file \`${ref.location}\` does not have project!`);
         const content = await readProjectFile(ctx, project, sha, ref.path.replace(/^\/+/, ''));
         if (content === null) throw new CiConfigError(`Local file \`${ref.path}\` does not exist!`);
         return content;

@@ -17,6 +17,7 @@ import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.t
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit, readBlob, readTree } from '../../git/commits.ts';
+import { validRefName } from '../../git/args.ts';
 import { deleteRef, resolveRef } from '../../git/refs.ts';
 import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
 import { type CiVariable, pipelineVariables, projectVariables, storedVar, variableMap } from '../../ci/variables.ts';
@@ -65,9 +66,18 @@ export interface CreatePipelineInput {
   triggerId?: number | null;
   /** Runs inside the transaction that saves the pipeline (a background job completing itself). */
   onSaved?: (db: Kysely<DB>, pipeline: CiPipelineRow) => Promise<void>;
+  /** Builds the pipeline without saving anything (lint's `dry_run`): answers `{ simulated }`. */
+  dryRun?: boolean;
 }
 
-export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true };
+/** What a dry run would have saved. */
+export interface SimulatedPipeline {
+  jobs: SeededJob[];
+  warnings: string[];
+  mergedYaml: string;
+}
+
+export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true } | { simulated: SimulatedPipeline };
 
 /** The 400 the API answers for a pipeline that could not be created (`{"message": {"base": [...]}}`). */
 export const pipelineError = (message: string) => new DomainError({ status: 400, message, fields: { base: [message] } });
@@ -91,7 +101,8 @@ async function findRef(dir: string, input: CreatePipelineInput): Promise<{ refTy
 export async function createPipeline(ctx: ServiceContext, input: CreatePipelineInput): Promise<CreatePipelineResult> {
   const { project } = input;
   const dir = repositoryDir(ctx.config, project);
-  const found = dir === null ? null : await findRef(dir, input);
+  // A name git would refuse is no branch or tag of the project.
+  const found = dir === null || !validRefName(`refs/heads/${input.ref}`) ? null : await findRef(dir, input);
   if (!dir || !found) return { error: 'Reference not found' };
   const commit = await getCommit(dir, found.sha);
   if (!commit) return { error: 'Commit not found' };
@@ -164,8 +175,9 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
   ]);
 
   let seeded;
+  let compiled;
   try {
-    const compiled = await compileConfig({ content: source.content, resolveInclude: includeResolver(ctx, project, found.sha) });
+    compiled = await compileConfig({ content: source.content, resolveInclude: includeResolver(ctx, project, found.sha) });
     seeded = await seedPipeline(compiled, {
       variables: forExpressions,
       source: input.source,
@@ -179,6 +191,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     return failed(ctx, input, { ...base, config_path: source.path }, error.message, configured);
   }
   if (seeded.filteredOut) return input.saveFailed ? { none: true } : { error: seeded.message };
+  if (input.dryRun) return { simulated: { jobs: seeded.jobs, warnings: [...new Set([...compiled.warnings, ...seeded.warnings])], mergedYaml: compiled.mergedYaml } };
   const pipeline = await savePipeline(ctx, input, { ...base, status: 'created', config_path: source.path }, seeded.jobs, now);
   if (input.source !== 'parent_pipeline' && settings?.ciCd.auto_cancel_pending_pipelines === 'enabled') await cancelRedundantPipelines(ctx, pipeline);
   return { pipeline };

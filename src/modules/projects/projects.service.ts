@@ -155,7 +155,7 @@ function newProjectSettings(instance: ApplicationSettings, visibilityLevel: numb
 }
 
 /** A new runners registration token: 20 hexadecimal characters, kept encrypted beside its digest. */
-function newRunnersToken(config: Pick<Config, 'dataDir'>): { runners_token_encrypted: string; runners_token_digest: string } {
+export function newRunnersToken(config: Pick<Config, 'dataDir'>): { runners_token_encrypted: string; runners_token_digest: string } {
   const token = randomBytes(10).toString('hex');
   return { runners_token_encrypted: secretBox(config.dataDir).seal(token), runners_token_digest: digest(token) };
 }

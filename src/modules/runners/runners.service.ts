@@ -8,8 +8,11 @@ import type { ServiceContext } from '../../core/context.ts';
 import { withTransaction } from '../../core/context.ts';
 import { digest } from '../../core/auth/secrets.ts';
 import { secretBox } from '../../core/secret-box.ts';
-import type { CiRunnerRow, DB } from '../../db/schema.ts';
-import type { RegisterRunnerBody } from './runners.schemas.ts';
+import type { CiRunnerRow, DB, NamespaceRow, ProjectRow } from '../../db/schema.ts';
+import { groupRunnersToken } from '../../domain/settings/namespace-settings.ts';
+import { newRunnersToken as newGroupRunnersToken } from '../groups/groups.service.ts';
+import { newRunnersToken as newProjectRunnersToken } from '../projects/projects.service.ts';
+import type { RegisterRunnerBody, UpdateRunnerBody } from './runners.schemas.ts';
 
 /** The instance's registration token, in instance_secrets under this name. */
 const INSTANCE_TOKEN = 'runners_registration_token';
@@ -33,10 +36,31 @@ export async function instanceRegistrationToken(ctx: ServiceContext): Promise<st
   return box.open(row.value_encrypted);
 }
 
-/** Replaces the instance's registration token (runners registered with the old one keep working). */
-export async function resetInstanceRegistrationToken(ctx: ServiceContext): Promise<void> {
+/** Replaces the instance's registration token (runners registered with the old one keep working); returns the new one. */
+export async function resetInstanceRegistrationToken(ctx: ServiceContext): Promise<string> {
   await ctx.db.deleteFrom('instance_secrets').where('name', '=', INSTANCE_TOKEN).execute();
-  await instanceRegistrationToken(ctx);
+  return instanceRegistrationToken(ctx);
+}
+
+/** Replaces a project's registration token; returns the new one. */
+export async function resetProjectRegistrationToken(ctx: ServiceContext, project: ProjectRow): Promise<string> {
+  const sealed = newProjectRunnersToken(ctx.config);
+  await ctx.db.updateTable('projects').set(sealed).where('id', '=', project.id).execute();
+  return secretBox(ctx.config.dataDir).open(sealed.runners_token_encrypted);
+}
+
+/** Replaces a group's registration token; returns the new one. */
+export async function resetGroupRegistrationToken(ctx: ServiceContext, group: NamespaceRow): Promise<string> {
+  const box = secretBox(ctx.config.dataDir);
+  // Makes the group's settings row (and a first token) when it has none yet.
+  await groupRunnersToken(ctx.db, box, group.id, newGroupRunnersToken);
+  const token = newGroupRunnersToken();
+  await ctx.db
+    .updateTable('namespace_settings')
+    .set({ runners_token_encrypted: box.seal(token), runners_token_digest: digest(token) })
+    .where('namespace_id', '=', group.id)
+    .execute();
+  return token;
 }
 
 type Scope = { type: 'instance_type' } | { type: 'group_type'; namespaceId: number } | { type: 'project_type'; projectId: number };
@@ -130,4 +154,59 @@ export async function heartbeat(ctx: ServiceContext, runner: CiRunnerRow, info: 
 
 export async function deleteRunner(ctx: ServiceContext, runnerId: number): Promise<void> {
   await ctx.db.deleteFrom('ci_runners').where('id', '=', runnerId).execute();
+}
+
+/** The platform's model errors of a runner (14.x Ci::Runner validations), by field; null when valid. */
+function runnerErrors(runner: Pick<CiRunnerRow, 'tag_list' | 'run_untagged' | 'maximum_timeout'>): Record<string, string[]> | null {
+  const errors: Record<string, string[]> = {};
+  if (!runner.run_untagged && (JSON.parse(runner.tag_list) as string[]).length === 0) errors.tags_list = ['can not be empty when runner is not allowed to pick untagged jobs'];
+  if (runner.maximum_timeout !== null && runner.maximum_timeout < 600) errors.maximum_timeout = ['needs to be at least 10 minutes'];
+  return Object.keys(errors).length ? errors : null;
+}
+
+/** PUT /runners/:id: the runner as changed, or its model errors (nothing is written then). */
+export async function updateRunner(ctx: ServiceContext, runner: CiRunnerRow, body: UpdateRunnerBody): Promise<{ runner: CiRunnerRow } | { errors: Record<string, string[]> }> {
+  const changes = {
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    ...(body.active !== undefined ? { active: body.active } : {}),
+    ...(body.tag_list !== undefined ? { tag_list: JSON.stringify(normalTags(body.tag_list)) } : {}),
+    ...(body.run_untagged !== undefined ? { run_untagged: body.run_untagged } : {}),
+    ...(body.locked !== undefined ? { locked: body.locked } : {}),
+    ...(body.access_level !== undefined ? { access_level: body.access_level } : {}),
+    ...(body.maximum_timeout !== undefined ? { maximum_timeout: body.maximum_timeout } : {}),
+  };
+  const changed = { ...runner, ...changes };
+  const errors = runnerErrors(changed);
+  if (errors) return { errors };
+  const updated = await ctx.db
+    .updateTable('ci_runners')
+    .set({ ...changes, updated_at: ctx.now().toISOString() })
+    .where('id', '=', runner.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { runner: updated };
+}
+
+/**
+ * POST /projects/:id/runners: the runner serves the project too. An instance runner (only
+ * administrators get this far with one) becomes a project runner, as 14.x's `assign_to` makes it.
+ * False when it already serves the project.
+ */
+export async function assignRunner(ctx: ServiceContext, runner: CiRunnerRow, project: ProjectRow): Promise<boolean> {
+  return withTransaction(ctx, async (tx) => {
+    const inserted = await tx.db
+      .insertInto('ci_runner_projects')
+      .values({ runner_id: runner.id, project_id: project.id, created_at: ctx.now().toISOString() })
+      .onConflict((oc) => oc.columns(['runner_id', 'project_id']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (!inserted) return false;
+    if (runner.runner_type === 'instance_type') await tx.db.updateTable('ci_runners').set({ runner_type: 'project_type', updated_at: ctx.now().toISOString() }).where('id', '=', runner.id).execute();
+    return true;
+  });
+}
+
+/** DELETE /projects/:id/runners/:runner_id: the runner no longer serves the project. */
+export async function unassignRunner(ctx: ServiceContext, runnerId: number, projectId: number): Promise<void> {
+  await ctx.db.deleteFrom('ci_runner_projects').where('runner_id', '=', runnerId).where('project_id', '=', projectId).execute();
 }
