@@ -10,7 +10,7 @@ import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit } from '../../git/commits.ts';
 import { type CiVariable, jobVariables, pipelineVariables, projectVariables, storedVar } from '../../ci/variables.ts';
-import { variablesForEnvironment, variablesForProject } from '../ci-variables/ci-variables.finder.ts';
+import { variablesForEnvironment, variablesForProject } from '../pipelines/index.ts';
 import { pipelineWebUrl } from '../pipelines/pipelines.presenter.ts';
 import { artifactsFor } from './job-artifacts-spec.ts';
 

@@ -21,7 +21,7 @@ import { deleteRef, resolveRef } from '../../git/refs.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
 import { type CiVariable, pipelineVariables, projectVariables, storedVar, variableMap } from '../../ci/variables.ts';
-import { variablesForEnvironment, variablesForProject } from '../ci-variables/ci-variables.finder.ts';
+import { variablesForEnvironment, variablesForProject } from './reaching-variables.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
 import { persistentRef, processPipelineJob } from './pipeline-processing.jobs.ts';
