@@ -4,3 +4,4 @@ export { onPendingBuilds, queueTick, wakeRunnerRequests, PENDING_BUILDS_CHANNEL 
 export { type CiAbility, ciAbilities } from './ci-abilities.ts';
 export { loadCi, loadedCi } from './ci-loader.ts';
 export { type ScopedVariable, scopeCovers, variablesForEnvironment, variablesForProject } from './reaching-variables.ts';
+export { pipelineRefusal } from './run-permission.ts';

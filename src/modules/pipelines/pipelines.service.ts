@@ -58,11 +58,16 @@ export interface CreatePipelineInput {
   /** Paths the push changed, for `rules:changes`; null when unknown. */
   changedPaths?: readonly string[] | null;
   triggerId?: number | null;
+  scheduleId?: number | null;
+  /** The job (and its pipeline and project) whose job token triggered this pipeline (source `pipeline`). */
+  upstream?: { jobId: number; pipelineId: number; projectId: number } | null;
+  /** Variables that count for rules and expressions but are not saved with the pipeline (a schedule's, read again by its jobs). */
+  extraVariables?: readonly PipelineVariableInput[];
   /** Runs inside the transaction that saves the pipeline (a background job completing itself). */
   onSaved?: (db: Kysely<DB>) => Promise<void>;
 }
 
-export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true };
+export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true; reason: string };
 
 /** The 400 the API answers for a pipeline that could not be created (`{"message": {"base": [...]}}`). */
 export const pipelineError = (message: string) => new DomainError({ status: 400, message, fields: { base: [message] } });
@@ -80,7 +85,7 @@ async function findRef(dir: string, input: CreatePipelineInput): Promise<{ refTy
 }
 
 /**
- * Creates a pipeline. `{ none: true }`: nothing to do (no configuration on a push); `{ error }`:
+ * Creates a pipeline. `{ none }`: nothing to do (no configuration on a push, or every job filtered out), and why; `{ error }`:
  * the pipeline could not be created and nothing was saved (the API answers it as a 400).
  */
 export async function createPipeline(ctx: ServiceContext, input: CreatePipelineInput): Promise<CreatePipelineResult> {
@@ -108,6 +113,10 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     source: input.source,
     user_id: input.user?.id ?? null,
     trigger_id: input.triggerId ?? null,
+    schedule_id: input.scheduleId ?? null,
+    source_job_id: input.upstream?.jobId ?? null,
+    source_pipeline_id: input.upstream?.pipelineId ?? null,
+    source_project_id: input.upstream?.projectId ?? null,
     committed_at: new Date(commit.committer.date).toISOString(),
   };
 
@@ -118,7 +127,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     if (!(error instanceof CiConfigError)) throw error;
     return failed(ctx, input, base, error.message, configured);
   }
-  if (!source) return input.saveFailed ? { none: true } : { error: 'Missing CI config file' };
+  if (!source) return input.saveFailed ? { none: true, reason: 'Missing CI config file' } : { error: 'Missing CI config file' };
 
   if (input.skip && SKIP_CI.test(commit.message)) {
     return { pipeline: await savePipeline(ctx, input, { ...base, status: 'skipped', config_path: source.path }, [], now) };
@@ -152,7 +161,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
   const forExpressions = variableMap([
     ...predefined,
     ...variablesForEnvironment(scoped, null),
-    ...(input.variables ?? []).map((v) => storedVar({ ...v, variable_type: v.variable_type ?? 'env_var' })),
+    ...[...(input.variables ?? []), ...(input.extraVariables ?? [])].map((v) => storedVar({ ...v, variable_type: v.variable_type ?? 'env_var' })),
   ]);
 
   let seeded;
@@ -170,12 +179,12 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     if (!(error instanceof CiConfigError)) throw error;
     return failed(ctx, input, { ...base, config_path: source.path }, error.message, configured);
   }
-  if (seeded.filteredOut) return input.saveFailed ? { none: true } : { error: seeded.message };
+  if (seeded.filteredOut) return input.saveFailed ? { none: true, reason: seeded.message } : { error: seeded.message };
   const pipeline = await savePipeline(ctx, input, { ...base, status: 'created', config_path: source.path }, seeded.jobs, now);
   return { pipeline };
 }
 
-type PipelineBase = Omit<CiPipelineRow, 'id' | 'iid' | 'status' | 'failure_reason' | 'yaml_errors' | 'config_path' | 'source_job_id' | 'source_pipeline_id' | 'source_project_id' | 'schedule_id' | 'duration' | 'started_at' | 'finished_at' | 'created_at' | 'updated_at'>;
+type PipelineBase = Omit<CiPipelineRow, 'id' | 'iid' | 'status' | 'failure_reason' | 'yaml_errors' | 'config_path' | 'duration' | 'started_at' | 'finished_at' | 'created_at' | 'updated_at'>;
 
 /** A configuration error: saved as a failed pipeline where the source keeps those, else returned. */
 async function failed(ctx: ServiceContext, input: CreatePipelineInput, base: PipelineBase & { config_path?: string }, message: string, configured: string | null): Promise<CreatePipelineResult> {
@@ -255,7 +264,7 @@ function buildValues(pipeline: CiPipelineRow, job: SeededJob, at: string) {
 /** The API's answer when a pipeline could not be created. */
 export function requireCreated(result: CreatePipelineResult): CiPipelineRow {
   if ('pipeline' in result) return result.pipeline;
-  throw pipelineError('error' in result ? result.error : 'Missing CI config file');
+  throw pipelineError('error' in result ? result.error : result.reason);
 }
 
 export const forbiddenToRun = () => apiError(403, '403 Forbidden');
