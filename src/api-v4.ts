@@ -8,6 +8,7 @@ import { pipelineRoutes } from './modules/pipelines/pipelines.routes.ts';
 import { ciJobRoutes } from './modules/ci-jobs/ci-jobs.routes.ts';
 import { ciVariableRoutes } from './modules/ci-variables/ci-variables.routes.ts';
 import { ciTriggerRoutes } from './modules/ci-triggers/ci-triggers.routes.ts';
+import { pipelineScheduleRoutes } from './modules/pipeline-schedules/pipeline-schedules.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -33,6 +34,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(ciJobRoutes);
   await api.register(ciVariableRoutes);
   await api.register(ciTriggerRoutes);
+  await api.register(pipelineScheduleRoutes);
   await api.register(commitRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);

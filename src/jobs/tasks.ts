@@ -3,10 +3,12 @@
 import { pruneOldEventsTask } from './prune-old-events.ts';
 import { removeExpiredMembersTask } from './remove-expired-members.ts';
 import { removeLeftoversTask } from './remove-leftovers.ts';
+import { runDueSchedulesTask } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
   pruneOldEventsTask,
   removeExpiredMembersTask,
   removeLeftoversTask,
+  runDueSchedulesTask,
 ];
