@@ -129,6 +129,13 @@ const COLUMNS = {
     id: 'integer', project_id: 'integer', owner_id: 'integer?', description: 'text', token_digest: 'text', token_encrypted: 'text',
     last_used: 'text?', created_at: 'text', updated_at: 'text',
   },
+  ci_pipeline_schedules: {
+    id: 'integer', project_id: 'integer', owner_id: 'integer?', description: 'text', ref: 'text', cron: 'text', cron_timezone: 'text',
+    next_run_at: 'text?', active: 'boolean', created_at: 'text', updated_at: 'text',
+  },
+  ci_pipeline_schedule_variables: {
+    id: 'integer', schedule_id: 'integer', key: 'text', value_encrypted: 'text', variable_type: 'text', created_at: 'text', updated_at: 'text',
+  },
   instance_secrets: { name: 'text', value_encrypted: 'text', digest: 'text', updated_at: 'text' },
   ci_project_counts: { project_id: 'integer', pipelines: 'integer', jobs: 'integer' },
 } as const satisfies Columns;

@@ -540,6 +540,31 @@ export interface CiProjectCountsTable {
   jobs: number;
 }
 
+export interface CiPipelineSchedulesTable {
+  id: Generated<number>;
+  project_id: number;
+  owner_id: number | null;
+  description: Generated<string>;
+  ref: string;
+  cron: string;
+  cron_timezone: string;
+  /** When the periodic task starts it next; null while it cannot run (never for a valid cron). */
+  next_run_at: string | null;
+  active: Generated<Bool>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiPipelineScheduleVariablesTable {
+  id: Generated<number>;
+  schedule_id: number;
+  key: string;
+  value_encrypted: string;
+  variable_type: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface InstanceSecretsTable {
   name: string;
   value_encrypted: string;
@@ -591,6 +616,8 @@ export interface DB {
   ci_runner_namespaces: CiRunnerNamespacesTable;
   ci_variables: CiVariablesTable;
   ci_triggers: CiTriggersTable;
+  ci_pipeline_schedules: CiPipelineSchedulesTable;
+  ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable;
   instance_secrets: InstanceSecretsTable;
   ci_project_counts: CiProjectCountsTable;
 }
@@ -611,4 +638,6 @@ export type CiBuildRow = Selectable<CiBuildsTable>;
 export type CiRunnerRow = Selectable<CiRunnersTable>;
 export type CiVariableRow = Selectable<CiVariablesTable>;
 export type CiTriggerRow = Selectable<CiTriggersTable>;
+export type CiPipelineScheduleRow = Selectable<CiPipelineSchedulesTable>;
+export type CiPipelineScheduleVariableRow = Selectable<CiPipelineScheduleVariablesTable>;
 export type CiJobArtifactRow = Selectable<CiJobArtifactsTable>;

@@ -17,6 +17,8 @@ export const DATA_TABLES = [
   'ci_builds',
   'ci_pipeline_variables',
   'ci_pipelines',
+  'ci_pipeline_schedule_variables',
+  'ci_pipeline_schedules',
   'ci_runner_projects',
   'ci_runner_namespaces',
   'ci_runners',

@@ -6,6 +6,7 @@ import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
 import { createDownstreamJob, processPipelineJob } from '../modules/pipelines/pipeline-processing.jobs.ts';
 import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
+import { runScheduleJob } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
 import type { JobKind } from './queue.ts';
 
 export const backgroundJobKinds: readonly JobKind[] = [
@@ -18,4 +19,5 @@ export const backgroundJobKinds: readonly JobKind[] = [
   createPushPipelineJob,
   processPipelineJob,
   createDownstreamJob,
+  runScheduleJob,
 ];

@@ -4,6 +4,7 @@ import { dropStuckCiJobsTask } from './drop-stuck-ci-jobs.ts';
 import { pruneOldEventsTask } from './prune-old-events.ts';
 import { removeExpiredMembersTask } from './remove-expired-members.ts';
 import { removeLeftoversTask } from './remove-leftovers.ts';
+import { runDueSchedulesTask } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
@@ -11,4 +12,5 @@ export const periodicTasks: readonly PeriodicTask[] = [
   pruneOldEventsTask,
   removeExpiredMembersTask,
   removeLeftoversTask,
+  runDueSchedulesTask,
 ];

@@ -10,8 +10,9 @@ import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit } from '../../git/commits.ts';
 import { type CiVariable, jobVariables, pipelineVariables, projectVariables, storedVar } from '../../ci/variables.ts';
-import { variablesForEnvironment, variablesForProject } from '../ci-variables/ci-variables.finder.ts';
+import { variablesForEnvironment, variablesForProject } from '../pipelines/index.ts';
 import { pipelineWebUrl } from '../pipelines/pipelines.presenter.ts';
+import { scheduleJobVariables } from '../pipeline-schedules/pipeline-schedules.finder.ts';
 import { artifactsFor } from './job-artifacts-spec.ts';
 
 const FAILURE_REASONS = [
@@ -165,6 +166,7 @@ export async function runnerVariables(ctx: ServiceContext, parts: PayloadParts):
     ...yaml.map((v) => ({ key: v.key, value: v.value, public: v.public ?? true, masked: false })),
     ...variablesForEnvironment(scoped, build.environment),
     ...pipelineVars.map((v) => storedVar({ key: v.key, value: box.open(v.value_encrypted), variable_type: v.variable_type })),
+    ...(await scheduleJobVariables(ctx.db, box, pipeline.schedule_id)),
   ];
 
   function publicVarsOf(p: CiPipelineRow, c: Awaited<ReturnType<typeof getCommit>>, u: UserRow | null): CiVariable[] {

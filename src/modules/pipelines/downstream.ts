@@ -69,7 +69,7 @@ export async function createDownstream(ctx: ServiceContext, bridgeId: number, co
       user,
       variables,
       saveFailed: false,
-      parent: { jobId: bridge.id, pipelineId: pipeline.id, projectId: pipeline.project_id },
+      upstream: { jobId: bridge.id, pipelineId: pipeline.id, projectId: pipeline.project_id },
       onSaved: async (db, saved) => {
         await finishBridge({ ...ctx, db }, bridge, trigger.strategy === 'depend' ? 'running' : 'success', { downstream_pipeline_id: saved.id });
         await complete(db);

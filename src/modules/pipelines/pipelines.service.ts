@@ -21,7 +21,7 @@ import { validRefName } from '../../git/args.ts';
 import { deleteRef, resolveRef } from '../../git/refs.ts';
 import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
 import { type CiVariable, pipelineVariables, projectVariables, storedVar, variableMap } from '../../ci/variables.ts';
-import { variablesForEnvironment, variablesForProject } from '../ci-variables/ci-variables.finder.ts';
+import { variablesForEnvironment, variablesForProject } from './reaching-variables.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
 import { persistentRef, processLater } from './pipeline-work.ts';
@@ -55,8 +55,6 @@ export interface CreatePipelineInput {
   saveFailed: boolean;
   /** The configuration itself, for a child pipeline (its bridge's `trigger:include`). */
   content?: { path: string; text: string };
-  /** The bridge job whose trigger makes this pipeline. */
-  parent?: { jobId: number; pipelineId: number; projectId: number };
   /** Honour `[ci skip]` in the commit message (pushes only). */
   skip?: boolean;
   /** The push asked for no pipeline (`-o ci.skip`): a skipped one is saved. */
@@ -64,6 +62,11 @@ export interface CreatePipelineInput {
   /** Paths the push changed, for `rules:changes`; null when unknown. */
   changedPaths?: readonly string[] | null;
   triggerId?: number | null;
+  scheduleId?: number | null;
+  /** The job (and its pipeline and project) that made this pipeline: a bridge, or a job whose token triggered it. */
+  upstream?: { jobId: number; pipelineId: number; projectId: number } | null;
+  /** Variables that count for rules and expressions but are not saved with the pipeline (a schedule's, read again by its jobs). */
+  extraVariables?: readonly PipelineVariableInput[];
   /** Runs inside the transaction that saves the pipeline (a background job completing itself). */
   onSaved?: (db: Kysely<DB>, pipeline: CiPipelineRow) => Promise<void>;
   /** Builds the pipeline without saving anything (lint's `dry_run`): answers `{ simulated }`. */
@@ -77,7 +80,7 @@ export interface SimulatedPipeline {
   mergedYaml: string;
 }
 
-export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true } | { simulated: SimulatedPipeline };
+export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string } | { none: true; reason: string } | { simulated: SimulatedPipeline };
 
 /** The 400 the API answers for a pipeline that could not be created (`{"message": {"base": [...]}}`). */
 export const pipelineError = (message: string) => new DomainError({ status: 400, message, fields: { base: [message] } });
@@ -95,7 +98,7 @@ async function findRef(dir: string, input: CreatePipelineInput): Promise<{ refTy
 }
 
 /**
- * Creates a pipeline. `{ none: true }`: nothing to do (no configuration on a push); `{ error }`:
+ * Creates a pipeline. `{ none }`: nothing to do (no configuration on a push, or every job filtered out), and why; `{ error }`:
  * the pipeline could not be created and nothing was saved (the API answers it as a 400).
  */
 export async function createPipeline(ctx: ServiceContext, input: CreatePipelineInput): Promise<CreatePipelineResult> {
@@ -124,9 +127,10 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     source: input.source,
     user_id: input.user?.id ?? null,
     trigger_id: input.triggerId ?? null,
-    source_job_id: input.parent?.jobId ?? null,
-    source_pipeline_id: input.parent?.pipelineId ?? null,
-    source_project_id: input.parent?.projectId ?? null,
+    schedule_id: input.scheduleId ?? null,
+    source_job_id: input.upstream?.jobId ?? null,
+    source_pipeline_id: input.upstream?.pipelineId ?? null,
+    source_project_id: input.upstream?.projectId ?? null,
     committed_at: new Date(commit.committer.date).toISOString(),
   };
 
@@ -137,7 +141,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     if (!(error instanceof CiConfigError)) throw error;
     return failed(ctx, input, base, error.message, configured);
   }
-  if (!source) return input.saveFailed ? { none: true } : { error: 'Missing CI config file' };
+  if (!source) return input.saveFailed ? { none: true, reason: 'Missing CI config file' } : { error: 'Missing CI config file' };
 
   if (input.forceSkip || (input.skip && SKIP_CI.test(commit.message))) {
     return { pipeline: await savePipeline(ctx, input, { ...base, status: 'skipped', config_path: source.path }, [], now) };
@@ -171,7 +175,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
   const forExpressions = variableMap([
     ...predefined,
     ...variablesForEnvironment(scoped, null),
-    ...(input.variables ?? []).map((v) => storedVar({ ...v, variable_type: v.variable_type ?? 'env_var' })),
+    ...[...(input.variables ?? []), ...(input.extraVariables ?? [])].map((v) => storedVar({ ...v, variable_type: v.variable_type ?? 'env_var' })),
   ]);
 
   let seeded;
@@ -190,14 +194,14 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     if (!(error instanceof CiConfigError)) throw error;
     return failed(ctx, input, { ...base, config_path: source.path }, error.message, configured);
   }
-  if (seeded.filteredOut) return input.saveFailed ? { none: true } : { error: seeded.message };
+  if (seeded.filteredOut) return input.saveFailed ? { none: true, reason: seeded.message } : { error: seeded.message };
   if (input.dryRun) return { simulated: { jobs: seeded.jobs, warnings: [...new Set([...compiled.warnings, ...seeded.warnings])], mergedYaml: compiled.mergedYaml } };
   const pipeline = await savePipeline(ctx, input, { ...base, status: 'created', config_path: source.path }, seeded.jobs, now);
   if (input.source !== 'parent_pipeline' && settings?.ciCd.auto_cancel_pending_pipelines === 'enabled') await cancelRedundantPipelines(ctx, pipeline);
   return { pipeline };
 }
 
-type PipelineBase = Omit<CiPipelineRow, 'id' | 'iid' | 'status' | 'failure_reason' | 'yaml_errors' | 'config_path' | 'schedule_id' | 'duration' | 'started_at' | 'finished_at' | 'created_at' | 'updated_at'>;
+type PipelineBase = Omit<CiPipelineRow, 'id' | 'iid' | 'status' | 'failure_reason' | 'yaml_errors' | 'config_path' | 'duration' | 'started_at' | 'finished_at' | 'created_at' | 'updated_at'>;
 
 /** A configuration error: saved as a failed pipeline where the source keeps those, else returned. */
 async function failed(ctx: ServiceContext, input: CreatePipelineInput, base: PipelineBase & { config_path?: string }, message: string, configured: string | null): Promise<CreatePipelineResult> {
@@ -280,7 +284,7 @@ function buildValues(pipeline: CiPipelineRow, job: SeededJob, at: string) {
 /** The API's answer when a pipeline could not be created. */
 export function requireCreated(result: CreatePipelineResult): CiPipelineRow {
   if ('pipeline' in result) return result.pipeline;
-  throw pipelineError('error' in result ? result.error : 'Missing CI config file');
+  throw pipelineError('error' in result ? result.error : 'reason' in result ? result.reason : 'Missing CI config file');
 }
 
 export const forbiddenToRun = () => apiError(403, '403 Forbidden');

@@ -1,0 +1,44 @@
+// What the CI tests share: a project with a repository and a configuration, a registered runner,
+// and asking for a job the way a runner asks.
+import { type TestApp, type TestUser } from '../harness.ts';
+import { expectStatus } from '../matchers.ts';
+
+/** Creates a project with a README on `main` (protected by default), as `owner`. */
+export async function projectWithRepository(t: TestApp, owner: TestUser, body: Record<string, unknown> = {}): Promise<{ id: number; runnersToken: string }> {
+  const created = await t.post('/api/v4/projects', { token: owner.token, body: { name: `ci-${Math.random().toString(36).slice(2, 8)}`, initialize_with_readme: true, visibility: 'private', ...body } });
+  expectStatus(created, 201);
+  await t.runJobs();
+  const project = (await t.get(`/api/v4/projects/${created.json().id}`, { token: owner.token })).json();
+  return { id: project.id, runnersToken: project.runners_token };
+}
+
+/** Commits `.gitlab-ci.yml` (created or updated) on a branch. */
+export async function commitConfig(t: TestApp, owner: TestUser, projectId: number, content: string, options: { branch?: string; message?: string; startBranch?: string } = {}) {
+  const exists = await t.get(`/api/v4/projects/${projectId}/repository/files/.gitlab-ci.yml`, { token: owner.token, query: { ref: options.startBranch ?? options.branch ?? 'main' } });
+  const res = await t.post(`/api/v4/projects/${projectId}/repository/commits`, {
+    token: owner.token,
+    body: {
+      branch: options.branch ?? 'main',
+      ...(options.startBranch ? { start_branch: options.startBranch } : {}),
+      commit_message: options.message ?? 'CI',
+      actions: [{ action: exists.statusCode === 200 ? 'update' : 'create', file_path: '.gitlab-ci.yml', content }],
+    },
+  });
+  expectStatus(res, 201);
+  await t.runJobs();
+}
+
+export async function registerRunner(t: TestApp, registrationToken: string): Promise<string> {
+  const res = await t.post('/api/v4/runners', { body: { token: registrationToken, description: 'test runner', run_untagged: true } });
+  expectStatus(res, 201);
+  return res.json().token;
+}
+
+export async function requestJob(t: TestApp, runnerToken: string) {
+  return t.post('/api/v4/jobs/request', { body: { token: runnerToken, info: { name: 'gitlab-runner', version: '16.0.0', features: { refspecs: true } } } });
+}
+
+/** The variables of a job payload as [key, value] pairs, in order, keeping only the given keys. */
+export function variablePairs(payload: { variables: { key: string; value: string }[] }, keys: readonly string[]): [string, string][] {
+  return payload.variables.filter((v) => keys.includes(v.key)).map((v) => [v.key, v.value]);
+}
