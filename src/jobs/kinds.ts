@@ -6,6 +6,7 @@ import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
 import { processPipelineJob } from '../modules/pipelines/pipeline-processing.jobs.ts';
 import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
+import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import type { JobKind } from './queue.ts';
 
 export const backgroundJobKinds: readonly JobKind[] = [
@@ -17,4 +18,5 @@ export const backgroundJobKinds: readonly JobKind[] = [
   refreshStatisticsJob,
   createPushPipelineJob,
   processPipelineJob,
+  removeStoredFilesJob,
 ];
