@@ -3,7 +3,7 @@
 // a file is written whole under `tmp/` and renamed into place, so a reader sees it complete or not
 // at all, and a crash leaves only scratch that removeStaleTemps() clears. Reads are streamed.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, renameSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -36,6 +36,8 @@ export interface FileStorage {
   remove(target: string): Promise<void>;
   /** Removes scratch older than `ageMs` (writes a stopped process left); returns how many. */
   removeStaleTemps(ageMs: number): Promise<number>;
+  /** Empties the storage: everything is moved aside at once (writes that follow start afresh), then removed. */
+  removeAll(): Promise<void>;
 }
 
 const TMP = 'tmp';
@@ -128,6 +130,16 @@ export function fileStorage(root: string): FileStorage {
         }
       }
       return removed;
+    },
+    async removeAll() {
+      const aside = `${root}.removed-${randomBytes(6).toString('hex')}`;
+      try {
+        renameSync(root, aside);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw error;
+      }
+      await fs.rm(aside, { recursive: true, force: true });
     },
   };
 }
