@@ -115,7 +115,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
       payload = options.form;
     } else if (options.body !== undefined) {
       headers['content-type'] ??= 'application/json';
-      payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      payload = typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
     }
     return app.inject({ method, url: target, headers, payload, query: options.query });
   };

@@ -1,9 +1,11 @@
-// Empties every table of data, keeping the schema, and removes every repository, so that an
-// instance can start over (`quarry reset`; root is recreated afterwards by prepare).
+// Empties every table of data, keeping the schema, and removes every repository and stored file
+// (job artifacts), so that an instance can start over (`quarry reset`; root is recreated
+// afterwards by prepare).
 import { sql } from 'kysely';
 import type { Deps } from '../core/deps.ts';
 import { DATA_TABLES } from '../db/tables.ts';
 import { removeAllRepositories } from '../git/repository.ts';
+import { artifactsStorage } from '../storage/file-storage.ts';
 
 export async function resetData(deps: Deps): Promise<void> {
   if (deps.database.dialect === 'postgres') {
@@ -15,4 +17,5 @@ export async function resetData(deps: Deps): Promise<void> {
     });
   }
   await removeAllRepositories(deps.config.repositoryStorages);
+  await artifactsStorage(deps.config).removeAll();
 }

@@ -43,7 +43,8 @@ export async function installContentParsers(app: FastifyInstance): Promise<void>
   await app.register(formbody, { parser: (text) => parseQueryString(text) });
   await app.register(multipart, { limits: { fileSize: app.deps.config.bodyLimit, fields: 1000, files: 10 } });
   app.addHook('preValidation', async (req) => {
-    if (req.isMultipart()) req.body = await readMultipart(req);
+    // Uploads to disk (artifacts) read their own parts as they arrive; everything else is buffered here.
+    if (req.isMultipart() && !req.routeOptions.config.streamsMultipart) req.body = await readMultipart(req);
   });
 }
 

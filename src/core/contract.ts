@@ -10,4 +10,6 @@
 export interface RouteContract {
   /** false: the route's successes are not JSON, so it has no response schema. */
   json?: false;
+  /** true: the route reads its multipart body as a stream itself (uploads larger than the body limit). */
+  streamsMultipart?: true;
 }

@@ -7,6 +7,7 @@ import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jo
 import { createDownstreamJob, processPipelineJob } from '../modules/pipelines/pipeline-processing.jobs.ts';
 import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
 import { runScheduleJob } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
+import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import type { JobKind } from './queue.ts';
 
 export const backgroundJobKinds: readonly JobKind[] = [
@@ -20,4 +21,5 @@ export const backgroundJobKinds: readonly JobKind[] = [
   processPipelineJob,
   createDownstreamJob,
   runScheduleJob,
+  removeStoredFilesJob,
 ];

@@ -23,6 +23,7 @@ import { objectCache } from '../git/object-cache.ts';
 import { closeReaders } from '../git/reader-pool.ts';
 import { clearRefCache } from '../git/ref-cache.ts';
 import { stagingRepositoryPath } from '../git/repository.ts';
+import { artifactsStorage } from '../storage/file-storage.ts';
 
 type Row = Record<string, unknown>;
 
@@ -118,6 +119,8 @@ export async function restoreStartState(deps: Deps, state: StartState): Promise<
   objectCache.clear();
   // Readers of repositories that are going: they end once they have answered what they owe.
   void closeReaders().catch(() => {});
+  // The start has no job artifacts; what the session stored is moved aside now, removed later.
+  void artifactsStorage(deps.config).removeAll().catch(() => {});
 
   const aside: string[] = [];
   for (const dir of new Set(Object.values(deps.config.repositoryStorages))) {

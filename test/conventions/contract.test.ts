@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, job log, runner update, health, metrics, landing, sign-in and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, job log, job artifact, runner update and upload, health, metrics, landing, sign-in and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
@@ -98,7 +98,12 @@ describe('the routes of the application', () => {
       'GET /-/api-docs/:asset',
       'GET /-/health',
       'GET /-/metrics',
+      'GET /api/v4/jobs/:id/artifacts',
+      'GET /api/v4/projects/:id/jobs/:job_id/artifacts',
+      'GET /api/v4/projects/:id/jobs/:job_id/artifacts/*',
       'GET /api/v4/projects/:id/jobs/:job_id/trace',
+      'GET /api/v4/projects/:id/jobs/artifacts/:ref_name/download',
+      'GET /api/v4/projects/:id/jobs/artifacts/:ref_name/raw/*',
       'GET /api/v4/projects/:id/repository/archive',
       'GET /api/v4/projects/:id/repository/archive.:format',
       'GET /api/v4/projects/:id/repository/files/:file_path/raw',
@@ -108,12 +113,18 @@ describe('the routes of the application', () => {
       'HEAD /-/api-docs/:asset',
       'HEAD /-/health',
       'HEAD /-/metrics',
+      'HEAD /api/v4/jobs/:id/artifacts',
+      'HEAD /api/v4/projects/:id/jobs/:job_id/artifacts',
+      'HEAD /api/v4/projects/:id/jobs/:job_id/artifacts/*',
       'HEAD /api/v4/projects/:id/jobs/:job_id/trace',
+      'HEAD /api/v4/projects/:id/jobs/artifacts/:ref_name/download',
+      'HEAD /api/v4/projects/:id/jobs/artifacts/:ref_name/raw/*',
       'HEAD /api/v4/projects/:id/repository/archive',
       'HEAD /api/v4/projects/:id/repository/archive.:format',
       'HEAD /api/v4/projects/:id/repository/files/:file_path/raw',
       'HEAD /users/sign_in',
       'PATCH /api/v4/jobs/:id/trace',
+      'POST /api/v4/jobs/:id/artifacts',
       'POST /users/sign_in',
       'POST /users/sign_out',
       'PUT /api/v4/jobs/:id',

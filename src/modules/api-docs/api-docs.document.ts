@@ -124,8 +124,23 @@ function groupRulesText(schema: unknown): string[] {
   return words.flatMap(([rule, text]) => (rules[rule] ?? []).map((keys) => `${text}: ${keys.map((k) => `\`${k}\``).join(', ')}.`));
 }
 
-const transform: SwaggerTransform = ({ schema, url, route }) => {
-  if (omitted(route)) return { schema: { ...schema, hide: true }, url };
+/** The document's name for a route's trailing wildcard (a path inside something: a file of an archive). */
+export const WILDCARD_PARAM = 'path';
+
+/** A trailing `*` becomes a named path parameter: OpenAPI has no wildcard, and `{*}` names no operation. */
+function namedWildcard(url: string, params: unknown): { url: string; params: unknown } {
+  if (!url.endsWith('*')) return { url, params };
+  const object = params as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+  const { '*': wildcard, ...others } = object?.properties ?? {};
+  const renamed = { ...object, properties: { ...others, [WILDCARD_PARAM]: wildcard ?? { type: 'string' } }, required: [...(object?.required ?? []).filter((r) => r !== '*'), WILDCARD_PARAM] };
+  return { url: `${url.slice(0, -1)}:${WILDCARD_PARAM}`, params: renamed };
+}
+
+const transform: SwaggerTransform = ({ schema: routeSchema, url: routeUrl, route }) => {
+  if (omitted(route)) return { schema: { ...routeSchema, hide: true }, url: routeUrl };
+  const named = namedWildcard(routeUrl, routeSchema?.params);
+  const url = named.url;
+  const schema = named.params === undefined ? routeSchema : { ...routeSchema, params: named.params };
   const config = (route.config ?? {}) as RouteConfig;
   const method = String(route.method);
   const notes = [

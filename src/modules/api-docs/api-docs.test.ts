@@ -14,7 +14,7 @@ import { buildApp } from '../../app.ts';
 import { createDeps } from '../../bootstrap.ts';
 import { loadConfig } from '../../config.ts';
 import { type Database, openDatabase } from '../../db/database.ts';
-import { operationIdOf } from './api-docs.document.ts';
+import { WILDCARD_PARAM, operationIdOf } from './api-docs.document.ts';
 
 type Json = Record<string, any>;
 
@@ -26,7 +26,7 @@ let doc: Json;
 
 const methodsOf = (route: RouteOptions) => (Array.isArray(route.method) ? route.method : [route.method]);
 /** `:id`, or `:id(regex)`, as `{id}`. */
-const openapiPath = (url: string) => url.replace(/:(\w+)(\([^)]*\))?/g, '{$1}');
+const openapiPath = (url: string) => url.replace(/:(\w+)(\([^)]*\))?/g, '{$1}').replace(/\*$/, `{${WILDCARD_PARAM}}`);
 const isGit = (route: RouteOptions) => route.url.startsWith('/:s0/');
 /** What the document leaves out on purpose: HEAD mirrors GET, OPTIONS answers every path alike, git speaks git. */
 const documented = (route: RouteOptions) => !isGit(route) && methodsOf(route).every((m) => m !== 'HEAD' && m !== 'OPTIONS');

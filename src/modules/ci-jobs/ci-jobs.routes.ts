@@ -1,5 +1,6 @@
 // Jobs of a project (spec part 1 §4.1, and what every client also uses): lists of the project and
-// of a pipeline, bridges, one job, its log, cancel, retry, play; and GET /job for a job token.
+// of a pipeline, bridges, one job, its log, cancel, retry, play, erase, keeping its artifacts; and
+// GET /job for a job token.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -13,6 +14,8 @@ import type { CiBuildRow, ProjectRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { type Commit, getCommit } from '../../git/commits.ts';
+import { findArtifact } from '../ci-artifacts/artifacts.finder.ts';
+import { eraseJob, isErasable, keepArtifacts } from '../ci-artifacts/artifacts.service.ts';
 import { loadCi } from '../pipelines/index.ts';
 import { cancelJob, playJob, retryJob } from '../pipelines/pipelines.service.ts';
 import { projectCount } from '../pipelines/pipelines.finder.ts';
@@ -150,6 +153,29 @@ export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const played = await playJob(serviceContext(req), job, req.actor?.user.id ?? null);
       if (!played) throw apiError(400, '400 Bad request - Unplayable Job');
       return showJob(req, played);
+    },
+  );
+
+  api.post(
+    '/projects/:id/jobs/:job_id/erase',
+    { schema: { params: JobParams, response: { 201: JobEntity } }, config: { auth: 'required' }, preHandler: loadCi('update_build') },
+    async (req, reply) => {
+      const job = await requireJob(req, req.params.job_id);
+      if (!(await isErasable(serviceContext(req), job))) throw forbidden('Job is not erasable!');
+      const erased = await eraseJob(serviceContext(req), job, req.actor?.user.id ?? null);
+      reply.code(201);
+      return showJob(req, erased);
+    },
+  );
+
+  api.post(
+    '/projects/:id/jobs/:job_id/artifacts/keep',
+    { schema: { params: JobParams, response: { 200: JobEntity } }, config: { auth: 'required' }, preHandler: loadCi('update_build') },
+    async (req) => {
+      const job = await requireJob(req, req.params.job_id);
+      // `artifacts?`: an archive that has not expired.
+      if (!(await findArtifact(db, job.id, 'archive', api.deps.now()))) throw notFound();
+      return showJob(req, await keepArtifacts(serviceContext(req), job));
     },
   );
 

@@ -80,7 +80,7 @@ function cache(options: JobOptions) {
 }
 
 /** The earlier jobs whose artifacts this one downloads (notes §1.4.1). */
-async function dependencies(ctx: ServiceContext, build: CiBuildRow, options: JobOptions) {
+async function dependencies(ctx: ServiceContext, build: CiBuildRow, options: JobOptions, token: string) {
   const jobs = await ctx.db
     .selectFrom('ci_builds')
     .select(['id', 'name', 'stage_idx', 'type'])
@@ -106,8 +106,9 @@ async function dependencies(ctx: ServiceContext, build: CiBuildRow, options: Job
   const byBuild = new Map(archives.filter((a) => !a.expire_at || a.expire_at > now).map((a) => [a.build_id, a]));
   return chosen.map((j) => {
     const archive = byBuild.get(j.id);
-    // 14.x hands out the dependency's own token; the running job's token also reads it (see the artifacts route).
-    const dep: Record<string, unknown> = { id: j.id, name: j.name, token: '' };
+    // The running job's own token, which the runner's artifacts download accepts for a job of the
+    // same pipeline (14.x handed out the dependency's token; newer releases do this).
+    const dep: Record<string, unknown> = { id: j.id, name: j.name, token };
     if (archive) dep.artifacts_file = { filename: archive.filename, size: Number(archive.size) };
     return dep;
   });
@@ -206,6 +207,6 @@ export async function jobPayload(ctx: ServiceContext, parts: PayloadParts) {
     cache: cache(options),
     credentials: [],
     features: { trace_sections: true, failure_reasons: FAILURE_REASONS },
-    dependencies: await dependencies(ctx, build, options),
+    dependencies: await dependencies(ctx, build, options, token),
   };
 }

@@ -1,7 +1,7 @@
 // What runners send about jobs (notes gitlab-ci.md §1.3–§1.7): the token in the body or the
 // JOB-TOKEN / RUNNER-TOKEN headers, JSON or form-encoded.
 import { Type } from '@sinclair/typebox';
-import { OneOf, Params } from '../../core/params.ts';
+import { Params } from '../../core/params.ts';
 import { Entity } from '../../core/schema.ts';
 
 const RunnerInfo = Type.Optional(Type.Record(Type.String(), Type.Unknown()));
@@ -34,10 +34,3 @@ export const JobPayloadEntity = Type.Record(Type.String(), Type.Unknown());
 
 /** PUT /jobs/:id answers the status code as its body, as the platform does. */
 export const StatusBodyEntity = Entity({});
-
-export const ArtifactQuery = Params({
-  artifact_format: Type.Optional(OneOf(['zip', 'gzip', 'raw'] as const)),
-  artifact_type: Type.Optional(Type.String()),
-  expire_in: Type.Optional(Type.String()),
-  direct_download: Type.Optional(Type.String()),
-});

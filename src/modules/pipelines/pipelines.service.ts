@@ -19,6 +19,8 @@ import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit, readBlob, readTree } from '../../git/commits.ts';
 import { validRefName } from '../../git/args.ts';
 import { deleteRef, resolveRef } from '../../git/refs.ts';
+import { pipelineArtifactsDir } from '../../storage/artifact-paths.ts';
+import { removeArtifactFilesLater } from '../../storage/deferred-removal.ts';
 import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
 import { type CiVariable, pipelineVariables, projectVariables, storedVar, variableMap } from '../../ci/variables.ts';
 import { variablesForEnvironment, variablesForProject } from './reaching-variables.ts';
@@ -342,7 +344,11 @@ export async function cancelPipeline(ctx: ServiceContext, pipeline: CiPipelineRo
 
 /** Deletes the pipeline with its jobs, logs, artifacts and variables. */
 export async function deletePipeline(ctx: ServiceContext, pipeline: CiPipelineRow, project: ProjectRow): Promise<void> {
-  await ctx.db.deleteFrom('ci_pipelines').where('id', '=', pipeline.id).execute();
+  await withTransaction(ctx, async (tx) => {
+    await tx.db.deleteFrom('ci_pipelines').where('id', '=', pipeline.id).execute();
+    // Its jobs' artifact files go once the rows are gone (they cascade with the pipeline).
+    await removeArtifactFilesLater(tx.db, [pipelineArtifactsDir(project.id, pipeline.id)]);
+  });
   const dir = repositoryDir(ctx.config, project);
   if (dir !== null) await deleteRef(dir, persistentRef(pipeline.id)).catch(() => undefined);
 }

@@ -46,6 +46,8 @@ import { assertWritable, branchExists, repositoryReadOnly } from '../../domain/p
 import { BLANK, NOT_INCLUDED, TAKEN, addError as add, tooLong } from '../../domain/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { refsUpdatedJob } from '../pushes/push.service.ts';
+import { projectArtifactsDir } from '../../storage/artifact-paths.ts';
+import { removeArtifactFilesLater } from '../../storage/deferred-removal.ts';
 import { removeRepositoryJob, requestStorageMove } from './projects.jobs.ts';
 import { normalizeTopics } from './projects.finder.ts';
 import type { CreateProjectBody, UpdateProjectBody } from './projects.schemas.ts';
@@ -461,13 +463,15 @@ export async function unstarProject(ctx: ServiceContext, projectId: number): Pro
 /**
  * DELETE /projects/:id. The platform marks the project pending deletion and removes it in the
  * background; here the rows go at once (everything that hangs off a project cascades), and the
- * repository's removal is enqueued in the same transaction, so that it happens even if the server
- * stops now (ids are not handed out again, so nothing can take its place meanwhile).
+ * removal of its repository and of its job artifacts is enqueued in the same transaction, so that
+ * it happens even if the server stops now (ids are not handed out again, so nothing can take its
+ * place meanwhile).
  */
 export async function deleteProject(ctx: ServiceContext, row: ProjectRow): Promise<void> {
   await withTransaction(ctx, async ({ db }) => {
     await db.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
     await db.deleteFrom('projects').where('id', '=', row.id).execute();
     await enqueue(db, removeRepositoryJob, { projectId: row.id, storage: row.repository_storage });
+    await removeArtifactFilesLater(db, [projectArtifactsDir(row.id)]);
   });
 }
