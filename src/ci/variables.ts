@@ -4,6 +4,7 @@
 // whole list is the platform's (persisted job variables, job, project, pipeline predefined, YAML,
 // user, instance → group → project CI/CD variables, trigger, pipeline, schedule).
 import { REPORTED_VERSION } from '../version.ts';
+import { slugify } from './slug.ts';
 
 export interface CiVariable {
   key: string;
@@ -24,14 +25,6 @@ export function storedVar(v: { key: string; value: string; variable_type: string
   return item;
 }
 
-/** `CI_COMMIT_REF_SLUG`: lower case, anything but a-z0-9 as `-`, at most 63 characters, no `-` at either end. */
-export function slugify(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, '-')
-    .slice(0, 63)
-    .replace(/^-+|-+$/g, '');
-}
 
 export interface ProjectFacts {
   id: number;

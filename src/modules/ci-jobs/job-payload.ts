@@ -2,15 +2,14 @@
 // shapes and `null`s as the platform's 14.x entity writes them.
 import type { ServiceContext } from '../../core/context.ts';
 import { ancestorIds } from '../../core/access/authorizations.ts';
-import { visibilityName } from '../../core/access/levels.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import type { CiBuildRow, CiPipelineRow, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit } from '../../git/commits.ts';
-import { type CiVariable, jobVariables, pipelineVariables, projectVariables, storedVar } from '../../ci/variables.ts';
-import { variablesForEnvironment, variablesForProject } from '../pipelines/index.ts';
+import { type CiVariable, jobVariables, pipelineVariables, storedVar } from '../../ci/variables.ts';
+import { predefinedProjectVariables, variablesForEnvironment, variablesForProject } from '../pipelines/index.ts';
 import { pipelineWebUrl } from '../pipelines/pipelines.presenter.ts';
 import { scheduleJobVariables } from '../pipeline-schedules/pipeline-schedules.finder.ts';
 import { artifactsFor } from './job-artifacts-spec.ts';
@@ -126,7 +125,6 @@ export interface PayloadParts {
 /** The variables the runner receives for this job, in the platform's order. */
 export async function runnerVariables(ctx: ServiceContext, parts: PayloadParts): Promise<CiVariable[]> {
   const { build, pipeline, project, namespace, user, token } = parts;
-  const external = ctx.config.externalUrl.replace(/\/+$/, '');
   const webUrl = projectWebUrl(ctx.config.externalUrl, project);
   const dir = repositoryDir(ctx.config, project);
   const commit = dir === null ? null : await getCommit(dir, pipeline.sha);
@@ -148,21 +146,7 @@ export async function runnerVariables(ctx: ServiceContext, parts: PayloadParts):
       repositoryUrl: repoUrl(ctx.config.externalUrl, project, token),
       triggered: pipeline.trigger_id !== null,
     }),
-    ...projectVariables(
-      { url: external },
-      {
-        id: project.id,
-        name: project.name,
-        path: project.path,
-        fullPath: project.full_path,
-        namespaceFullPath: namespace.full_path,
-        visibility: visibilityName(project.visibility_level),
-        webUrl,
-        defaultBranch: project.default_branch,
-        configPath: pipeline.config_path ?? '.gitlab-ci.yml',
-        description: project.description,
-      },
-    ),
+    ...predefinedProjectVariables(ctx.config, project, namespace, pipeline.config_path ?? '.gitlab-ci.yml'),
     ...publicVarsOf(pipeline, commit, user),
     ...yaml.map((v) => ({ key: v.key, value: v.value, public: v.public ?? true, masked: false })),
     ...variablesForEnvironment(scoped, build.environment),

@@ -7,3 +7,4 @@ export { processLater } from './pipeline-work.ts';
 export { DEFAULT_CONFIG_PATH, includeResolver, readPipelineConfig } from './pipeline-config.ts';
 export { type ScopedVariable, scopeCovers, variablesForEnvironment, variablesForProject } from './reaching-variables.ts';
 export { pipelineRefusal } from './run-permission.ts';
+export { predefinedProjectVariables } from './project-variables.ts';

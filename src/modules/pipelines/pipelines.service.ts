@@ -7,25 +7,23 @@ import { type Kysely, PostgresAdapter } from 'kysely';
 import type { ServiceContext } from '../../core/context.ts';
 import { atTime, withTransaction } from '../../core/context.ts';
 import { ancestorIds } from '../../core/access/authorizations.ts';
-import { visibilityName } from '../../core/access/levels.ts';
-import { apiError } from '../../core/errors.ts';
 import { DomainError } from '../../core/errors.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import type { CiBuildRow, CiPipelineRow, DB, ProjectRow, UserRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.ts';
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
-import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit, readBlob, readTree } from '../../git/commits.ts';
 import { validRefName } from '../../git/args.ts';
 import { deleteRef, resolveRef } from '../../git/refs.ts';
 import { pipelineArtifactsDir } from '../../storage/artifact-paths.ts';
 import { removeArtifactFilesLater } from '../../storage/deferred-removal.ts';
 import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
-import { type CiVariable, pipelineVariables, projectVariables, storedVar, variableMap } from '../../ci/variables.ts';
+import { type CiVariable, pipelineVariables, storedVar, variableMap } from '../../ci/variables.ts';
 import { variablesForEnvironment, variablesForProject } from './reaching-variables.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
+import { predefinedProjectVariables } from './project-variables.ts';
 import { persistentRef, processLater } from './pipeline-work.ts';
 import { pipelineJobOf, processInTransaction, writeJobChanges } from './processing.ts';
 import { cancelJobChange, cancelPipelineChanges, retryJobPlan, retryPipelinePlan } from '../../ci/processing.ts';
@@ -149,23 +147,8 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     return { pipeline: await savePipeline(ctx, input, { ...base, status: 'skipped', config_path: source.path }, [], now) };
   }
 
-  const webUrl = projectWebUrl(ctx.config.externalUrl, project);
   const predefined: CiVariable[] = [
-    ...projectVariables(
-      { url: ctx.config.externalUrl.replace(/\/+$/, '') },
-      {
-        id: project.id,
-        name: project.name,
-        path: project.path,
-        fullPath: project.full_path,
-        namespaceFullPath: namespace.full_path,
-        visibility: visibilityName(project.visibility_level),
-        webUrl,
-        defaultBranch: project.default_branch,
-        configPath: source.path,
-        description: project.description,
-      },
-    ),
+    ...predefinedProjectVariables(ctx.config, project, namespace, source.path),
     ...pipelineVariables(
       { id: null, iid: null, source: input.source, ref: input.ref, refType: found.refType, refProtected, createdAt: null, url: null, triggered: input.triggerId != null },
       { sha: found.sha, beforeSha, message: commit.message, timestamp: commit.committer.date, author: `${commit.author.name} <${commit.author.email}>` },
@@ -288,8 +271,6 @@ export function requireCreated(result: CreatePipelineResult): CiPipelineRow {
   if ('pipeline' in result) return result.pipeline;
   throw pipelineError('error' in result ? result.error : 'reason' in result ? result.reason : 'Missing CI config file');
 }
-
-export const forbiddenToRun = () => apiError(403, '403 Forbidden');
 
 /**
  * Whether a push of `sha` may make a pipeline: the project's configuration is in that commit (or
