@@ -37,6 +37,8 @@ import { findRunner, ownsRunner } from '../runners/runners.finder.ts';
 import { traceChunks } from './traces.ts';
 
 const OPTIONAL = { auth: 'optional' } as const;
+/** Writes need a signed-in caller: anonymous ones are told 401 (the platform's authenticate_non_get!). */
+const REQUIRED = { auth: 'required' } as const;
 
 export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { db, config } = api.deps;
@@ -124,7 +126,7 @@ export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   api.post(
     '/projects/:id/jobs/:job_id/cancel',
-    { schema: { params: JobParams, response: { 201: JobEntity } }, config: OPTIONAL, preHandler: loadCi('update_build') },
+    { schema: { params: JobParams, response: { 201: JobEntity } }, config: REQUIRED, preHandler: loadCi('update_build') },
     async (req, reply) => {
       const job = await requireJob(req, req.params.job_id);
       const canceled = (await cancelJob(serviceContext(req), job)) ?? job;
@@ -135,7 +137,7 @@ export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   api.post(
     '/projects/:id/jobs/:job_id/retry',
-    { schema: { params: JobParams, response: { 201: JobEntity } }, config: OPTIONAL, preHandler: loadCi('update_build') },
+    { schema: { params: JobParams, response: { 201: JobEntity } }, config: REQUIRED, preHandler: loadCi('update_build') },
     async (req, reply) => {
       const job = await requireJob(req, req.params.job_id);
       const retried = await retryJob(serviceContext(req), job, req.actor?.user.id ?? null);
@@ -147,7 +149,7 @@ export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   api.post(
     '/projects/:id/jobs/:job_id/play',
-    { schema: { params: JobParams, response: { 200: JobEntity } }, config: OPTIONAL, preHandler: loadCi('update_build') },
+    { schema: { params: JobParams, response: { 200: JobEntity } }, config: REQUIRED, preHandler: loadCi('update_build') },
     async (req) => {
       const job = await requireJob(req, req.params.job_id);
       const played = await playJob(serviceContext(req), job, req.actor?.user.id ?? null);

@@ -28,6 +28,8 @@ import { cancelPipeline, createPipeline, deletePipeline, requireCreated, retryPi
 
 /** Public projects' pipelines are read anonymously when their jobs are public. */
 const OPTIONAL = { auth: 'optional' } as const;
+/** Writes need a signed-in caller: anonymous ones are told 401 (the platform's authenticate_non_get!). */
+const REQUIRED = { auth: 'required' } as const;
 
 export const pipelineRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { db, config } = api.deps;
@@ -86,7 +88,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   api.post(
     '/projects/:id/pipeline',
-    { schema: { params: ProjectParams, body: CreatePipelineBody, response: { 201: PipelineEntity } }, config: OPTIONAL, preHandler: loadCi('create_pipeline') },
+    { schema: { params: ProjectParams, body: CreatePipelineBody, response: { 201: PipelineEntity } }, config: REQUIRED, preHandler: loadCi('create_pipeline') },
     async (req, reply) => {
       const ctx = serviceContext(req);
       const project = loadedProject(req).row;
@@ -102,13 +104,13 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   api.post(
     '/projects/:id/pipelines/:pipeline_id/cancel',
-    { schema: { params: PipelineParams, response: { 200: PipelineEntity } }, config: OPTIONAL, preHandler: loadCi('update_pipeline') },
+    { schema: { params: PipelineParams, response: { 200: PipelineEntity } }, config: REQUIRED, preHandler: loadCi('update_pipeline') },
     async (req) => detail(req, await cancelPipeline(serviceContext(req), await requirePipeline(req, req.params.pipeline_id))),
   );
 
   api.post(
     '/projects/:id/pipelines/:pipeline_id/retry',
-    { schema: { params: PipelineParams, response: { 201: PipelineEntity } }, config: OPTIONAL, preHandler: loadCi('update_pipeline') },
+    { schema: { params: PipelineParams, response: { 201: PipelineEntity } }, config: REQUIRED, preHandler: loadCi('update_pipeline') },
     async (req, reply) => {
       const pipeline = await retryPipeline(serviceContext(req), await requirePipeline(req, req.params.pipeline_id), req.actor?.user.id ?? null);
       reply.code(201);
@@ -118,7 +120,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   api.delete(
     '/projects/:id/pipelines/:pipeline_id',
-    { schema: { params: PipelineParams, response: { 204: NoContent } }, config: OPTIONAL, preHandler: loadCi('destroy_pipeline') },
+    { schema: { params: PipelineParams, response: { 204: NoContent } }, config: REQUIRED, preHandler: loadCi('destroy_pipeline') },
     async (req, reply) => {
       await deletePipeline(serviceContext(req), await requirePipeline(req, req.params.pipeline_id), loadedProject(req).row);
       return reply.code(204).send();
