@@ -41,26 +41,26 @@ const TestCaseEntity = Entity({
   stack_trace: Nullable(Type.String()),
 });
 
-const TestSuiteEntity = Entity({
-  name: Type.String(),
+/** The totals a report, a suite and a suite's summary each carry. */
+const totals = {
   total_time: Type.Number(),
   total_count: Type.Integer(),
   success_count: Type.Integer(),
   failed_count: Type.Integer(),
   skipped_count: Type.Integer(),
   error_count: Type.Integer(),
+};
+
+const TestSuiteEntity = Entity({
+  name: Type.String(),
+  ...totals,
   // Always present in the API's report (its details mode).
   suite_error: Type.Optional(Nullable(Type.String())),
   test_cases: Type.Optional(Type.Array(TestCaseEntity)),
 });
 
 export const TestReportEntity = Entity({
-  total_time: Type.Number(),
-  total_count: Type.Integer(),
-  success_count: Type.Integer(),
-  failed_count: Type.Integer(),
-  skipped_count: Type.Integer(),
-  error_count: Type.Integer(),
+  ...totals,
   test_suites: Type.Array(TestSuiteEntity),
 });
 
@@ -77,12 +77,7 @@ export const TestReportSummaryEntity = Entity({
   test_suites: Type.Array(
     Entity({
       name: Type.String(),
-      total_time: Type.Number(),
-      total_count: Type.Integer(),
-      success_count: Type.Integer(),
-      failed_count: Type.Integer(),
-      skipped_count: Type.Integer(),
-      error_count: Type.Integer(),
+      ...totals,
       build_ids: Type.Array(Type.Integer()),
       suite_error: Nullable(Type.String()),
     }),

@@ -5,6 +5,7 @@ import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
 import { CommitEntity } from '../../domain/commit-entity.ts';
 import { PipelineBasicEntity } from '../pipelines/pipelines.schemas.ts';
+import { projectIdentityFields } from '../projects/projects.schemas.ts';
 import { RunnerEntity } from '../runners/runners.schemas.ts';
 import { UserEntity } from '../users/users.schemas.ts';
 
@@ -42,16 +43,7 @@ export const JobEntity = Entity({
 });
 export type Job = Static<typeof JobEntity>;
 
-/** Entities::ProjectIdentity. */
-export const ProjectIdentityEntity = Entity({
-  id: Type.Integer(),
-  description: Nullable(Type.String()),
-  name: Type.String(),
-  name_with_namespace: Type.String(),
-  path: Type.String(),
-  path_with_namespace: Type.String(),
-  created_at: Timestamp,
-});
+export const ProjectIdentityEntity = Entity(projectIdentityFields);
 
 /** Entities::Ci::JobBasicWithProject: a runner's jobs, of any project. */
 export const JobBasicWithProjectEntity = Entity({ ...jobBasicFields, project: ProjectIdentityEntity });

@@ -5,7 +5,7 @@ import type { ServiceContext } from '../../core/context.ts';
 import { withTransaction } from '../../core/context.ts';
 import { digest } from '../../core/auth/secrets.ts';
 import { secretBox } from '../../core/secret-box.ts';
-import type { CiBuildRow } from '../../db/schema.ts';
+import type { CiBuildRow, CiRunnerRow } from '../../db/schema.ts';
 import { processLater } from '../pipelines/index.ts';
 import { appendTrace, hideSecrets, traceTail } from './traces.ts';
 import { DEFAULT_COVERAGE_TAIL_BYTES, coveragePattern, extractCoverage } from '../../ci/coverage.ts';
@@ -107,8 +107,7 @@ export async function patchTrace(ctx: ServiceContext, job: CiBuildRow, token: st
 // ---- Stuck jobs ------------------------------------------------------------------------------------
 
 /** Whether any active runner could take a pending job (its project's runners, tags, protection). */
-async function someRunnerCouldTake(ctx: ServiceContext, job: CiBuildRow): Promise<boolean> {
-  const runners = await ctx.db.selectFrom('ci_runners').selectAll().where('active', '=', true).execute();
+async function someRunnerCouldTake(ctx: ServiceContext, runners: readonly CiRunnerRow[], job: CiBuildRow): Promise<boolean> {
   const tags = JSON.parse(job.tag_list) as string[];
   for (const runner of runners) {
     if (runner.access_level === 'ref_protected' && !job.protected) continue;
@@ -131,8 +130,9 @@ export async function dropStuckJobs(ctx: ServiceContext): Promise<number> {
   const silent = await ctx.db.selectFrom('ci_builds').selectAll().where('status', '=', 'running').where('updated_at', '<', before(running)).limit(500).execute();
   for (const job of silent) drop.push({ job, reason: 'stuck_or_timeout_failure' });
   const waiting = await ctx.db.selectFrom('ci_builds').selectAll().where('status', '=', 'pending').where('queued_at', '<', before(running)).limit(500).execute();
+  const runners = waiting.length === 0 ? [] : await ctx.db.selectFrom('ci_runners').selectAll().where('active', '=', true).execute();
   for (const job of waiting) {
-    if ((job.queued_at as string) < before(pending) || !(await someRunnerCouldTake(ctx, job))) drop.push({ job, reason: 'stuck_or_timeout_failure' });
+    if ((job.queued_at as string) < before(pending) || !(await someRunnerCouldTake(ctx, runners, job))) drop.push({ job, reason: 'stuck_or_timeout_failure' });
   }
   const stale = await ctx.db.selectFrom('ci_builds').selectAll().where('status', '=', 'scheduled').where('scheduled_at', '<', before(running)).limit(500).execute();
   for (const job of stale) drop.push({ job, reason: 'stale_schedule' });

@@ -5,33 +5,26 @@ import { Entity, Nullable } from '../../core/schema.ts';
 
 const policy = Nullable(Type.Record(Type.String(), Type.Unknown()));
 
-/** A job as a static check shows it (`static_validation_convert_to_jobs`). */
-const StaticJob = Entity({
+/** A job as a dry run shows it (`dry_run_convert_to_jobs`). */
+const simulatedJobFields = {
   name: Type.String(),
   stage: Type.String(),
   before_script: Type.Array(Type.String()),
   script: Type.Array(Type.String()),
   after_script: Type.Array(Type.String()),
   tag_list: Type.Array(Type.String()),
+  environment: Nullable(Type.String()),
+  when: Type.String(),
+  allow_failure: Type.Boolean(),
+};
+const SimulatedJob = Entity(simulatedJobFields);
+
+/** A job as a static check shows it (`static_validation_convert_to_jobs`): with only, except and needs. */
+const StaticJob = Entity({
+  ...simulatedJobFields,
   only: policy,
   except: policy,
-  environment: Nullable(Type.String()),
-  when: Type.String(),
-  allow_failure: Type.Boolean(),
   needs: Nullable(Type.Array(Entity({ name: Type.String(), artifacts: Type.Boolean(), optional: Type.Boolean() }))),
-});
-
-/** A job as a dry run shows it (`dry_run_convert_to_jobs`): no only/except/needs. */
-const SimulatedJob = Entity({
-  name: Type.String(),
-  stage: Type.String(),
-  before_script: Type.Array(Type.String()),
-  script: Type.Array(Type.String()),
-  after_script: Type.Array(Type.String()),
-  tag_list: Type.Array(Type.String()),
-  environment: Nullable(Type.String()),
-  when: Type.String(),
-  allow_failure: Type.Boolean(),
 });
 
 export const LintJob = Type.Union([StaticJob, SimulatedJob]);

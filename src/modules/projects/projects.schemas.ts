@@ -16,7 +16,8 @@ import { PROJECT_CI_CD_SETTINGS, PROJECT_FEATURES, PROJECT_SETTINGS } from '../.
 /** The platform's UserBasic, plus created_at which the spec's owner {id, name, created_at} names. */
 export const ProjectOwnerEntity = Entity({ ...userBasicFields, created_at: Timestamp });
 
-const simple = {
+/** Entities::ProjectIdentity: what every project entity starts with, and what others nest. */
+export const projectIdentityFields = {
   id: Type.Integer(),
   description: Nullable(Type.String()),
   name: Type.String(),
@@ -24,6 +25,10 @@ const simple = {
   path: Type.String(),
   path_with_namespace: Type.String(),
   created_at: Timestamp,
+};
+
+const simple = {
+  ...projectIdentityFields,
   // Only for callers who may download the code.
   default_branch: Type.Optional(Nullable(Type.String())),
   tag_list: Type.Array(Type.String()),
