@@ -66,6 +66,8 @@ export interface Config {
   readonly ciStuckRunningSeconds: number;
   /** A job pending this long fails as stuck (QUARRY_CI_STUCK_PENDING_SECONDS); one no runner can take, after ciStuckRunningSeconds. */
   readonly ciStuckPendingSeconds: number;
+  /** `quarry serve` starts the built-in runner (QUARRY_BUILTIN_RUNNER; off in ephemeral mode unless asked). */
+  readonly builtinRunner: boolean;
   /** Lateness of the event loop, in milliseconds, past which new requests get that 503 too while it is overloaded; 0: never. */
   readonly overloadLagMs: number;
   /** Address ranges (`address/prefix`, IPv4 or IPv6) besides loopback that may read /-/metrics. */
@@ -240,5 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
     // The platform's StuckCiJobsWorker: an hour without news of a running job, a day pending.
     ciStuckRunningSeconds: integer(env, 'QUARRY_CI_STUCK_RUNNING_SECONDS', 3600, 60, 30 * 86_400),
     ciStuckPendingSeconds: integer(env, 'QUARRY_CI_STUCK_PENDING_SECONDS', 86_400, 60, 30 * 86_400),
+    // A test instance leaves its pending jobs to the runners its tests play.
+    builtinRunner: flag(env, 'QUARRY_BUILTIN_RUNNER', !ephemeral),
   });
 }

@@ -79,6 +79,7 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
   let database: Database | null = null;
   let stopScheduler: () => Promise<void> = async () => {};
   let stopWorker: () => Promise<void> = async () => {};
+  let stopRunner: () => Promise<void> = async () => {};
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
@@ -92,6 +93,8 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
       setTimeout(() => process.exit(1), 1000).unref();
     }, config.shutdownTimeoutMs).unref();
     try {
+      // The runner first: its jobs report their outcome to this server before it stops serving.
+      await stopRunner();
       await Promise.all([app.close(), stopScheduler(), stopWorker()]);
       await database?.close();
       process.exit(0);
@@ -137,6 +140,19 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
     const worker = await startWorker(deps, { kinds: backgroundJobKinds, log: app.log });
     stopWorker = () => worker.stop();
   }
+  // A supervisor starts the one runner of all its workers.
+  if (!stopping && cluster.isPrimary && config.builtinRunner) stopRunner = await builtinRunner(config, deps, app.log);
+}
+
+/** Starts the built-in runner with the instance's registration token; how to stop it. */
+async function builtinRunner(config: Config, deps: ReturnType<typeof createDeps>, log: Pick<Logger, 'info' | 'error'>): Promise<() => Promise<void>> {
+  const [{ startBuiltinRunner }, { instanceRegistrationToken }, { systemContext }] = await Promise.all([
+    import('./runner/builtin.ts'),
+    import('./modules/runners/runners.service.ts'),
+    import('./core/context.ts'),
+  ]);
+  const runner = startBuiltinRunner(config, await instanceRegistrationToken(systemContext(deps)), log);
+  return () => runner.stop();
 }
 
 /**
@@ -151,8 +167,11 @@ async function supervise(config: Config): Promise<void> {
   const { superviseMetrics } = await import('./core/metrics-cluster.ts');
   superviseMetrics();
   const database = openConfiguredDatabase(config);
+  let stopRunner: (() => Promise<void>) | null = null;
   try {
-    logSetup(log, await prepare(createDeps(config, database)));
+    const deps = createDeps(config, database);
+    logSetup(log, await prepare(deps));
+    if (config.builtinRunner) stopRunner = await builtinRunner(config, deps, log);
   } finally {
     await database.close();
   }
@@ -170,7 +189,10 @@ async function supervise(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal: reason, workers: alive.size }, 'stopping the server processes');
-    for (const worker of alive) worker.process.kill('SIGTERM');
+    // The runner first, while the workers still take its reports.
+    void (stopRunner ?? (async () => {}))().finally(() => {
+      for (const worker of alive) worker.process.kill('SIGTERM');
+    });
   };
 
   cluster.on('exit', (worker, code, signal) => {

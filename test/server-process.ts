@@ -92,7 +92,8 @@ export interface ServerProcess {
 
 /** Starts `quarry serve` on port and resolves once /-/readiness answers 200. */
 export async function startServer(env: Record<string, string>, port: number, timeoutMs = 30_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Without the built-in runner unless asked: these servers' tests play the runners themselves.
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { QUARRY_BUILTIN_RUNNER: '0', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (c) => (output += c));
   child.stderr?.on('data', (c) => (output += c));
