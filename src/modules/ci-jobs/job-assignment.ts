@@ -100,9 +100,9 @@ export async function assignJob(ctx: ServiceContext, runner: CiRunnerRow): Promi
 }
 
 /** The timeout of a job: its own, else the project's, lowered to the runner's maximum (build.rb update_timeout_state). */
-function jobTimeout(options: { timeout?: number | null }, projectTimeout: number, runner: CiRunnerRow): { timeout: number; source: string } {
-  let timeout = options.timeout ?? projectTimeout;
-  let source = options.timeout ? 'job_timeout_source' : 'project_timeout_source';
+function jobTimeout(options: { job_timeout?: number | null }, projectTimeout: number, runner: CiRunnerRow): { timeout: number; source: string } {
+  let timeout = options.job_timeout ?? projectTimeout;
+  let source = options.job_timeout ? 'job_timeout_source' : 'project_timeout_source';
   if (runner.maximum_timeout !== null && runner.maximum_timeout < timeout) {
     timeout = runner.maximum_timeout;
     source = 'runner_timeout_source';
@@ -118,7 +118,7 @@ async function take(ctx: ServiceContext, runner: CiRunnerRow, buildId: number): 
     const build = await tx.db.selectFrom('ci_builds').selectAll().where('id', '=', buildId).executeTakeFirst();
     if (!build || build.status !== 'pending') return null;
     const settings = await tx.db.selectFrom('project_ci_cd_settings').select('build_timeout').where('project_id', '=', build.project_id).executeTakeFirst();
-    const { timeout, source } = jobTimeout(JSON.parse(build.options) as { timeout?: number }, Number(settings?.build_timeout ?? 3600), runner);
+    const { timeout, source } = jobTimeout(JSON.parse(build.options) as { job_timeout?: number | null }, Number(settings?.build_timeout ?? 3600), runner);
     const now = ctx.now().toISOString();
     const running = { status: 'running', runner_id: runner.id, token_digest: digest(token), started_at: now, updated_at: now, timeout, timeout_source: source };
     await tx.db.updateTable('ci_builds').set(running).where('id', '=', buildId).execute();
