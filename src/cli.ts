@@ -1,4 +1,5 @@
-// The `quarry` command line (serve, migrate, create-token, create-user, reset, seed, jobs, runner-token).
+// The `quarry` command line (serve, migrate, create-token, create-user, reset, seed, jobs, runner-token;
+// `runner` is dispatched by main.ts to src/runner without loading the server).
 import { parseArgs } from 'node:util';
 import { createDeps, openConfiguredDatabase, prepare } from './bootstrap.ts';
 import { ConfigError, type Config, loadConfig } from './config.ts';
@@ -28,6 +29,9 @@ commands:
                              members a YAML or JSON document describes, when missing
   jobs [retry <id>]          background jobs by kind and state, the failed ones, and retrying one
   runner-token               print the instance's runner registration token (made on first use)
+  runner [--url URL] [--registration-token T | --token T] [--concurrent N] [--tag-list a,b]
+         [--run-untagged] [--work-dir DIR] [--sandbox none|bwrap]
+                             run CI jobs with the shell executor (quarry runner --help)
 `;
 
 async function withDatabase<T>(config: Config, run: (deps: ReturnType<typeof createDeps>) => Promise<T>): Promise<T> {
