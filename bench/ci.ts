@@ -4,103 +4,17 @@
 // running jobs appending to their logs every second. One server process on SQLite, started as
 // its own process; load from autocannon in another. Writes the `ci` section of bench/RESULTS.md
 // (`npm run bench` runs it after the dialects; alone: `node bench/ci.ts`).
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { fileURLToPath } from 'node:url';
+import { DURATION, RESULTS_FILE, benchServer, cpuSeconds, machineLine, percentile, round, sleep } from './ci-server.ts';
 import { replaceSection } from './report.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const RESULTS_FILE = path.join(ROOT, 'bench', 'RESULTS.md');
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const PIPELINES = Number(process.env.BENCH_CI_PIPELINES ?? 100_000);
-const TOKEN = 'glpat-ci-bench-root-token-0000001';
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ci-bench-'));
-const port = 19_000 + Math.floor(Math.random() * 1000);
-const base = `http://127.0.0.1:${port}`;
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-};
-const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** CPU seconds a process has used (user + system). */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-let server: ReturnType<typeof spawn> | null = null;
-
-async function startServer(): Promise<number> {
-  server = spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), 'serve'], {
-    env: { ...process.env, PORT: String(port), QUARRY_DATA_DIR: dataDir, QUARRY_ROOT_TOKEN: TOKEN, QUARRY_LOG_LEVEL: 'warn', QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_BUILTIN_RUNNER: '0' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 600; i++) {
-    const ok = await fetch(`${base}/-/readiness`).then((r) => r.ok, () => false);
-    if (ok) return server.pid as number;
-    await sleep(50);
-  }
-  throw new Error('the server did not start');
-}
-
-async function stopServer(): Promise<void> {
-  if (!server || server.exitCode !== null) return;
-  const exited = new Promise((resolve) => server?.once('exit', resolve));
-  server.kill('SIGTERM');
-  await exited;
-}
-
-async function api(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = { 'private-token': TOKEN }): Promise<{ status: number; json: any; ms: number }> {
-  for (let attempt = 0; ; attempt++) {
-    const started = performance.now();
-    const res = await fetch(`${base}${urlPath}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    // A busy machine makes the server shed load: the setup asks again, as clients are told to.
-    if (res.status === 503 && attempt < 50) {
-      await sleep(200);
-      continue;
-    }
-    return { status: res.status, json: text ? JSON.parse(text) : null, ms: performance.now() - started };
-  }
-}
-
-/** autocannon on one URL, in a process of its own. */
-function cannon(urlPath: string, connections = 10): Promise<{ rps: number; p50: number; p99: number; non2xx: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-c', String(connections), '-d', String(DURATION), '-j', '-H', `PRIVATE-TOKEN: ${TOKEN}`, `${base}${urlPath}`], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.on('exit', () => {
-      try {
-        const r = JSON.parse(out);
-        resolve({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx });
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-}
+const bench = benchServer();
+const { api, base, cannon, commit, dataDir } = bench;
+const latestPipelineId = bench.latestPipeline;
 
 const TWENTY_JOBS = ['stages: [one, two, three, four]', ...Array.from({ length: 20 }, (_, i) => `job${i}:\n  stage: ${['one', 'two', 'three', 'four'][i % 4]}\n  script: [echo ${i}]`)].join('\n');
-
-async function commit(projectId: number, file: string, content: string, create: boolean) {
-  const res = await api('POST', `/api/v4/projects/${projectId}/repository/commits`, {
-    branch: 'main',
-    commit_message: `bench ${file}`,
-    actions: [{ action: create ? 'create' : 'update', file_path: file, content }],
-  });
-  if (res.status !== 201) throw new Error(`commit: ${res.status} ${JSON.stringify(res.json)}`);
-}
-
-async function latestPipelineId(projectId: number): Promise<{ id: number; status: string } | null> {
-  return (await api('GET', `/api/v4/projects/${projectId}/pipelines?per_page=1`)).json[0] ?? null;
-}
 
 /** Push → pipeline: from the commit request to the new pipeline's jobs pending, sequentially. */
 async function pipelineCreation(projectId: number, rounds = 30) {
@@ -180,7 +94,7 @@ function idleRunners(tokens: string[]) {
 
 async function main() {
   const started = new Date();
-  let pid = await startServer();
+  let pid = await bench.start();
   const project = (await api('POST', '/api/v4/projects', { name: 'ci-bench', initialize_with_readme: true })).json;
   const runnersToken = (await api('GET', `/api/v4/projects/${project.id}`)).json.runners_token as string;
   const liveness = await cannon('/-/liveness');
@@ -189,11 +103,11 @@ async function main() {
   const creation = await pipelineCreation(project.id);
 
   const sha = (await api('GET', `/api/v4/projects/${project.id}/repository/commits/main`)).json.id as string;
-  await stopServer();
+  await bench.stop();
   const seedStart = performance.now();
   seedPipelines(project.id, sha, 1);
   const seededMs = Math.round(performance.now() - seedStart);
-  pid = await startServer();
+  pid = await bench.start();
   const pipelinesList = await cannon(`/api/v4/projects/${project.id}/pipelines?per_page=20`);
   const jobsList = await cannon(`/api/v4/projects/${project.id}/jobs?per_page=20`);
   const pipelinesFiltered = await cannon(`/api/v4/projects/${project.id}/pipelines?per_page=20&status=failed&source=push`);
@@ -252,14 +166,13 @@ async function main() {
     }),
   );
   const traceCpuPercent = round(((cpuSeconds(pid) - cpu1) / DURATION) * 100);
-  await stopServer();
+  await bench.stop();
 
-  const cpus = os.cpus();
   const lines = [
     '<!-- bench:ci -->',
     '## Latest run: CI (SQLite, one server process)',
     '',
-    `${started.toISOString()} · ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${round(os.totalmem() / 1024 ** 3)} GiB RAM, Node ${process.version} · load average ${os.loadavg()[0].toFixed(2)} before the run · ${DURATION} s per measure`,
+    machineLine(started),
     '',
     `Yardstick: GET /-/liveness ${liveness.rps.toLocaleString('en')} req/s (p99 ${liveness.p99} ms).`,
     '',
@@ -285,6 +198,5 @@ async function main() {
 try {
   await main();
 } finally {
-  await stopServer();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

@@ -439,12 +439,16 @@ async function main(): Promise<void> {
       writeResults(RESULTS_FILE, [await benchDialect(dialect)]);
       log(`${dialect}: wrote ${path.relative(process.cwd(), RESULTS_FILE)}`);
     }
-    // The CI hot paths, on SQLite, in a process of their own (bench/ci.ts writes its section).
+    // The CI hot paths and the built-in runner, on SQLite, each in a process of its own that writes its section.
     if (dialects.includes('sqlite')) {
-      log('ci: pipelines, jobs, runners and logs');
-      const ci = spawn(process.execPath, [path.join(ROOT, 'bench', 'ci.ts')], { stdio: ['ignore', 'ignore', 'inherit'] });
-      const code = await new Promise<number | null>((resolve) => ci.on('exit', resolve));
-      if (code !== 0) failures++;
+      log('ci: pipelines, jobs, runners and logs; the built-in runner');
+      for (const script of ['ci.ts', 'runner.ts']) {
+        const child = spawn(process.execPath, [path.join(ROOT, 'bench', script)], { stdio: ['ignore', 'ignore', 'inherit'] });
+        children.add(child);
+        const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+        children.delete(child);
+        if (code !== 0) failures++;
+      }
     }
   } finally {
     await cleanUp();

@@ -75,11 +75,18 @@ export class JobLog {
     }, this.intervalMs);
   }
 
-  /** Sends what is new, or, when nothing is, the job's state. */
+  /** Sends what is new (all of it, in appends of at most 1 MiB), or, when nothing is, the job's state. */
   private async sendSome(): Promise<void> {
     try {
-      const answer = this.sent < this.length ? await this.patch() : await this.api.updateJob(this.job, { state: 'running' });
-      this.heard(answer);
+      if (this.sent === this.length) {
+        this.heard(await this.api.updateJob(this.job, { state: 'running' }));
+        return;
+      }
+      while (this.sent < this.length && this.stopped === null) {
+        const answer = await this.patch();
+        this.heard(answer);
+        if (answer.status !== 202) return;
+      }
     } catch {
       // The server is unreachable for now: the next turn tries again.
     }
@@ -114,14 +121,13 @@ export class JobLog {
     await this.sending;
     this.append(this.masker.push(this.decoder.end()));
     this.append(this.masker.end());
-    for (let attempt = 0; this.sent < this.length && this.stopped === null && attempt < 10; attempt++) {
-      try {
-        const answer = await this.patch();
-        this.heard(answer);
-        if (answer.status !== 202 && answer.status !== 416) await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
-      } catch {
-        await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
-      }
+    // Ten failures in a row give up: the server keeps what it has.
+    for (let failures = 0; this.sent < this.length && this.stopped === null && failures < 10; ) {
+      const before = this.sent;
+      const answer = await this.patch().catch(() => null);
+      if (answer) this.heard(answer);
+      if (this.sent !== before) failures = 0;
+      else await new Promise((r) => setTimeout(r, 500 * ++failures));
     }
     fs.closeSync(this.fd);
     return { checksum: `crc32:${this.crc.toString(16).padStart(8, '0')}`, bytesize: this.length };
