@@ -18,6 +18,7 @@ import { newJobArtifactPath } from '../../src/storage/artifact-paths.ts';
 import { type MatrixWorld, buildMatrixWorld, expectation, refusals, runMatrix } from '../access-matrix.ts';
 import { type TestApp, type TestUser, createTestApp } from '../harness.ts';
 import { expectEntity, expectError, expectStatus } from '../matchers.ts';
+import { pipelineArtifactsDir, projectArtifactsDir } from '../../src/storage/artifact-paths.ts';
 
 const MAX_SIZE = 64 * 1024;
 
@@ -350,14 +351,14 @@ describe('job artifacts, from a runner to the API', () => {
     assert.ok(await storage.exists(leftover));
     await t.runJobs();
     assert.equal(await storage.exists(leftover), false);
-    assert.equal(fs.existsSync(path.join(storageDir(), String(projectId), String(pipeline))), false);
+    assert.equal(fs.existsSync(path.join(storageDir(), pipelineArtifactsDir(projectId, pipeline))), false);
   });
 
   test('deleting the project removes all its artifact files', async () => {
-    assert.ok(fs.existsSync(path.join(storageDir(), String(projectId))));
+    assert.ok(fs.existsSync(path.join(storageDir(), projectArtifactsDir(projectId))));
     expectStatus(await t.del(`/api/v4/projects/${projectId}`, { token: owner.token }), 202);
     await t.runJobs();
-    assert.equal(fs.existsSync(path.join(storageDir(), String(projectId))), false);
+    assert.equal(fs.existsSync(path.join(storageDir(), projectArtifactsDir(projectId))), false);
   });
 });
 
