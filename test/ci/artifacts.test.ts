@@ -14,13 +14,13 @@ import { ACCESS } from '../../src/core/access/levels.ts';
 import { JobEntity } from '../../src/modules/ci-jobs/ci-jobs.schemas.ts';
 import { TestReportEntity, TestReportSummaryEntity } from '../../src/modules/ci-artifacts/artifacts.schemas.ts';
 import { artifactsStorage } from '../../src/storage/file-storage.ts';
-import { newJobArtifactPath } from '../../src/storage/artifact-paths.ts';
+import { newJobArtifactPath, pipelineArtifactsDir, projectArtifactsDir } from '../../src/storage/artifact-paths.ts';
 import { type MatrixWorld, buildMatrixWorld, expectation, refusals, runMatrix } from '../access-matrix.ts';
-import { type TestApp, type TestUser, createTestApp } from '../harness.ts';
+import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../harness.ts';
 import { expectEntity, expectError, expectStatus } from '../matchers.ts';
-import { pipelineArtifactsDir, projectArtifactsDir } from '../../src/storage/artifact-paths.ts';
 
-const MAX_SIZE = 64 * 1024;
+/** The node's bound (QUARRY_ARTIFACTS_MAX_SIZE); the instance's max_artifacts_size (MB) may lower it. */
+const MAX_SIZE = 2 * 1024 * 1024;
 
 const CONFIG = `
 stages: [build, test]
@@ -133,6 +133,11 @@ describe('job artifacts, from a runner to the API', () => {
     expectStatus(await upload(build.id, build.token, { filename: 'artifacts.zip', content: absolute }), 400);
     const big = Buffer.alloc(MAX_SIZE + 1024, 7);
     expectError(await upload(build.id, build.token, { filename: 'artifacts.zip', content: big }), 413, { message: 'file size has reached maximum size limit' });
+    const setLimit = async (mb: number) => expectStatus(await t.put('/api/v4/application/settings', { token: ROOT_TOKEN, body: { max_artifacts_size: mb } }), 200);
+    await setLimit(1);
+    const overSetting = Buffer.alloc(1024 * 1024 + 1024, 7);
+    expectError(await upload(build.id, build.token, { filename: 'artifacts.zip', content: overSetting }), 413, { message: 'file size has reached maximum size limit' });
+    await setLimit(100);
     expectError(await upload(build.id, 'glcbt-wrong', { filename: 'artifacts.zip', content: zipBytes }), 403, { message: '403 Forbidden' });
     expectError(await upload(build.id, build.token, null), 400, { error: 'file is missing' });
     expectError(await upload(build.id, build.token, { name: 'other', filename: 'a.zip', content: zipBytes }), 400, { message: '400 Bad request - invalid form field: other' });

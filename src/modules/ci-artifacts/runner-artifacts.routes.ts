@@ -8,6 +8,7 @@ import { digest } from '../../core/auth/secrets.ts';
 import { serviceContext } from '../../core/context.ts';
 import { DomainError, apiError, badRequest, forbidden, notFound, paramError } from '../../core/errors.ts';
 import type { CiBuildRow } from '../../db/schema.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { type FileStorage, type StagedFile, artifactsStorage } from '../../storage/file-storage.ts';
 import { findArtifact, findJob } from './artifacts.finder.ts';
 import { fileDownloadHeaders } from './artifacts.presenter.ts';
@@ -84,7 +85,9 @@ export const runnerArtifactRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const outsideToken = header(req, 'job-token') ?? req.query.token;
     if (outsideToken !== undefined) await authenticateJob(req, req.params.id, outsideToken, true);
     if (!req.isMultipart()) throw paramError('file is missing');
-    const upload = await readUpload(req, storage, config.artifactsMaxBytes);
+    // The instance's max_artifacts_size (MB), within the node's own bound.
+    const limit = Math.min(config.artifactsMaxBytes, (await applicationSettings(db)).max_artifacts_size * 1024 * 1024);
+    const upload = await readUpload(req, storage, limit);
     const { staged, fields } = upload;
     try {
       const job = await authenticateJob(req, req.params.id, outsideToken ?? fields.token, true);
