@@ -71,6 +71,27 @@ child:
   trigger:
     include: child.yml
     strategy: depend
+generate:
+  stage: build
+  script:
+    - |
+      cat > generated.yml <<'YAML'
+      generated-job:
+        script:
+          - echo "made by $GENERATOR"
+      YAML
+  artifacts:
+    paths: [generated.yml]
+dynamic:
+  stage: test
+  needs: [generate]
+  variables:
+    GENERATOR: the generate job
+  trigger:
+    include:
+      - artifact: generated.yml
+        job: generate
+    strategy: depend
 `;
 
 const CHILD = `
@@ -121,6 +142,7 @@ test('a pushed configuration runs on the built-in runner: stages, needs, artifac
   const statuses = Object.fromEntries([...jobs].map(([name, j]) => [name, j.status]));
   assert.deepEqual(statuses, {
     build: 'success',
+    generate: 'success',
     unit: 'success',
     flaky: 'failed',
     'matrix: [linux]': 'success',
@@ -166,6 +188,12 @@ test('a pushed configuration runs on the built-in runner: stages, needs, artifac
   assert.equal(childPipeline.status, 'success');
   const childJobs = await jobsByName(instance, project.id, childPipeline.id);
   assert.match(await traceOf(instance, project.id, childJobs.get('child-job').id), /in the child pipeline parent_pipeline/);
+
+  // A child pipeline made of a file the generate job wrote, with the bridge's variables.
+  const dynamic = (bridges.body as any[]).find((b) => b.name === 'dynamic');
+  assert.equal(dynamic.status, 'success');
+  const generated = await jobsByName(instance, project.id, dynamic.downstream_pipeline.id);
+  assert.match(await traceOf(instance, project.id, generated.get('generated-job').id), /\nmade by the generate job\n/);
 
   // The manual job, played through the API, runs and the pipeline ends again.
   const played = await instance.api('POST', `/projects/${project.id}/jobs/${jobs.get('deploy').id}/play`);

@@ -125,7 +125,7 @@ function toRef(location: Location): IncludeRef {
     w.file !== undefined && w.file !== null && w.project !== undefined && w.project !== null,
     w.artifact !== undefined && w.job !== undefined,
   ];
-  if (kinds.filter(Boolean).length !== 1 || kinds[4]) {
+  if (kinds.filter(Boolean).length !== 1) {
     configError(`Include \`${JSON.stringify(w)}\` needs to match exactly one accessor!`);
   }
   if (kinds[0]) return { type: 'remote', url: w.remote as string };
@@ -134,6 +134,7 @@ function toRef(location: Location): IncludeRef {
     const written = w.local as string;
     return { type: 'local', path: written.replace(/^\/+/, ''), location: written };
   }
+  if (kinds[4]) return { type: 'artifact', path: String(w.artifact), job: String(w.job) };
   return {
     type: 'project',
     project: String(w.project),
@@ -152,6 +153,8 @@ function locationOf(ref: IncludeRef): string {
       return ref.url;
     case 'template':
       return ref.name;
+    case 'artifact':
+      return ref.path;
   }
 }
 

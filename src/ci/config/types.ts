@@ -14,7 +14,9 @@ export type IncludeRef =
     }
   | { type: 'project'; project: string; file: string; ref: string | null }
   | { type: 'remote'; url: string }
-  | { type: 'template'; name: string };
+  | { type: 'template'; name: string }
+  /** A file of the archive of a job of the parent pipeline (child pipelines only). */
+  | { type: 'artifact'; path: string; job: string };
 
 export interface ConfigLimits {
   /** Bytes of one file's text, and the parsed size estimate (the platform's max_yaml_size_bytes). */

@@ -16,6 +16,7 @@ import { applicationSettings } from '../../domain/settings/application-settings.
 import { readBlob } from '../../git/commits.ts';
 import { resolveCommit } from '../../git/refs.ts';
 import { CiConfigError, type IncludeRef } from '../../ci/config/index.ts';
+import { readParentArtifactFile } from '../ci-artifacts/artifact-include.ts';
 
 /** The platform's `max_yaml_size_bytes` default: a larger file is a configuration error. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -62,8 +63,11 @@ export async function readPipelineConfig(ctx: ServiceContext, project: ProjectRo
   return content === null ? null : { path: configPath, content };
 }
 
-/** Reads what the configuration includes, for the compiler; without a project (`POST /ci/lint`), local files are an error. */
-export function includeResolver(ctx: ServiceContext, project: ProjectRow | null, sha: string | null): (ref: IncludeRef) => Promise<string> {
+/**
+ * Reads what the configuration includes, for the compiler; without a project (`POST /ci/lint`),
+ * local files are an error; artifacts only for a child pipeline, from its parent's jobs.
+ */
+export function includeResolver(ctx: ServiceContext, project: ProjectRow | null, sha: string | null, parentPipelineId: number | null = null): (ref: IncludeRef) => Promise<string> {
   return async (ref) => {
     switch (ref.type) {
       case 'local': {
@@ -86,6 +90,9 @@ export function includeResolver(ctx: ServiceContext, project: ProjectRow | null,
       }
       case 'remote':
         return fetchRemote(ctx, ref.url);
+      case 'artifact':
+        if (parentPipelineId === null) throw new CiConfigError('Including configs from artifacts is only allowed when triggering child pipelines');
+        return readParentArtifactFile(ctx, parentPipelineId, ref.job, ref.path);
       default:
         throw new CiConfigError(`Included file \`${JSON.stringify(ref)}\` could not be read`);
     }

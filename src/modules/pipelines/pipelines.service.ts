@@ -166,7 +166,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
   let seeded;
   let compiled;
   try {
-    compiled = await compileConfig({ content: source.content, resolveInclude: includeResolver(ctx, project, found.sha) });
+    compiled = await compileConfig({ content: source.content, resolveInclude: includeResolver(ctx, project, found.sha, input.source === 'parent_pipeline' ? (input.upstream?.pipelineId ?? null) : null) });
     seeded = await seedPipeline(compiled, {
       variables: forExpressions,
       source: input.source,
