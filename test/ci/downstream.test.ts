@@ -66,3 +66,26 @@ test('a multi-project bridge makes a pipeline in the other project, or fails wit
   assert.equal(bridge.downstream_pipeline.id, downstream.id);
   assert.equal((await t.get(`/api/v4/projects/${other.projectId}/pipelines/${downstream.id}`, { token: other.owner.token })).json().source, 'pipeline');
 });
+
+test('include:artifact: only for child pipelines; a parent job without such an archive fails the bridge', async () => {
+  const ci = await ciProject(t);
+  const topLevel = await t.post(`/api/v4/projects/${ci.projectId}/ci/lint`, {
+    token: ci.owner.token,
+    body: { content: 'include:\n  - artifact: generated.yml\n    job: gen\nx:\n  script: [x]\n' },
+  });
+  expectStatus(topLevel, 200);
+  assert.deepEqual(topLevel.json().errors, ['Including configs from artifacts is only allowed when triggering child pipelines']);
+
+  await ci.commitConfig('gen:\n  stage: build\n  script: [x]\nkick:\n  stage: test\n  trigger:\n    include:\n      - artifact: generated.yml\n        job: gen\n');
+  const runner = await ci.registerRunner();
+  const gen = await ci.takeJob(runner);
+  assert.equal(gen?.job_info.name, 'gen');
+  await ci.finishJob(gen as { id: number; token: string }, 'success');
+  await t.runJobs();
+  const [pipeline] = await ci.pipelines();
+  const bridge = (await t.get(`/api/v4/projects/${ci.projectId}/pipelines/${pipeline.id}/bridges`, { token: ci.owner.token })).json()[0];
+  assert.equal(bridge.status, 'failed');
+  assert.equal(bridge.downstream_pipeline, null);
+  const row = await t.deps.db.selectFrom('ci_builds').select('failure_reason').where('id', '=', bridge.id).executeTakeFirstOrThrow();
+  assert.equal(row.failure_reason, 'downstream_pipeline_creation_failed');
+});

@@ -71,6 +71,11 @@ child:
   trigger:
     include: child.yml
     strategy: depend
+other:
+  stage: deploy
+  trigger:
+    project: root/other
+    strategy: depend
 generate:
   stage: build
   script:
@@ -118,9 +123,8 @@ test('serve starts the built-in runner: an online instance runner', async () => 
   assert.equal(runner.active, true);
 });
 
-test('a pushed configuration runs on the built-in runner: stages, needs, artifacts, cache, dotenv, junit, coverage, matrix, manual, delayed, child pipeline', async () => {
-  const created = await instance.api('POST', '/projects', { name: 'app-variables-holder' });
-  assert.equal(created.status, 201);
+test('a pushed configuration runs on the built-in runner: stages, needs, artifacts, cache, dotenv, junit, coverage, matrix, manual, delayed, child and multi-project pipelines', async () => {
+  const other = await instance.pushProject('other', { '.gitlab-ci.yml': 'downstream-job:\n  script:\n    - echo "downstream of $CI_PIPELINE_SOURCE"\n' });
   const project = await instance.pushProject('app', { 'child.yml': CHILD, 'README.md': '# app\n', '.gitlab-ci.yml': CONFIG });
   const masked = await instance.api('POST', `/projects/${project.id}/variables`, { key: 'MASKED_SECRET', value: 'hunter2-very-secret', masked: true });
   assert.equal(masked.status, 201, masked.text);
@@ -194,6 +198,13 @@ test('a pushed configuration runs on the built-in runner: stages, needs, artifac
   assert.equal(dynamic.status, 'success');
   const generated = await jobsByName(instance, project.id, dynamic.downstream_pipeline.id);
   assert.match(await traceOf(instance, project.id, generated.get('generated-job').id), /\nmade by the generate job\n/);
+
+  // A pipeline of the other project, source pipeline, its job run.
+  const multi = (bridges.body as any[]).find((b) => b.name === 'other');
+  assert.equal(multi.status, 'success');
+  assert.equal(multi.downstream_pipeline.project_id, other.id);
+  const downstreamJobs = await jobsByName(instance, other.id, multi.downstream_pipeline.id);
+  assert.match(await traceOf(instance, other.id, downstreamJobs.get('downstream-job').id), /\ndownstream of pipeline\n/);
 
   // The manual job, played through the API, runs and the pipeline ends again.
   const played = await instance.api('POST', `/projects/${project.id}/jobs/${jobs.get('deploy').id}/play`);
