@@ -1,5 +1,6 @@
 // Every periodic task of the server, listed explicitly, one line each; each node's scheduler
 // runs them (see scheduler.ts for what a task must guarantee).
+import { archiveCiTracesTask } from './archive-ci-traces.ts';
 import { dropStuckCiJobsTask } from './drop-stuck-ci-jobs.ts';
 import { pruneOldEventsTask } from './prune-old-events.ts';
 import { removeExpiredMembersTask } from './remove-expired-members.ts';
@@ -8,6 +9,7 @@ import { runDueSchedulesTask } from '../modules/pipeline-schedules/pipeline-sche
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
+  archiveCiTracesTask,
   dropStuckCiJobsTask,
   pruneOldEventsTask,
   removeExpiredMembersTask,

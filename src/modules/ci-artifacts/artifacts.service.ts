@@ -98,11 +98,11 @@ export async function storeArtifact(ctx: ServiceContext, job: CiBuildRow, staged
   }
 }
 
-/** Deletes the job's artifacts (all of them: the log is the erase's business), their files after. */
-export async function deleteArtifacts(ctx: ServiceContext, job: CiBuildRow): Promise<void> {
+/** Deletes the job's artifacts, their files after; its archived log too only when asked (the erase's business). */
+export async function deleteArtifacts(ctx: ServiceContext, job: CiBuildRow, options: { withLog?: boolean } = {}): Promise<void> {
   await withTransaction(ctx, async (tx) => {
-    const rows = await jobArtifacts(tx.db, job.id);
-    await tx.db.deleteFrom('ci_job_artifacts').where('build_id', '=', job.id).execute();
+    const rows = (await jobArtifacts(tx.db, job.id)).filter((r) => options.withLog || r.file_type !== 'trace');
+    await tx.db.deleteFrom('ci_job_artifacts').where('build_id', '=', job.id).$if(!options.withLog, (q) => q.where('file_type', '!=', 'trace')).execute();
     await tx.db.deleteFrom('ci_build_report_results').where('build_id', '=', job.id).execute();
     await tx.db.updateTable('ci_builds').set({ artifacts_expire_at: null }).where('id', '=', job.id).execute();
     await removeArtifactFilesLater(tx.db, rows.map((r) => r.file_path));
@@ -120,7 +120,7 @@ export async function keepArtifacts(ctx: ServiceContext, job: CiBuildRow): Promi
 /** A finished job's artifacts and log go; the job records who erased it and when. */
 export async function eraseJob(ctx: ServiceContext, job: CiBuildRow, userId: number | null): Promise<CiBuildRow> {
   return withTransaction(ctx, async (tx) => {
-    await deleteArtifacts(tx, job);
+    await deleteArtifacts(tx, job, { withLog: true });
     await tx.db.deleteFrom('ci_build_trace_chunks').where('build_id', '=', job.id).execute();
     const now = ctx.now().toISOString();
     return tx.db

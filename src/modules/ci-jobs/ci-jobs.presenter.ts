@@ -52,8 +52,9 @@ export function presentJob(row: CiBuildRow, view: JobView): Job {
   const artifacts = (view.relations.artifacts.get(row.id) ?? []).filter((a) => !a.expire_at || a.expire_at > view.now.toISOString());
   const archive = artifacts.find((a) => a.file_type === 'archive');
   const runner = row.runner_id === null ? undefined : view.relations.runners.get(row.runner_id);
-  const listed: Job['artifacts'] = artifacts.map((a) => ({ file_type: a.file_type, size: Number(a.size), filename: a.filename, file_format: a.file_format }));
-  if (Number(row.trace_size) > 0 && row.erased_at === null) listed.push({ file_type: 'trace', size: Number(row.trace_size), filename: 'job.log', file_format: null });
+  // The log is listed as the platform lists it, archived (a row) or still live (its chunks).
+  const listed: Job['artifacts'] = artifacts.map((a) => ({ file_type: a.file_type, size: Number(a.size), filename: a.filename, file_format: a.file_type === 'trace' ? null : a.file_format }));
+  if (Number(row.trace_size) > 0 && row.erased_at === null && !artifacts.some((a) => a.file_type === 'trace')) listed.push({ file_type: 'trace', size: Number(row.trace_size), filename: 'job.log', file_format: null });
   return {
     ...basic(row, view),
     ...(archive ? { artifacts_file: { filename: archive.filename, size: Number(archive.size) } } : {}),

@@ -13,6 +13,7 @@ import { paginate } from '../../core/pagination.ts';
 import type { CiBuildRow, ProjectRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
+import { artifactsStorage } from '../../storage/file-storage.ts';
 import { type Commit, getCommit } from '../../git/commits.ts';
 import { findArtifact } from '../ci-artifacts/artifacts.finder.ts';
 import { eraseJob, isErasable, keepArtifacts } from '../ci-artifacts/artifacts.service.ts';
@@ -34,7 +35,7 @@ import {
   RunnerJobsQuery,
 } from './ci-jobs.schemas.ts';
 import { findRunner, ownsRunner } from '../runners/runners.finder.ts';
-import { traceChunks } from './traces.ts';
+import { readTrace } from './trace-archive.ts';
 
 const OPTIONAL = { auth: 'optional' } as const;
 /** Writes need a signed-in caller: anonymous ones are told 401 (the platform's authenticate_non_get!). */
@@ -118,9 +119,8 @@ export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const job = await requireJob(req, req.params.job_id);
       reply.type('text/plain; charset=utf-8');
       if (job.erased_at !== null) return reply.send('');
-      // Streamed chunk by chunk: a long log is never held whole.
-      const chunks = traceChunks(db, job.id);
-      return reply.send(Readable.from(chunks));
+      // Streamed: a long log is never held whole.
+      return reply.send(Readable.from(readTrace(db, artifactsStorage(api.deps.config), job.id)));
     },
   );
 
