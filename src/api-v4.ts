@@ -16,6 +16,7 @@ import { runnerArtifactRoutes } from './modules/ci-artifacts/runner-artifacts.ro
 import { testReportRoutes } from './modules/ci-artifacts/test-reports.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
+import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { groupRoutes } from './modules/groups/groups.routes.ts';
 import { memberRoutes } from './modules/members/members.routes.ts';
@@ -46,6 +47,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(artifactRoutes);
   await api.register(testReportRoutes);
   await api.register(commitRoutes);
+  await api.register(commitStatusRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);
   await api.register(memberRoutes);

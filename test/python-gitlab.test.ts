@@ -50,7 +50,7 @@ test('python-gitlab and the git CLI: files, commits, tree, archive, branches, ta
   assert.equal(run.stdout.trim(), 'ok');
 });
 
-test('python-gitlab and a runner: pipelines from a push and the API, jobs taken, logged, played, canceled, retried', { skip }, async () => {
+test('python-gitlab and a runner: pipelines from a push and the API, jobs taken, logged, played, canceled, retried; commit statuses', { skip }, async () => {
   // Pipelines move on as background work, which a worker of this test runs.
   const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
   try {

@@ -387,7 +387,7 @@ export interface CiBuildsTable {
   id: Generated<number>;
   pipeline_id: number;
   project_id: number;
-  /** 'build' or 'bridge'. */
+  /** 'build', 'bridge' or 'generic' (a commit status an external system reports). */
   type: string;
   name: string;
   stage: string;
@@ -419,6 +419,9 @@ export interface CiBuildsTable {
   timeout_source: string | null;
   trace_size: Generated<number>;
   downstream_pipeline_id: number | null;
+  /** A commit status's link and words, from the system that reported it. */
+  target_url: string | null;
+  description: string | null;
   artifacts_expire_at: string | null;
   erased_at: string | null;
   erased_by_id: number | null;

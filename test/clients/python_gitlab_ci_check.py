@@ -1,6 +1,7 @@
 """Drives a running Quarry's CI with python-gitlab, as an integration would: a configuration
 committed, pipelines listed and created, a runner registered and taking jobs over the runner
-protocol, jobs listed, shown, logged, retried, played and canceled, pipeline variables read.
+protocol, jobs listed, shown, logged, retried, played and canceled, pipeline variables read,
+commit statuses reported by an external system and listed.
 
 usage: python3 python_gitlab_ci_check.py <url> <root token>
 Prints "ok" when every step behaves as on the real platform; fails with a traceback otherwise.
@@ -85,5 +86,25 @@ project.pipelines.get(pipeline.id).retry()
 assert [j.name for j in project.jobs.list(scope=["manual"])] == ["deploy"]
 project.pipelines.delete(pushed[0].id)
 assert pushed[0].id not in {p.id for p in project.pipelines.list()}
+
+# An external system reports on the commit: its status joins the commit's newest pipeline, moves
+# from running to success, and lists among the commit's statuses; job lists leave it out.
+commit = project.commits.get("main")
+status = commit.statuses.create({"state": "running", "name": "external/lint", "target_url": "https://ci.example.com/1", "description": "linting", "coverage": 81.5})
+assert (status.status, status.name, status.ref, status.sha, status.coverage) == ("running", "external/lint", "main", commit.id, 81.5), status.attributes
+done = commit.statuses.create({"state": "success", "name": "external/lint"})
+assert (done.id, done.status, done.description, done.target_url) == (status.id, "success", "linting", "https://ci.example.com/1"), done.attributes
+again = commit.statuses.create({"state": "failed", "context": "external/lint", "ref": "main"})
+assert again.id != status.id and again.status == "failed", again.attributes
+try:
+    commit.statuses.create({"state": "bogus"})
+    raise AssertionError("a bogus state was accepted")
+except gitlab.exceptions.GitlabCreateError as error:
+    assert error.response_code == 400, error.response_code
+assert [(s.id, s.status) for s in commit.statuses.list(name="external/lint")] == [(again.id, "failed")]
+assert [s.id for s in commit.statuses.list(get_all=True, all=True) if s.name == "external/lint"] == [status.id, again.id]
+assert "external/lint" not in {j.name for j in project.jobs.list(get_all=True)}
+assert project.commits.get(commit.id).last_pipeline["id"] == pipeline.id
+assert project.pipelines.get(pipeline.id).status == "failed"
 
 print("ok")

@@ -127,14 +127,16 @@ export async function dropStuckJobs(ctx: ServiceContext): Promise<number> {
   const before = (seconds: number) => new Date(now - seconds * 1000).toISOString();
   const { ciStuckRunningSeconds: running, ciStuckPendingSeconds: pending } = ctx.config;
   const drop: { job: CiBuildRow; reason: string }[] = [];
-  const silent = await ctx.db.selectFrom('ci_builds').selectAll().where('status', '=', 'running').where('updated_at', '<', before(running)).limit(500).execute();
+  // Builds only: bridges wait on their downstream pipelines, commit statuses on the systems that report them.
+  const builds = () => ctx.db.selectFrom('ci_builds').selectAll().where('type', '=', 'build');
+  const silent = await builds().where('status', '=', 'running').where('updated_at', '<', before(running)).limit(500).execute();
   for (const job of silent) drop.push({ job, reason: 'stuck_or_timeout_failure' });
-  const waiting = await ctx.db.selectFrom('ci_builds').selectAll().where('status', '=', 'pending').where('queued_at', '<', before(running)).limit(500).execute();
+  const waiting = await builds().where('status', '=', 'pending').where('queued_at', '<', before(running)).limit(500).execute();
   const runners = waiting.length === 0 ? [] : await ctx.db.selectFrom('ci_runners').selectAll().where('active', '=', true).execute();
   for (const job of waiting) {
     if ((job.queued_at as string) < before(pending) || !(await someRunnerCouldTake(ctx, runners, job))) drop.push({ job, reason: 'stuck_or_timeout_failure' });
   }
-  const stale = await ctx.db.selectFrom('ci_builds').selectAll().where('status', '=', 'scheduled').where('scheduled_at', '<', before(running)).limit(500).execute();
+  const stale = await builds().where('status', '=', 'scheduled').where('scheduled_at', '<', before(running)).limit(500).execute();
   for (const job of stale) drop.push({ job, reason: 'stale_schedule' });
   for (const { job, reason } of drop) {
     await withTransaction(ctx, async (tx) => {

@@ -1,22 +1,26 @@
 // Repository commits (the platform's commits API, 14.x): list with ref_name, path, since/until,
-// all, first_parent, order, with_stats and trailers; show one by any revision; create one from
-// file actions. Reads need download_code (public repositories need no authentication); creating
-// needs a push to the branch, refused with 403 as authorize_push_to_branch! does.
+// all, first_parent, order, with_stats and trailers; show one by any revision, with its latest
+// pipeline; create one from file actions. Reads need download_code (public repositories need no
+// authentication); creating needs a push to the branch, refused with 403 as
+// authorize_push_to_branch! does.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { accessToProject, findProject, loadedProject } from '../../core/access/loaders.ts';
 import { serviceContext } from '../../core/context.ts';
 import { forbidden, notFound, paramError, tooLong } from '../../core/errors.ts';
 import { KEYSET_UNAVAILABLE, pageOf, setOffsetHeaders, wantsKeyset } from '../../core/pagination.ts';
-import type { ProjectRow } from '../../db/schema.ts';
 import { safeRepoPath } from '../../git/args.ts';
 import { diffStats, readTrailers } from '../../git/history.ts';
 import { CommitEntity } from '../../domain/commit-entity.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
+import { readProjectSettings } from '../../domain/settings/project-settings.ts';
+import { ciAbilities } from '../pipelines/index.ts';
+import { latestPipelineForSha } from '../pipelines/pipelines.finder.ts';
 import { loadRepository } from '../repository/index.ts';
 import { type HistoryPage, findCommit, findHistory, resolveWalk } from './commits.finder.ts';
-import { presentCommitDetail, presentHistory } from './commits.presenter.ts';
+import { type CommitPipeline, presentCommitDetail, presentHistory } from './commits.presenter.ts';
 import {
   type ActionParams,
   CommitDetailEntity,
@@ -61,13 +65,24 @@ export const commitRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const read = loadRepository('download_code');
   const webUrl = (row: { full_path: string }) => projectWebUrl(config.externalUrl, row);
 
+  /** The commit's latest pipeline, and whether the caller reads pipelines (the last_pipeline). */
+  async function commitPipeline(req: FastifyRequest, sha: string): Promise<CommitPipeline | null> {
+    const project = loadedProject(req);
+    const row = await latestPipelineForSha(deps.db, project.row.id, sha);
+    if (!row) return null;
+    const settings = await readProjectSettings(deps.db, project.row);
+    const view = { baseUrl: config.externalUrl, projectWebUrl: webUrl(project.row), projectFullPath: project.row.full_path };
+    return { row, view, readable: ciAbilities(req.actor, project, settings).has('read_pipeline') };
+  }
+
   /** The detail of the commit a revision names, or 404 "404 Commit Not Found". */
-  async function detail(row: ProjectRow, revision: string, withStats: boolean) {
+  async function detail(req: FastifyRequest, revision: string, withStats: boolean) {
+    const { row } = loadedProject(req);
     const dir = repositoryDir(config, row);
     const commit = await findCommit(dir, revision);
     if (dir === null || commit === null) throw notFound('Commit');
-    const [stats, trailers] = await Promise.all([withStats ? diffStats(dir, [commit]) : null, readTrailers(dir, [commit.id])]);
-    return presentCommitDetail(commit, { id: row.id, webUrl: webUrl(row) }, { stats: stats?.get(commit.id) ?? null, trailers: trailers.get(commit.id) ?? {} });
+    const [stats, trailers, pipeline] = await Promise.all([withStats ? diffStats(dir, [commit]) : null, readTrailers(dir, [commit.id]), commitPipeline(req, commit.id)]);
+    return presentCommitDetail(commit, { id: row.id, webUrl: webUrl(row) }, { stats: stats?.get(commit.id) ?? null, trailers: trailers.get(commit.id) ?? {}, pipeline });
   }
 
   api.get(
@@ -108,10 +123,7 @@ export const commitRoutes: FastifyPluginAsyncTypebox = async (api) => {
   api.get(
     '/projects/:id/repository/commits/:sha',
     { schema: { params: CommitParams, querystring: ShowCommitQuery, response: { 200: CommitDetailEntity } }, config: OPTIONAL, preHandler: read },
-    async (req) => {
-      const { row } = loadedProject(req);
-      return detail(row, req.params.sha, Boolean(req.query.stats));
-    },
+    async (req) => detail(req, req.params.sha, Boolean(req.query.stats)),
   );
 
   api.post(
@@ -143,7 +155,7 @@ export const commitRoutes: FastifyPluginAsyncTypebox = async (api) => {
         pushForbidden: true,
       });
       reply.code(201);
-      return detail(row, id, Boolean(body.stats));
+      return detail(req, id, Boolean(body.stats));
     },
   );
 };

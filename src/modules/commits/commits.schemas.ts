@@ -4,19 +4,20 @@ import { PageParams } from '../../core/pagination.ts';
 import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Nullable } from '../../core/schema.ts';
 import { commitFields } from '../../domain/commit-entity.ts';
+import { pipelineBasicFields } from '../pipelines/pipelines.schemas.ts';
 
 export const CommitStatsEntity = Entity({ additions: Type.Integer(), deletions: Type.Integer(), total: Type.Integer() });
 
 /** A list entry with with_stats=true. */
 export const CommitWithStatsEntity = Entity({ ...commitFields, stats: CommitStatsEntity });
 
-/** One commit: its stats unless stats=false, and its CI state (no pipeline runs here yet). */
+/** One commit: its stats unless stats=false, and its CI state: its latest pipeline's status, and that pipeline for those who read pipelines. */
 export const CommitDetailEntity = Entity({
   ...commitFields,
   stats: Type.Optional(CommitStatsEntity),
   status: Nullable(Type.String()),
   project_id: Type.Integer(),
-  last_pipeline: Type.Null(),
+  last_pipeline: Nullable(Entity(pipelineBasicFields)),
 });
 
 export const ProjectParams = Params({ id: IdOrPath });

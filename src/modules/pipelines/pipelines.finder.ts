@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Countable } from '../../core/pagination.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import type { CiPipelineRow, DB, UserRow } from '../../db/schema.ts';
-import type { ListPipelinesQuery } from './pipelines.schemas.ts';
+import { DANGLING_SOURCES, type ListPipelinesQuery } from './pipelines.schemas.ts';
 
 const SCOPE_STATUSES: Record<string, string[]> = {
   running: ['running'],
@@ -68,6 +68,20 @@ export async function findPipeline(db: Kysely<DB>, projectId: number, id: number
 
 export async function latestPipeline(db: Kysely<DB>, projectId: number, ref: string): Promise<CiPipelineRow | null> {
   return (await db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', projectId).where('ref', '=', ref).orderBy('id', 'desc').limit(1).executeTakeFirst()) ?? null;
+}
+
+/** A commit's latest pipeline of its own CI (DANGLING_SOURCES aside): the commit detail's status and last pipeline. */
+export async function latestPipelineForSha(db: Kysely<DB>, projectId: number, sha: string): Promise<CiPipelineRow | null> {
+  const row = await db
+    .selectFrom('ci_pipelines')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('sha', '=', sha)
+    .where('source', 'not in', DANGLING_SOURCES)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 /** What the detail of a pipeline shows beyond its row. */

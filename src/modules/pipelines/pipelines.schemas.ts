@@ -11,6 +11,11 @@ export const PIPELINE_SOURCES = [
   'push', 'web', 'trigger', 'schedule', 'api', 'external', 'pipeline', 'chat', 'webide', 'merge_request_event',
   'external_pull_request_event', 'parent_pipeline', 'ondemand_dast_scan', 'ondemand_dast_validation',
 ] as const;
+/**
+ * Sources of pipelines that are not a commit's own CI (Enums::Ci::Pipeline.dangling_sources): a
+ * commit's latest pipeline and its statuses leave them out, as `Project#ci_pipelines` does.
+ */
+export const DANGLING_SOURCES = ['webide', 'parent_pipeline', 'ondemand_dast_scan', 'ondemand_dast_validation'] as const;
 
 /** PipelineBasic: list items and the pipelines nested in other entities. */
 export const pipelineBasicFields = {

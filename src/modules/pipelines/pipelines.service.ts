@@ -3,13 +3,13 @@
 // the work of processing it are written in one transaction, so that a pipeline exists whole or not
 // at all. A configuration error is answered (the API) or saved as a failed pipeline with its
 // `yaml_errors` (pushes and the other sources that keep incomplete pipelines).
-import { type Kysely, PostgresAdapter } from 'kysely';
+import { type Insertable, type Kysely, PostgresAdapter } from 'kysely';
 import type { ServiceContext } from '../../core/context.ts';
 import { atTime, withTransaction } from '../../core/context.ts';
 import { ancestorIds } from '../../core/access/authorizations.ts';
 import { DomainError } from '../../core/errors.ts';
 import { secretBox } from '../../core/secret-box.ts';
-import type { CiBuildRow, CiPipelineRow, DB, ProjectRow, UserRow } from '../../db/schema.ts';
+import type { CiBuildRow, CiPipelineRow, CiPipelinesTable, DB, ProjectRow, UserRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.ts';
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
@@ -208,16 +208,8 @@ async function savePipeline(ctx: ServiceContext, input: CreatePipelineInput, val
   const variables = input.variables ?? [];
   const box = secretBox(ctx.config.dataDir);
   return withTransaction(atTime(ctx, now), async (tx) => {
-    // The project's row orders the pipelines of one project: their iids never collide.
-    const postgres = tx.db.getExecutor().adapter instanceof PostgresAdapter;
-    await tx.db.selectFrom('projects').select('id').where('id', '=', values.project_id).$if(postgres, (q) => q.forNoKeyUpdate()).executeTakeFirstOrThrow();
-    const last = await tx.db.selectFrom('ci_pipelines').select((eb) => eb.fn.max('iid').as('iid')).where('project_id', '=', values.project_id).executeTakeFirst();
     const finished = values.status === 'failed' || values.status === 'skipped';
-    const pipeline = await tx.db
-      .insertInto('ci_pipelines')
-      .values({ ...values, iid: Number(last?.iid ?? 0) + 1, finished_at: finished ? at : null, created_at: at, updated_at: at })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const pipeline = await insertPipeline(tx.db, { ...values, finished_at: finished ? at : null, created_at: at, updated_at: at });
     if (variables.length > 0) {
       await tx.db
         .insertInto('ci_pipeline_variables')
@@ -234,6 +226,19 @@ async function savePipeline(ctx: ServiceContext, input: CreatePipelineInput, val
     await input.onSaved?.(tx.db, pipeline);
     return pipeline;
   });
+}
+
+/** Locks the project's row, which orders the pipelines of one project: their iids never collide. */
+export async function lockProjectPipelines(db: Kysely<DB>, projectId: number): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  await db.selectFrom('projects').select('id').where('id', '=', projectId).$if(postgres, (q) => q.forNoKeyUpdate()).executeTakeFirstOrThrow();
+}
+
+/** Inserts a pipeline with the project's next iid, inside the caller's transaction. */
+export async function insertPipeline(db: Kysely<DB>, values: Omit<Insertable<CiPipelinesTable>, 'iid'>): Promise<CiPipelineRow> {
+  await lockProjectPipelines(db, values.project_id);
+  const last = await db.selectFrom('ci_pipelines').select((eb) => eb.fn.max('iid').as('iid')).where('project_id', '=', values.project_id).executeTakeFirst();
+  return db.insertInto('ci_pipelines').values({ ...values, iid: Number(last?.iid ?? 0) + 1 }).returningAll().executeTakeFirstOrThrow();
 }
 
 function buildValues(pipeline: CiPipelineRow, job: SeededJob, at: string) {
@@ -303,6 +308,7 @@ async function cancelRedundantPipelines(ctx: ServiceContext, pipeline: CiPipelin
       .selectFrom('ci_builds')
       .select('interruptible')
       .where('pipeline_id', '=', candidate.id)
+      .where('type', '=', 'build')
       .where('retried', '=', false)
       .where('started_at', 'is not', null)
       .execute();
@@ -391,7 +397,8 @@ export async function retryJob(ctx: ServiceContext, job: CiBuildRow, userId: num
 export async function retryPipeline(ctx: ServiceContext, pipeline: CiPipelineRow, userId: number | null): Promise<CiPipelineRow> {
   const now = ctx.now();
   return withTransaction(atTime(ctx, now), async (tx) => {
-    const rows = await pipelineJobs(tx.db, pipeline.id);
+    // Commit statuses of external systems are theirs to report again: a retry leaves them.
+    const rows = (await pipelineJobs(tx.db, pipeline.id)).filter((r) => r.type !== 'generic');
     const plan = retryPipelinePlan(rows.map((r) => ({ ...pipelineJobOf(r), bridge: r.type === 'bridge' })), now);
     if (plan.markRetried.length > 0) await tx.db.updateTable('ci_builds').set({ retried: true }).where('id', 'in', plan.markRetried).execute();
     for (const id of plan.cloneOf) await cloneJob(tx.db, rows.find((r) => r.id === id) as CiBuildRow, userId, 'created', now.toISOString(), {});
