@@ -7,4 +7,5 @@ export { parseDuration } from './duration.ts';
 export { CiConfigError, includeMessages } from './errors.ts';
 export { DEFAULT_LIMITS } from './limits.ts';
 export { readTemplate } from './templates.ts';
+export { DEPLOYMENT_TIERS } from './entries/trigger.ts';
 export type * from './types.ts';

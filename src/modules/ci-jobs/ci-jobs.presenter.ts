@@ -6,7 +6,8 @@ import { presentPipelineBasic } from '../pipelines/pipelines.presenter.ts';
 import { presentRunner } from '../runners/runners.presenter.ts';
 import { presentUser } from '../users/users.presenter.ts';
 import type { JobRelations } from './ci-jobs.finder.ts';
-import type { Bridge, Job, JobBasicWithProject } from './ci-jobs.schemas.ts';
+import { type AllowedAgents, type Bridge, type Job, type JobBasicWithProject, PROJECT_ROLES } from './ci-jobs.schemas.ts';
+import { environmentSlug, environmentTier } from '../../ci/slug.ts';
 import { jobWebUrl } from './job-payload.ts';
 
 export interface JobView {
@@ -84,4 +85,32 @@ export function presentJobBasicWithProject(row: CiBuildRow, view: JobView, proje
       created_at: project.created_at,
     },
   };
+}
+
+export interface AllowedAgentsView {
+  job: CiBuildRow;
+  /** The project's group and its ancestors, root first; none for a project of a user. */
+  groupIds: readonly number[];
+  user: { id: number; username: string };
+  /** The user's highest access level in the project (max_member_access). */
+  accessLevel: number;
+}
+
+/**
+ * The job's allowed agents: none, Quarry having no cluster agents. The environment is the job's,
+ * with the tier and slug the platform gives a new environment of that name.
+ */
+export function presentAllowedAgents({ job, groupIds, user, accessLevel }: AllowedAgentsView): AllowedAgents {
+  const shown: AllowedAgents = {
+    allowed_agents: [],
+    job: { id: job.id },
+    pipeline: { id: job.pipeline_id },
+    project: { id: job.project_id, groups: groupIds.map((id) => ({ id })) },
+    user: { id: user.id, username: user.username, roles_in_project: PROJECT_ROLES.filter(([, level]) => level <= accessLevel).map(([role]) => role) },
+  };
+  if (job.environment !== null) {
+    const tier = (JSON.parse(job.options) as { environment?: { deployment_tier?: string } }).environment?.deployment_tier ?? null;
+    shown.environment = { tier: environmentTier(job.environment, tier), slug: environmentSlug(job.environment) };
+  }
+  return shown;
 }

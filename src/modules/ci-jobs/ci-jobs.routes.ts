@@ -1,11 +1,12 @@
 // Jobs of a project (spec part 1 §4.1, and what every client also uses): lists of the project and
 // of a pipeline, bridges, one job, its log, cancel, retry, play, erase, keeping its artifacts; and
-// GET /job for a job token.
+// GET /job and /job/allowed_agents for a job token.
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { loadedProject } from '../../core/access/loaders.ts';
+import { ancestorIds, projectAccessLevel } from '../../core/access/authorizations.ts';
 import { requireUser } from '../../core/access/guards.ts';
 import { serviceContext } from '../../core/context.ts';
 import { apiError, forbidden, notFound, unauthorized } from '../../core/errors.ts';
@@ -21,8 +22,9 @@ import { loadCi } from '../pipelines/index.ts';
 import { cancelJob, playJob, retryJob } from '../pipelines/pipelines.service.ts';
 import { projectCount } from '../pipelines/pipelines.finder.ts';
 import { findJob, findJobs, findRunnerJobs, jobRelations } from './ci-jobs.finder.ts';
-import { type JobView, presentBridge, presentJob, presentJobBasicWithProject } from './ci-jobs.presenter.ts';
+import { type JobView, presentAllowedAgents, presentBridge, presentJob, presentJobBasicWithProject } from './ci-jobs.presenter.ts';
 import {
+  AllowedAgentsEntity,
   BridgeEntity,
   JobBasicWithProjectEntity,
   JobEntity,
@@ -181,14 +183,34 @@ export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
     },
   );
 
-  // The job of the job token that calls (notes gitlab-ci.md §5): 404 for other credentials.
-  api.get('/job', { schema: { response: { 200: JobEntity } }, config: { auth: 'optional', jobToken: true } }, async (req) => {
+  /** The job of the job token that calls (notes gitlab-ci.md §5): 401 without credentials, 404 for other credentials. */
+  async function currentJob(req: FastifyRequest): Promise<CiBuildRow> {
     if (!req.actor) throw unauthorized();
     if (req.actor.jobId === null) throw notFound('Job');
     const job = await db.selectFrom('ci_builds').selectAll().where('id', '=', req.actor.jobId).executeTakeFirst();
     if (!job) throw notFound('Job');
+    return job;
+  }
+
+  api.get('/job', { schema: { response: { 200: JobEntity } }, config: { auth: 'optional', jobToken: true } }, async (req) => {
+    const job = await currentJob(req);
     const project = await db.selectFrom('projects').selectAll().where('id', '=', job.project_id).executeTakeFirstOrThrow();
     return presentJob(job, await view(req, project, [job]));
+  });
+
+  // What a cluster agent asks of a job before it lets the job in (the platform's premium route).
+  api.get('/job/allowed_agents', { schema: { response: { 200: AllowedAgentsEntity } }, config: { auth: 'optional', jobToken: true } }, async (req) => {
+    const job = await currentJob(req);
+    const user = requireUser(req).user;
+    const namespace = await db
+      .selectFrom('projects')
+      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+      .select(['namespaces.type', 'namespaces.traversal_path'])
+      .where('projects.id', '=', job.project_id)
+      .executeTakeFirstOrThrow();
+    const groupIds = namespace.type === 'Group' ? ancestorIds(namespace.traversal_path) : [];
+    const accessLevel = await projectAccessLevel(db, user.id, job.project_id);
+    return presentAllowedAgents({ job, groupIds, user, accessLevel });
   });
 
   // The jobs a runner took (14.x `GET /runners/:id/jobs`): for administrators and the runner's owners.

@@ -2,7 +2,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
-import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
+import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
+import { DEPLOYMENT_TIERS } from '../../ci/config/index.ts';
 import { CommitEntity } from '../../domain/commit-entity.ts';
 import { PipelineBasicEntity } from '../pipelines/pipelines.schemas.ts';
 import { projectIdentityFields } from '../projects/projects.schemas.ts';
@@ -51,6 +52,23 @@ export type JobBasicWithProject = Static<typeof JobBasicWithProjectEntity>;
 
 export const BridgeEntity = Entity({ ...jobBasicFields, downstream_pipeline: Nullable(PipelineBasicEntity) });
 export type Bridge = Static<typeof BridgeEntity>;
+
+/** The roles of the platform's Gitlab::Access.sym_options_with_owner, lowest first. */
+export const PROJECT_ROLES = [['guest', 10], ['reporter', 20], ['developer', 30], ['maintainer', 40], ['owner', 50]] as const;
+
+/**
+ * GET /job/allowed_agents (notes gitlab-ci.md §5): the cluster agents a job may use, with what an
+ * agent checks of the job. Quarry has no cluster agents, so the list is always empty.
+ */
+export const AllowedAgentsEntity = Entity({
+  allowed_agents: Type.Tuple([]),
+  job: Entity({ id: Type.Integer() }),
+  pipeline: Entity({ id: Type.Integer() }),
+  project: Entity({ id: Type.Integer(), groups: Type.Array(Entity({ id: Type.Integer() })) }),
+  user: Entity({ id: Type.Integer(), username: Type.String(), roles_in_project: Type.Array(Literals(PROJECT_ROLES.map(([role]) => role))) }),
+  environment: Type.Optional(Entity({ tier: Literals(DEPLOYMENT_TIERS), slug: Type.String() })),
+});
+export type AllowedAgents = Static<typeof AllowedAgentsEntity>;
 
 /** One status or several (`scope[]=`); a single value is read as a list of one. */
 const Scope = Type.Optional(Type.Array(OneOf(JOB_STATUSES)));

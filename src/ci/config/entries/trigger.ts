@@ -50,7 +50,8 @@ function childIncludes(location: string, value: unknown): Array<Record<string, s
 
 const ENVIRONMENT_KEYS = ['name', 'url', 'action', 'on_stop', 'auto_stop_in', 'kubernetes', 'deployment_tier'];
 const ENVIRONMENT_ACTIONS = ['start', 'prepare', 'stop'];
-const DEPLOYMENT_TIERS = ['production', 'staging', 'testing', 'development', 'other'];
+/** The tiers an environment may declare (`deployment_tier`). */
+export const DEPLOYMENT_TIERS = ['production', 'staging', 'testing', 'development', 'other'] as const;
 
 export function environment(location: string, value: unknown): Environment {
   if (isString(value)) return { name: value, action: 'start' };
@@ -70,7 +71,7 @@ export function environment(location: string, value: unknown): Environment {
     out.action = value.action;
   }
   if (value.deployment_tier !== undefined) {
-    if (!isString(value.deployment_tier) || !DEPLOYMENT_TIERS.includes(value.deployment_tier)) {
+    if (!isString(value.deployment_tier) || !DEPLOYMENT_TIERS.some((tier) => tier === value.deployment_tier)) {
       entryFail(location, `deployment tier must be one of ${DEPLOYMENT_TIERS.join(', ')}`);
     }
     out.deployment_tier = value.deployment_tier;
