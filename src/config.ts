@@ -62,6 +62,8 @@ export interface Config {
   readonly runnerLongPollSeconds: number;
   /** The largest job artifact a runner may upload (QUARRY_ARTIFACTS_MAX_SIZE, bytes). */
   readonly artifactsMaxBytes: number;
+  /** A job whose log would reach this many bytes fails with trace_size_exceeded (QUARRY_CI_MAX_TRACE_SIZE); 0: no limit. */
+  readonly ciMaxTraceBytes: number;
   /** A running job without an update for this long fails as stuck (QUARRY_CI_STUCK_RUNNING_SECONDS). */
   readonly ciStuckRunningSeconds: number;
   /** A job pending this long fails as stuck (QUARRY_CI_STUCK_PENDING_SECONDS); one no runner can take, after ciStuckRunningSeconds. */
@@ -239,6 +241,8 @@ export function loadConfig(env: Env = process.env): Config {
     runnerLongPollSeconds: integer(env, 'QUARRY_RUNNER_LONG_POLL_SECONDS', 50, 0, 600),
     // The platform's default maximum artifacts size: 100 MB.
     artifactsMaxBytes: integer(env, 'QUARRY_ARTIFACTS_MAX_SIZE', 100 * 1024 * 1024, 1024, 1024 ** 4),
+    // The platform's plan limit ci_jobs_trace_size_limit: 100 MB.
+    ciMaxTraceBytes: integer(env, 'QUARRY_CI_MAX_TRACE_SIZE', 100 * 1024 * 1024, 0, 1024 ** 4),
     // The platform's StuckCiJobsWorker: an hour without news of a running job, a day pending.
     ciStuckRunningSeconds: integer(env, 'QUARRY_CI_STUCK_RUNNING_SECONDS', 3600, 60, 30 * 86_400),
     ciStuckPendingSeconds: integer(env, 'QUARRY_CI_STUCK_PENDING_SECONDS', 86_400, 60, 30 * 86_400),

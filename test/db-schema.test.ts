@@ -95,6 +95,7 @@ const COLUMNS = {
     source: 'text', status: 'text', failure_reason: 'text?', yaml_errors: 'text?', user_id: 'integer?', config_path: 'text?',
     source_job_id: 'integer?', source_pipeline_id: 'integer?', source_project_id: 'integer?', trigger_id: 'integer?', schedule_id: 'integer?',
     duration: 'integer?', committed_at: 'text?', started_at: 'text?', finished_at: 'text?', created_at: 'text', updated_at: 'text',
+    locked: 'boolean',
   },
   ci_pipeline_variables: { id: 'integer', pipeline_id: 'integer', key: 'text', value_encrypted: 'text', variable_type: 'text' },
   ci_builds: {
@@ -114,6 +115,7 @@ const COLUMNS = {
     sha256: 'text', file_path: 'text', expire_at: 'text?', created_at: 'text',
   },
   ci_build_report_results: { build_id: 'integer', project_id: 'integer', data: 'text' },
+  ci_job_variables: { id: 'integer', job_id: 'integer', key: 'text', value_encrypted: 'text', source: 'text' },
   ci_runners: {
     id: 'integer', token_digest: 'text', runner_type: 'text', description: 'text', maintenance_note: 'text?', active: 'boolean',
     locked: 'boolean', run_untagged: 'boolean', access_level: 'text', maximum_timeout: 'integer?', tag_list: 'text', name: 'text?',

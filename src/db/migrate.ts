@@ -14,6 +14,7 @@ import * as m0009 from './migrations/0009_project_settings_revision.ts';
 import * as m0010 from './migrations/0010_ci.ts';
 import * as m0012 from './migrations/0012_pipeline_schedules.ts';
 import * as m0013 from './migrations/0013_commit_statuses.ts';
+import * as m0014 from './migrations/0014_ci_job_rest.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -35,6 +36,7 @@ const migrations: [string, Migration][] = [
   ['0010_ci', m0010],
   ['0012_pipeline_schedules', m0012],
   ['0013_commit_statuses', m0013],
+  ['0014_ci_job_rest', m0014],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */

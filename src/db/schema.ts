@@ -373,6 +373,8 @@ export interface CiPipelinesTable {
   finished_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The platform's artifacts_locked: expired artifacts of the pipeline are kept. */
+  locked: Generated<Bool>;
 }
 
 export interface CiPipelineVariablesTable {
@@ -461,6 +463,14 @@ export interface CiJobArtifactsTable {
   file_path: string;
   expire_at: string | null;
   created_at: string;
+}
+
+export interface CiJobVariablesTable {
+  id: Generated<number>;
+  job_id: number;
+  key: string;
+  value_encrypted: string;
+  source: string;
 }
 
 export interface CiBuildReportResultsTable {
@@ -614,6 +624,7 @@ export interface DB {
   ci_build_trace_chunks: CiBuildTraceChunksTable;
   ci_job_artifacts: CiJobArtifactsTable;
   ci_build_report_results: CiBuildReportResultsTable;
+  ci_job_variables: CiJobVariablesTable;
   ci_runners: CiRunnersTable;
   ci_runner_projects: CiRunnerProjectsTable;
   ci_runner_namespaces: CiRunnerNamespacesTable;

@@ -13,6 +13,7 @@ export const DATA_TABLES = [
   'ci_build_trace_chunks',
   'ci_job_artifacts',
   'ci_build_report_results',
+  'ci_job_variables',
   'ci_pending_builds',
   'ci_builds',
   'ci_pipeline_variables',

@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import yazl from 'yazl';
 import { ACCESS } from '../../src/core/access/levels.ts';
 import { JobEntity } from '../../src/modules/ci-jobs/ci-jobs.schemas.ts';
 import { TestReportEntity, TestReportSummaryEntity } from '../../src/modules/ci-artifacts/artifacts.schemas.ts';
@@ -18,6 +17,7 @@ import { newJobArtifactPath, pipelineArtifactsDir, projectArtifactsDir } from '.
 import { type MatrixWorld, buildMatrixWorld, expectation, refusals, runMatrix } from '../access-matrix.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../harness.ts';
 import { expectEntity, expectError, expectStatus } from '../matchers.ts';
+import { type ArtifactFile, uploadArtifact, zip } from './ci-test-helpers.ts';
 
 /** The node's bound (QUARRY_ARTIFACTS_MAX_SIZE); the instance's max_artifacts_size (MB) may lower it. */
 const MAX_SIZE = 2 * 1024 * 1024;
@@ -49,31 +49,8 @@ let owner: TestUser;
 let projectId: number;
 let runnerToken: string;
 
-async function zip(files: Record<string, string>): Promise<Buffer> {
-  const archive = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) archive.addBuffer(Buffer.from(content), name);
-  archive.end();
-  return Buffer.concat(await Array.fromAsync(archive.outputStream as AsyncIterable<Buffer>));
-}
-
-/** A multipart body: fields first (as older runners may send them), the `file` part last unless said. */
-function multipart(file: { name?: string; filename: string; content: Buffer } | null, fields: Record<string, string> = {}) {
-  const boundary = `----quarry${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  if (file) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name ?? 'file'}"; filename="${file.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
-    chunks.push(file.content, Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-function upload(jobId: number, token: string | null, file: { name?: string; filename: string; content: Buffer } | null, query: Record<string, string> = {}, fields: Record<string, string> = {}) {
-  const { body, contentType } = multipart(file, fields);
-  const headers: Record<string, string> = { 'content-type': contentType };
-  if (token) headers['job-token'] = token;
-  return t.post(`/api/v4/jobs/${jobId}/artifacts`, { headers, query, body });
+function upload(jobId: number, token: string | null, file: ArtifactFile | null, query: Record<string, string> = {}, fields: Record<string, string> = {}) {
+  return uploadArtifact(t, jobId, token, file, query, fields);
 }
 
 async function requestJob() {

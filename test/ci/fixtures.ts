@@ -11,8 +11,8 @@ export interface CiProject {
   commitConfig(content: string, message?: string): Promise<void>;
   /** Registers a runner with the project's token; returns its token. */
   registerRunner(body?: Record<string, unknown>): Promise<string>;
-  /** A job request: the job payload, or null when there is none. */
-  takeJob(runnerToken: string): Promise<{ id: number; token: string; job_info: { name: string }; [key: string]: unknown } | null>;
+  /** A job request (with the runner's `info` when given): the job payload, or null when there is none. */
+  takeJob(runnerToken: string, info?: Record<string, unknown>): Promise<{ id: number; token: string; job_info: { name: string }; [key: string]: unknown } | null>;
   /** The runner's final update of a job, then the background work. */
   finishJob(job: { id: number; token: string }, state: 'success' | 'failed', extra?: Record<string, unknown>): Promise<void>;
   /** The project's pipelines, newest first. */
@@ -48,8 +48,8 @@ export async function ciProject(t: TestApp, visibility = 'private'): Promise<CiP
       expectStatus(res, 201);
       return res.json().token;
     },
-    async takeJob(runnerToken) {
-      const res = await t.post('/api/v4/jobs/request', { body: { token: runnerToken } });
+    async takeJob(runnerToken, info) {
+      const res = await t.post('/api/v4/jobs/request', { body: { token: runnerToken, ...(info ? { info } : {}) } });
       if (res.statusCode === 204) return null;
       expectStatus(res, 201);
       return res.json();

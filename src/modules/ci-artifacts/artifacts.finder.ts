@@ -1,6 +1,7 @@
-// Reading job artifacts: a job's artifacts that have not expired, the latest successful job of a
-// name on a ref (the platform's latest_successful_build_for_ref), and what a pipeline's test
-// reports are built from.
+// Reading job artifacts: a job's artifacts that have not expired (or that its locked pipeline
+// keeps, for the runners of the jobs that depend on it), the latest successful job of a name on a
+// ref (the platform's latest_successful_build_for_ref), and what a pipeline's test reports are
+// built from.
 import type { Kysely } from 'kysely';
 import type { CiBuildRow, CiJobArtifactRow, DB } from '../../db/schema.ts';
 
@@ -17,6 +18,25 @@ export async function findJob(db: Kysely<DB>, id: number, projectId?: number): P
 export async function findArtifact(db: Kysely<DB>, jobId: number, fileType: string, now: Date): Promise<CiJobArtifactRow | null> {
   const row = await db.selectFrom('ci_job_artifacts').selectAll().where('build_id', '=', jobId).where('file_type', '=', fileType).executeTakeFirst();
   return row && live(row, now) ? row : null;
+}
+
+/**
+ * The job's archive as a runner downloads it for a job that depends on it: unless it expired, or
+ * even then while its pipeline is locked, which keeps its artifacts (available_artifacts?).
+ */
+export async function availableArchive(db: Kysely<DB>, jobId: number, now: Date): Promise<CiJobArtifactRow | null> {
+  const row = await db
+    .selectFrom('ci_job_artifacts')
+    .innerJoin('ci_builds', 'ci_builds.id', 'ci_job_artifacts.build_id')
+    .innerJoin('ci_pipelines', 'ci_pipelines.id', 'ci_builds.pipeline_id')
+    .selectAll('ci_job_artifacts')
+    .select('ci_pipelines.locked')
+    .where('ci_job_artifacts.build_id', '=', jobId)
+    .where('ci_job_artifacts.file_type', '=', 'archive')
+    .executeTakeFirst();
+  if (!row) return null;
+  const { locked, ...archive } = row;
+  return locked || live(archive, now) ? archive : null;
 }
 
 /** Every artifact row of the job, expired ones included (to erase them). */

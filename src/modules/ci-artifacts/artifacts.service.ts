@@ -4,10 +4,13 @@
 // job queue after the rows are gone, so a crash leaves at worst an unnamed file, never a row
 // without its file.
 import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
 import type { ServiceContext } from '../../core/context.ts';
 import { withTransaction } from '../../core/context.ts';
 import { apiError } from '../../core/errors.ts';
+import { secretBox } from '../../core/secret-box.ts';
 import { parseDuration } from '../../ci/config/index.ts';
+import { type DotenvVariable, DotenvError, readDotenvReport } from '../../ci/reports/dotenv.ts';
 import { buildReportResult } from '../../ci/reports/junit.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { CiBuildRow } from '../../db/schema.ts';
@@ -48,10 +51,21 @@ async function archiveMetadata(staged: StagedFile): Promise<Buffer> {
   }
 }
 
+/** A dotenv report's variables, read before it is kept; a report refused is a 400 with the platform's message, and nothing is kept. */
+async function dotenvVariables(staged: StagedFile, format: string): Promise<DotenvVariable[]> {
+  try {
+    return await readDotenvReport(staged.size, format, () => fs.readFile(staged.localPath));
+  } catch (error) {
+    if (error instanceof DotenvError) throw apiError(400, error.message);
+    throw error;
+  }
+}
+
 /**
  * Keeps a staged upload as the job's artifact of its type. The same type again: success when the
  * bytes are the same (sha256), 400 otherwise. A zip gets its metadata (the entries' listing); a
- * JUnit report its results, for the pipeline's test report summary.
+ * JUnit report its results, for the pipeline's test report summary; a dotenv report its variables,
+ * kept with the job for the jobs that depend on it.
  */
 export async function storeArtifact(ctx: ServiceContext, job: CiBuildRow, staged: StagedFile, upload: ArtifactUpload): Promise<void> {
   const storage = artifactsStorage(ctx.config);
@@ -63,6 +77,7 @@ export async function storeArtifact(ctx: ServiceContext, job: CiBuildRow, staged
       throw apiError(400, SAME_TYPE_EXISTS);
     }
     const metadata = upload.format === 'zip' ? await archiveMetadata(staged) : null;
+    const dotenv = upload.type === 'dotenv' ? await dotenvVariables(staged, upload.format) : [];
     const expires = await expireAt(ctx, upload.expireIn);
     const now = ctx.now().toISOString();
     const filePath = newJobArtifactPath(job, upload.type);
@@ -83,6 +98,13 @@ export async function storeArtifact(ctx: ServiceContext, job: CiBuildRow, staged
         .values(rows.map((r) => ({ ...r, build_id: job.id, project_id: job.project_id, expire_at: expires, created_at: now })))
         .execute();
       await tx.db.updateTable('ci_builds').set({ artifacts_expire_at: expires }).where('id', '=', job.id).execute();
+      if (dotenv.length > 0) {
+        const box = secretBox(ctx.config.dataDir);
+        await tx.db
+          .insertInto('ci_job_variables')
+          .values(dotenv.map((v) => ({ job_id: job.id, key: v.key, value_encrypted: box.seal(v.value), source: 'dotenv' })))
+          .execute();
+      }
       if (results) {
         await tx.db.deleteFrom('ci_build_report_results').where('build_id', '=', job.id).execute();
         await tx.db.insertInto('ci_build_report_results').values({ build_id: job.id, project_id: job.project_id, data: JSON.stringify(results) }).execute();

@@ -10,7 +10,7 @@ import { DomainError, apiError, badRequest, forbidden, notFound, paramError } fr
 import type { CiBuildRow } from '../../db/schema.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { type FileStorage, type StagedFile, artifactsStorage } from '../../storage/file-storage.ts';
-import { findArtifact, findJob } from './artifacts.finder.ts';
+import { availableArchive, findJob } from './artifacts.finder.ts';
 import { fileDownloadHeaders } from './artifacts.presenter.ts';
 import { ARTIFACT_FORMATS, ARTIFACT_TYPES, RunnerDownloadQuery, RunnerJobParams, UploadQuery } from './artifacts.schemas.ts';
 import { storeArtifact } from './artifacts.service.ts';
@@ -115,7 +115,7 @@ export const runnerArtifactRoutes: FastifyPluginAsyncTypebox = async (api) => {
       if (reader?.status !== 'running' || reader.pipeline_id !== job.pipeline_id) throw forbidden();
     }
     if (job.erased_at !== null) throw forbidden('Job has been erased!');
-    const archive = await findArtifact(db, job.id, 'archive', api.deps.now());
+    const archive = await availableArchive(db, job.id, api.deps.now());
     if (!archive || !(await storage.exists(archive.file_path))) throw notFound();
     reply.headers(fileDownloadHeaders(archive.filename, Number(archive.size)));
     return reply.send(storage.read(archive.file_path));

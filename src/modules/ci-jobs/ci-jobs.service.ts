@@ -9,9 +9,8 @@ import type { CiBuildRow, CiRunnerRow } from '../../db/schema.ts';
 import { processLater } from '../pipelines/index.ts';
 import { appendTrace, hideSecrets, traceTail } from './traces.ts';
 import { DEFAULT_COVERAGE_TAIL_BYTES, coveragePattern, extractCoverage } from '../../ci/coverage.ts';
-import { type RetryConfig, autoRetryDecision } from '../../ci/processing.ts';
-import { retryJob } from '../pipelines/pipelines.service.ts';
 import { runnerMatchesTags, runnerServesProject } from './job-assignment.ts';
+import { dropJob, retryAutomatically } from './drop-job.ts';
 
 /** The job a job token belongs to, whatever its status; null when none. */
 export async function jobByToken(ctx: ServiceContext, id: number, token: string | undefined): Promise<CiBuildRow | null> {
@@ -69,28 +68,18 @@ async function recordCoverage(ctx: ServiceContext, jobId: number, regex: string)
   if (coverage !== null) await ctx.db.updateTable('ci_builds').set({ coverage }).where('id', '=', jobId).execute();
 }
 
-/** `retry:` (notes §2.6): a failed job runs again while fewer retries of its name were made than allowed. */
-async function retryAutomatically(ctx: ServiceContext, job: CiBuildRow): Promise<boolean> {
-  const options = JSON.parse(job.options) as { retry?: RetryConfig };
-  const retried = await ctx.db
-    .selectFrom('ci_builds')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('pipeline_id', '=', job.pipeline_id)
-    .where('name', '=', job.name)
-    .where('retried', '=', true)
-    .executeTakeFirstOrThrow();
-  const decision = autoRetryDecision({ status: 'failed', bridge: job.type === 'bridge' }, job.failure_reason, Number(retried.count), options.retry ?? null);
-  if (!decision.retry) return false;
-  return (await retryJob(ctx, job, job.user_id)) !== null;
-}
-
 async function currentStatus(ctx: ServiceContext, id: number): Promise<string | null> {
   return (await ctx.db.selectFrom('ci_builds').select('status').where('id', '=', id).executeTakeFirst())?.status ?? null;
 }
 
-export type TraceOutcome = { length: number; status: string } | { mismatch: number } | { notRunning: string };
+export type TraceOutcome = { length: number; status: string } | { mismatch: number } | { notRunning: string } | { exceeded: true };
 
-/** Appends a runner's log bytes at `start`, with the job's and the project's runner tokens hidden. */
+/**
+ * Appends a runner's log bytes at `start`, with the job's and the project's runner tokens hidden.
+ * A log that would reach QUARRY_CI_MAX_TRACE_SIZE fails the job instead (trace_size_exceeded), as
+ * the platform's ci_jobs_trace_size_limit does: judged by where the bytes would end, before the
+ * start is checked.
+ */
 export async function patchTrace(ctx: ServiceContext, job: CiBuildRow, token: string, start: number, body: Buffer): Promise<TraceOutcome> {
   const project = await ctx.db.selectFrom('projects').select('runners_token_encrypted').where('id', '=', job.project_id).executeTakeFirst();
   const runnersToken = project?.runners_token_encrypted ? secretBox(ctx.config.dataDir).open(project.runners_token_encrypted) : null;
@@ -99,6 +88,11 @@ export async function patchTrace(ctx: ServiceContext, job: CiBuildRow, token: st
     const postgres = tx.db.getExecutor().adapter instanceof PostgresAdapter;
     const current = await tx.db.selectFrom('ci_builds').select('status').where('id', '=', job.id).$if(postgres, (q) => q.forNoKeyUpdate()).executeTakeFirst();
     if (current?.status !== 'running') return { notRunning: current?.status ?? 'canceled' };
+    const limit = tx.config.ciMaxTraceBytes;
+    if (limit > 0 && start + masked.length >= limit) {
+      await dropJob(tx, { ...job, status: 'running' }, 'trace_size_exceeded');
+      return { exceeded: true } as const;
+    }
     const result = await appendTrace(tx.db, job.id, start, masked);
     return 'mismatch' in result ? result : { length: result.length, status: 'running' };
   });

@@ -3,7 +3,9 @@
 // those with shared runners enabled; a group runner, those of its groups and their subgroups; a
 // project runner, its projects. A `ref_protected` runner takes only jobs of protected refs; a job's
 // tags must all be among the runner's; an untagged job needs `run_untagged`. A runner takes a job
-// by deleting its pending row: of several runners (on any node) only one deletes it.
+// by deleting its pending row: of several runners (on any node) only one deletes it. Before the job
+// runs, the platform's pre-assignment checks may fail it instead (a dependency's artifacts are
+// gone, the job needs a feature the runner lacks), and the runner goes on to the next job.
 import { randomBytes } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { ServiceContext } from '../../core/context.ts';
@@ -13,6 +15,8 @@ import { JOB_TOKEN_PREFIX } from '../../core/auth/job-tokens.ts';
 import type { CiBuildRow, CiRunnerRow, DB } from '../../db/schema.ts';
 import { escapeLike } from '../../core/search.ts';
 import { processLater } from '../pipelines/index.ts';
+import { dropJob } from './drop-job.ts';
+import { type Dependency, dependenciesValid, dependencyJobs } from './job-dependencies.ts';
 
 /** Candidates read per attempt: enough that tags filtered in memory rarely exhaust them. */
 const CANDIDATES = 100;
@@ -80,18 +84,56 @@ export interface Assignment {
   build: CiBuildRow;
   /** The job token, shown to the runner once. */
   token: string;
+  /** The jobs whose artifacts and dotenv variables it receives. */
+  dependencies: Dependency[];
 }
 
 const newJobToken = () => `${JOB_TOKEN_PREFIX}${randomBytes(15).toString('base64url')}`;
 
+/** What the runner says it can do: its request's `info.features` (a feature counts unless false or absent). */
+export type RunnerFeatures = Readonly<Record<string, unknown>> | undefined;
+
+interface FeatureOptions {
+  artifacts?: { reports?: Record<string, unknown>; exclude?: unknown[] } | null;
+  release?: Record<string, unknown> | null;
+  allow_failure_criteria?: { exit_codes?: unknown[] } | null;
+}
+
+const nonEmpty = (value: object | null | undefined) => value !== null && value !== undefined && Object.keys(value).length > 0;
+
+/** The runner features a job needs, as the platform's Ci::Build::RUNNER_FEATURES (14.x) names and decides them. */
+const RUNNER_FEATURES: Record<string, (options: FeatureOptions, ref: string) => boolean> = {
+  upload_multiple_artifacts: (o) => nonEmpty(o.artifacts?.reports),
+  refspecs: (_o, ref) => ref.startsWith('refs/merge-requests/'),
+  artifacts_exclude: (o) => nonEmpty(o.artifacts?.exclude),
+  multi_build_steps: (o) => nonEmpty(o.release),
+  return_exit_code: (o) => nonEmpty(o.allow_failure_criteria?.exit_codes),
+};
+
+/** Whether the runner advertised every feature the job needs (supported_runner?). */
+function supportsJob(features: RunnerFeatures, build: Pick<CiBuildRow, 'options' | 'ref'>): boolean {
+  const options = JSON.parse(build.options) as FeatureOptions;
+  return Object.entries(RUNNER_FEATURES).every(([name, needed]) => !needed(options, build.ref) || (features?.[name] ?? false) !== false);
+}
+
+/** Why the job may not run (pre_assign_runner_checks), or null when it may. */
+async function preAssignFailure(ctx: ServiceContext, build: CiBuildRow, dependencies: readonly Dependency[], features: RunnerFeatures): Promise<string | null> {
+  if (dependencies.length > 0) {
+    const pipeline = await ctx.db.selectFrom('ci_pipelines').select('locked').where('id', '=', build.pipeline_id).executeTakeFirstOrThrow();
+    if (!dependenciesValid(dependencies, pipeline.locked, ctx.now())) return 'missing_dependency_failure';
+  }
+  if (!supportsJob(features, build)) return 'runner_unsupported';
+  return null;
+}
+
 /** Takes the oldest pending job this runner may run, moving it to running; null when there is none. */
-export async function assignJob(ctx: ServiceContext, runner: CiRunnerRow): Promise<Assignment | null> {
+export async function assignJob(ctx: ServiceContext, runner: CiRunnerRow, features: RunnerFeatures): Promise<Assignment | null> {
   let afterId = 0;
   for (;;) {
     const batch = await candidates(ctx.db, runner, afterId);
     for (const candidate of batch) {
       if (!runnerMatchesTags(runner, JSON.parse(candidate.tag_list) as string[])) continue;
-      const taken = await take(ctx, runner, candidate.build_id);
+      const taken = await take(ctx, runner, candidate.build_id, features);
       if (taken) return taken;
     }
     if (batch.length < CANDIDATES) return null;
@@ -110,19 +152,26 @@ function jobTimeout(options: { job_timeout?: number | null }, projectTimeout: nu
   return { timeout, source };
 }
 
-async function take(ctx: ServiceContext, runner: CiRunnerRow, buildId: number): Promise<Assignment | null> {
+/** Takes the job for the runner, or fails it when a pre-assignment check says so; null when the runner did not get it. */
+async function take(ctx: ServiceContext, runner: CiRunnerRow, buildId: number, features: RunnerFeatures): Promise<Assignment | null> {
   const token = newJobToken();
   return withTransaction(ctx, async (tx) => {
     const removed = await sql<{ build_id: number }>`delete from ci_pending_builds where build_id = ${buildId} returning build_id`.execute(tx.db);
     if (removed.rows.length === 0) return null; // another runner took it
     const build = await tx.db.selectFrom('ci_builds').selectAll().where('id', '=', buildId).executeTakeFirst();
     if (!build || build.status !== 'pending') return null;
+    const dependencies = await dependencyJobs(tx.db, build);
+    const failure = await preAssignFailure(tx, build, dependencies, features);
+    if (failure) {
+      await dropJob(tx, build, failure, runner.id);
+      return null;
+    }
     const settings = await tx.db.selectFrom('project_ci_cd_settings').select('build_timeout').where('project_id', '=', build.project_id).executeTakeFirst();
     const { timeout, source } = jobTimeout(JSON.parse(build.options) as { job_timeout?: number | null }, Number(settings?.build_timeout ?? 3600), runner);
     const now = ctx.now().toISOString();
     const running = { status: 'running', runner_id: runner.id, token_digest: digest(token), started_at: now, updated_at: now, timeout, timeout_source: source };
     await tx.db.updateTable('ci_builds').set(running).where('id', '=', buildId).execute();
     await processLater(tx.db, build.pipeline_id);
-    return { build: { ...build, ...running }, token };
+    return { build: { ...build, ...running }, token, dependencies };
   });
 }

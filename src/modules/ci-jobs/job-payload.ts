@@ -13,6 +13,7 @@ import { predefinedProjectVariables, variablesForEnvironment, variablesForProjec
 import { pipelineWebUrl } from '../pipelines/pipelines.presenter.ts';
 import { scheduleJobVariables } from '../pipeline-schedules/pipeline-schedules.finder.ts';
 import { artifactsFor } from './job-artifacts-spec.ts';
+import { type Dependency, dependencyVariables } from './job-dependencies.ts';
 
 const FAILURE_REASONS = [
   'unknown_failure', 'script_failure', 'api_failure', 'stuck_or_timeout_failure', 'runner_system_failure', 'missing_dependency_failure',
@@ -29,7 +30,6 @@ interface JobOptions {
   services?: { name: string; entrypoint?: string[]; ports?: unknown[]; alias?: string; command?: string[]; variables?: unknown[] }[];
   artifacts?: Record<string, unknown> | null;
   cache?: Record<string, unknown>[] | null;
-  dependencies?: string[] | null;
 }
 
 export const jobWebUrl = (projectWebUrl: string, id: number) => `${projectWebUrl}/-/jobs/${id}`;
@@ -78,32 +78,18 @@ function cache(options: JobOptions) {
   }));
 }
 
-/** The earlier jobs whose artifacts this one downloads (notes §1.4.1). */
-async function dependencies(ctx: ServiceContext, build: CiBuildRow, options: JobOptions, token: string) {
-  const jobs = await ctx.db
-    .selectFrom('ci_builds')
-    .select(['id', 'name', 'stage_idx', 'type'])
-    .where('pipeline_id', '=', build.pipeline_id)
-    .where('retried', '=', false)
-    .where('type', '=', 'build')
-    .orderBy('id')
-    .execute();
-  let chosen = jobs.filter((j) => j.id !== build.id && (build.scheduling_type === 'dag' || j.stage_idx < build.stage_idx));
-  if (build.scheduling_type === 'dag') {
-    const needs = (JSON.parse(build.needs ?? '[]') as { name: string; artifacts?: boolean }[]).filter((n) => n.artifacts !== false).map((n) => n.name);
-    chosen = chosen.filter((j) => needs.includes(j.name));
-  }
-  if (options.dependencies) chosen = chosen.filter((j) => options.dependencies?.includes(j.name));
-  if (chosen.length === 0) return [];
+/** The dependencies as the runner gets them: an archive to download unless it expired (and the pipeline does not keep it). */
+async function dependencies(ctx: ServiceContext, deps: readonly Dependency[], token: string, pipelineLocked: boolean) {
+  if (deps.length === 0) return [];
   const archives = await ctx.db
     .selectFrom('ci_job_artifacts')
     .select(['build_id', 'filename', 'size', 'expire_at'])
-    .where('build_id', 'in', chosen.map((j) => j.id))
+    .where('build_id', 'in', deps.map((j) => j.id))
     .where('file_type', '=', 'archive')
     .execute();
   const now = ctx.now().toISOString();
-  const byBuild = new Map(archives.filter((a) => !a.expire_at || a.expire_at > now).map((a) => [a.build_id, a]));
-  return chosen.map((j) => {
+  const byBuild = new Map(archives.filter((a) => pipelineLocked || !a.expire_at || a.expire_at > now).map((a) => [a.build_id, a]));
+  return deps.map((j) => {
     const archive = byBuild.get(j.id);
     // The running job's own token, which the runner's artifacts download accepts for a job of the
     // same pipeline (14.x handed out the dependency's token; newer releases do this).
@@ -120,6 +106,8 @@ export interface PayloadParts {
   project: ProjectRow;
   namespace: NamespaceRow;
   user: UserRow | null;
+  /** The jobs whose artifacts and dotenv variables this one receives. */
+  dependencies: readonly Dependency[];
 }
 
 /** The variables the runner receives for this job, in the platform's order. */
@@ -149,6 +137,7 @@ export async function runnerVariables(ctx: ServiceContext, parts: PayloadParts):
     ...predefinedProjectVariables(ctx.config, project, namespace, pipeline.config_path ?? '.gitlab-ci.yml'),
     ...publicVarsOf(pipeline, commit, user),
     ...yaml.map((v) => ({ key: v.key, value: v.value, public: v.public ?? true, masked: false })),
+    ...(await dependencyVariables(ctx.db, box, parts.dependencies)),
     ...variablesForEnvironment(scoped, build.environment),
     ...pipelineVars.map((v) => storedVar({ key: v.key, value: box.open(v.value_encrypted), variable_type: v.variable_type })),
     ...(await scheduleJobVariables(ctx.db, box, pipeline.schedule_id)),
@@ -191,6 +180,6 @@ export async function jobPayload(ctx: ServiceContext, parts: PayloadParts) {
     cache: cache(options),
     credentials: [],
     features: { trace_sections: true, failure_reasons: FAILURE_REASONS },
-    dependencies: await dependencies(ctx, build, options, token),
+    dependencies: await dependencies(ctx, parts.dependencies, token, pipeline.locked),
   };
 }

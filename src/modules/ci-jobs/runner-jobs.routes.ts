@@ -10,7 +10,7 @@ import { NoContent } from '../../core/schema.ts';
 import type { CiBuildRow } from '../../db/schema.ts';
 import { findRunnerByToken, heartbeat } from '../runners/runners.service.ts';
 import { PENDING_BUILDS_CHANNEL, onPendingBuilds, queueTick, wakeRunnerRequests } from '../pipelines/index.ts';
-import { assignJob } from './job-assignment.ts';
+import { type RunnerFeatures, assignJob } from './job-assignment.ts';
 import { jobPayload } from './job-payload.ts';
 import { jobByToken, patchTrace, updateJobState } from './ci-jobs.service.ts';
 import { JobIdParams, JobPayloadEntity, JobRequestBody, TraceQuery, UpdateJobBody } from './runner-jobs.schemas.ts';
@@ -46,6 +46,12 @@ function nextWake(req: FastifyRequest, ms: number): Promise<void> {
   });
 }
 
+/** The features a runner's `info` advertises (pre-assignment checks compare a job's needs with them). */
+function advertisedFeatures(info: Record<string, unknown> | undefined): RunnerFeatures {
+  const features = info?.features;
+  return typeof features === 'object' && features !== null ? { ...features } : undefined;
+}
+
 /** A body of the status code, as JSON, which every runner accepts. */
 function status(reply: FastifyReply, code: number) {
   return reply.code(code).type('application/json').send(JSON.stringify(String(code)));
@@ -68,20 +74,21 @@ export const runnerJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
     if (longPoll) reply.header('gitlab-ci-builds-polling', 'yes');
     if (!runner.active) return reply.header('x-gitlab-last-update', queueTick()).code(204).send();
 
-    let assignment = await assignJob(ctx, runner);
+    const features = advertisedFeatures(req.body.info);
+    let assignment = await assignJob(ctx, runner, features);
     // Held only when the runner says what it last saw, as the platform's Workhorse does (notes §8.6).
     if (!assignment && longPoll && req.body.last_update !== undefined) {
       stopCounting(req);
       const deadline = Date.now() + config.runnerLongPollSeconds * 1000;
       while (!assignment && Date.now() < deadline && !req.socket.destroyed) {
         await nextWake(req, deadline - Date.now());
-        if (!req.socket.destroyed) assignment = await assignJob(ctx, runner);
+        if (!req.socket.destroyed) assignment = await assignJob(ctx, runner, features);
       }
     }
     if (!assignment) return reply.header('x-gitlab-last-update', queueTick()).code(204).send();
     const parts = await payloadParts(req, assignment.build);
     reply.code(201);
-    return jobPayload(ctx, { ...parts, build: assignment.build, token: assignment.token });
+    return jobPayload(ctx, { ...parts, ...assignment });
   });
 
   async function payloadParts(req: FastifyRequest, build: CiBuildRow) {
@@ -125,6 +132,7 @@ export const runnerJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
     // Only the start is checked: runners send the end inclusive or exclusive (notes §8.4).
     const outcome = await patchTrace(serviceContext(req), job, token, Number(match[1]), body);
     if ('notRunning' in outcome) return reply.header('job-status', outcome.notRunning).code(403).send({ message: '403 Forbidden - Job is not running' });
+    if ('exceeded' in outcome) throw forbidden();
     if ('mismatch' in outcome) return reply.header('range', `0-${outcome.mismatch}`).code(416).send({ message: '416 Range Not Satisfiable' });
     reply.header('job-status', outcome.status).header('range', `0-${outcome.length}`).header('x-gitlab-trace-update-interval', TRACE_UPDATE_INTERVAL);
     return status(reply, 202);

@@ -12,6 +12,7 @@ import { secretBox } from '../../core/secret-box.ts';
 import type { CiBuildRow, CiPipelineRow, CiPipelinesTable, DB, ProjectRow, UserRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { getCommit, readBlob, readTree } from '../../git/commits.ts';
 import { validRefName } from '../../git/args.ts';
@@ -132,6 +133,9 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     source_pipeline_id: input.upstream?.pipelineId ?? null,
     source_project_id: input.upstream?.projectId ?? null,
     committed_at: new Date(commit.committer.date).toISOString(),
+    // The platform's default_pipeline_lock: a project that keeps its latest artifacts (and an
+    // instance that lets it) makes its pipelines artifacts_locked.
+    locked: (settings?.ciCd.keep_latest_artifact ?? true) && (await applicationSettings(ctx.db)).keep_latest_artifact,
   };
 
   let source;
