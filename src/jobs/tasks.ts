@@ -6,12 +6,14 @@ import { pruneOldEventsTask } from './prune-old-events.ts';
 import { removeExpiredMembersTask } from './remove-expired-members.ts';
 import { removeLeftoversTask } from './remove-leftovers.ts';
 import { runDueSchedulesTask } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
+import { removeExpiredCiArtifactsTask } from '../modules/ci-artifacts/artifacts-expiry.jobs.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
   archiveCiTracesTask,
   dropStuckCiJobsTask,
   pruneOldEventsTask,
+  removeExpiredCiArtifactsTask,
   removeExpiredMembersTask,
   removeLeftoversTask,
   runDueSchedulesTask,
