@@ -10,7 +10,7 @@ import { NoContent } from '../../core/schema.ts';
 import type { CiBuildRow } from '../../db/schema.ts';
 import { artifactsStorage } from '../../storage/file-storage.ts';
 import { loadCi } from '../pipelines/index.ts';
-import { openZipEntry } from './artifact-zip.ts';
+import { openZipEntry } from '../../storage/zip-archive.ts';
 import { findArtifact, findJob, latestSuccessfulJobForRef } from './artifacts.finder.ts';
 import { entryDownloadHeaders, fileDownloadHeaders } from './artifacts.presenter.ts';
 import { ArtifactPathParams, JobArtifactsParams, JobNameQuery, RefParams, RefPathParams } from './artifacts.schemas.ts';

@@ -18,7 +18,7 @@ import { applicationSettings } from '../../domain/settings/application-settings.
 import { newJobArtifactPath } from '../../storage/artifact-paths.ts';
 import { removeArtifactFilesLater } from '../../storage/deferred-removal.ts';
 import { type StagedFile, artifactsStorage } from '../../storage/file-storage.ts';
-import { MAX_ZIP_ENTRIES, NotAZipError, UnsafeZipError, ZipLimitError, listZipEntries, zipMetadata } from './artifact-zip.ts';
+import { MAX_ZIP_ENTRIES, NotAZipError, UnsafeZipError, ZipLimitError, listZipEntries, zipMetadata } from '../../storage/zip-archive.ts';
 import { jobArtifacts } from './artifacts.finder.ts';
 import { jobTestSuite } from './junit-results.ts';
 

@@ -16,7 +16,7 @@ import { applicationSettings } from '../../domain/settings/application-settings.
 import { readBlob } from '../../git/commits.ts';
 import { resolveCommit } from '../../git/refs.ts';
 import { CiConfigError, type IncludeRef } from '../../ci/config/index.ts';
-import { readParentArtifactFile } from '../ci-artifacts/artifact-include.ts';
+import { readParentArtifactFile } from './artifact-include.ts';
 
 /** The platform's `max_yaml_size_bytes` default: a larger file is a configuration error. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;

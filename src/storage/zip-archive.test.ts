@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import yazl from 'yazl';
-import { NotAZipError, UnsafeZipError, ZipLimitError, listZipEntries, openZipEntry } from './artifact-zip.ts';
+import { NotAZipError, UnsafeZipError, ZipLimitError, listZipEntries, openZipEntry } from './zip-archive.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-zip-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
