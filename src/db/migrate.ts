@@ -13,6 +13,7 @@ import * as m0008 from './migrations/0008_typed_settings.ts';
 import * as m0009 from './migrations/0009_project_settings_revision.ts';
 import * as m0010 from './migrations/0010_ci.ts';
 import * as m0012 from './migrations/0012_pipeline_schedules.ts';
+import * as m0015 from './migrations/0015_ci_indexes.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -33,6 +34,7 @@ const migrations: [string, Migration][] = [
   ['0009_project_settings_revision', m0009],
   ['0010_ci', m0010],
   ['0012_pipeline_schedules', m0012],
+  ['0015_ci_indexes', m0015],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */
