@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import yazl from 'yazl';
 import { ACCESS } from '../../src/core/access/levels.ts';
 import { JobEntity } from '../../src/modules/ci-jobs/ci-jobs.schemas.ts';
 import { TestReportEntity, TestReportSummaryEntity } from '../../src/modules/ci-artifacts/artifacts.schemas.ts';
@@ -18,6 +17,7 @@ import { newJobArtifactPath } from '../../src/storage/artifact-paths.ts';
 import { type MatrixWorld, buildMatrixWorld, expectation, refusals, runMatrix } from '../access-matrix.ts';
 import { type TestApp, type TestUser, createTestApp } from '../harness.ts';
 import { expectEntity, expectError, expectStatus } from '../matchers.ts';
+import { multipart, zip } from './ci-test-helpers.ts';
 
 const MAX_SIZE = 64 * 1024;
 
@@ -47,26 +47,6 @@ let t: TestApp;
 let owner: TestUser;
 let projectId: number;
 let runnerToken: string;
-
-async function zip(files: Record<string, string>): Promise<Buffer> {
-  const archive = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) archive.addBuffer(Buffer.from(content), name);
-  archive.end();
-  return Buffer.concat(await Array.fromAsync(archive.outputStream as AsyncIterable<Buffer>));
-}
-
-/** A multipart body: fields first (as older runners may send them), the `file` part last unless said. */
-function multipart(file: { name?: string; filename: string; content: Buffer } | null, fields: Record<string, string> = {}) {
-  const boundary = `----quarry${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  if (file) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name ?? 'file'}"; filename="${file.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
-    chunks.push(file.content, Buffer.from('\r\n'));
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
-}
 
 function upload(jobId: number, token: string | null, file: { name?: string; filename: string; content: Buffer } | null, query: Record<string, string> = {}, fields: Record<string, string> = {}) {
   const { body, contentType } = multipart(file, fields);

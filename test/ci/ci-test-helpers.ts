@@ -1,5 +1,6 @@
 // What the CI tests share: a project with a repository and a configuration, a registered runner,
-// and asking for a job the way a runner asks.
+// asking for a job the way a runner asks, and the zips and multipart bodies a runner uploads.
+import yazl from 'yazl';
 import { type TestApp, type TestUser } from '../harness.ts';
 import { expectStatus } from '../matchers.ts';
 
@@ -41,4 +42,24 @@ export async function requestJob(t: TestApp, runnerToken: string) {
 /** The variables of a job payload as [key, value] pairs, in order, keeping only the given keys. */
 export function variablePairs(payload: { variables: { key: string; value: string }[] }, keys: readonly string[]): [string, string][] {
   return payload.variables.filter((v) => keys.includes(v.key)).map((v) => [v.key, v.value]);
+}
+
+export async function zip(files: Record<string, string>): Promise<Buffer> {
+  const archive = new yazl.ZipFile();
+  for (const [name, content] of Object.entries(files)) archive.addBuffer(Buffer.from(content), name);
+  archive.end();
+  return Buffer.concat(await Array.fromAsync(archive.outputStream as AsyncIterable<Buffer>));
+}
+
+/** A multipart body: fields first (as older runners may send them), the `file` part last unless said. */
+export function multipart(file: { name?: string; filename: string; content: Buffer } | null, fields: Record<string, string> = {}) {
+  const boundary = `----quarry${Math.random().toString(16).slice(2)}`;
+  const chunks: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  if (file) {
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name ?? 'file'}"; filename="${file.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`));
+    chunks.push(file.content, Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
