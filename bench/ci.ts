@@ -181,7 +181,7 @@ async function main() {
     `| Push → pipeline of 20 jobs pending (commits API, ${creation.rounds} in a row), p50 / p99 | ${creation.p50} / ${creation.p99} ms | — | |`,
     `| Pipelines created per second that way | ${creation.pipelinesPerSecond} | — | |`,
     `| GET /projects/:id/pipelines?per_page=20 (${PIPELINES.toLocaleString('en')} pipelines) | ${pipelinesList.rps.toLocaleString('en')} req/s, p99 ${pipelinesList.p99} ms | ≥ 1,000 req/s, p99 ≤ 30 ms | ${pipelinesList.rps >= 1000 && pipelinesList.p99 <= 30 ? 'met' : '**missed**'} |`,
-    `| GET /projects/:id/pipelines?status=failed&source=push (two filters) | ${pipelinesFiltered.rps.toLocaleString('en')} req/s, p99 ${pipelinesFiltered.p99} ms | — | |`,
+    `| GET /projects/:id/pipelines?status=failed&source=push (two filters) | ${pipelinesFiltered.rps.toLocaleString('en')} req/s, p99 ${pipelinesFiltered.p99} ms | ≥ 1,000 req/s, p99 ≤ 30 ms | ${pipelinesFiltered.rps >= 1000 && pipelinesFiltered.p99 <= 30 ? 'met' : '**missed**'} |`,
     `| GET /projects/:id/jobs?per_page=20 (${PIPELINES.toLocaleString('en')} jobs) | ${jobsList.rps.toLocaleString('en')} req/s, p99 ${jobsList.p99} ms | ≥ 1,000 req/s, p99 ≤ 30 ms | ${jobsList.rps >= 1000 && jobsList.p99 <= 30 ? 'met' : '**missed**'} |`,
     `| Server CPU with 100 runners long polling, nothing to do | ${idleCpuPercent} % of a core | ≤ 5 % | ${idleCpuPercent <= 5 ? 'met' : '**missed**'} |`,
     `| A new pipeline's first job reaching one of them: from the POST /pipeline sent / from its answer | ${handedOutMs ?? 'never'} / ${afterAnswerMs ?? 'never'} ms | ≤ 100 ms | ${afterAnswerMs !== null && afterAnswerMs <= 100 ? 'met' : '**missed**'} |`,

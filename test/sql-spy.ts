@@ -1,19 +1,26 @@
 // What SQL a request runs: for tests that prove a query is (or is not) issued.
 import type { TestApp } from './harness.ts';
 
-/** The SQL of every statement the app's database runs while `call` runs, in order. */
-export async function statementsDuring(t: TestApp, call: () => Promise<unknown>): Promise<string[]> {
-  const executor = t.deps.db.getExecutor() as unknown as { executeQuery: (q: { sql: string }) => Promise<unknown> };
-  const original = executor.executeQuery;
+type Executor = { executeQuery: (q: { sql: string }) => Promise<unknown> };
+
+/**
+ * The SQL of every statement the app's database runs while `call` runs, in order; with
+ * `transactions`, those of the transactions opened meanwhile too (each runs on an executor of its
+ * own, of the same class).
+ */
+export async function statementsDuring(t: TestApp, call: () => Promise<unknown>, options: { transactions?: boolean } = {}): Promise<string[]> {
+  let target = t.deps.db.getExecutor() as unknown as Executor;
+  if (options.transactions) while (!Object.hasOwn(target, 'executeQuery')) target = Object.getPrototypeOf(target);
+  const original = target.executeQuery;
   const seen: string[] = [];
-  executor.executeQuery = function (q) {
+  target.executeQuery = function (q) {
     seen.push(q.sql);
     return original.call(this, q);
   };
   try {
     await call();
   } finally {
-    executor.executeQuery = original;
+    target.executeQuery = original;
   }
   return seen;
 }

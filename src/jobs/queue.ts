@@ -91,32 +91,45 @@ export interface EnqueueOptions {
  * the kind's schema here, so a bad payload fails the caller, not a worker later.
  */
 export async function enqueue<S extends TSchema>(db: Kysely<DB>, kind: JobDeclaration<S>, payload: Static<S>, options: EnqueueOptions = {}): Promise<number | null> {
-  if (!Value.Check(kind.payload, payload)) throw new Error(`invalid payload for background job ${kind.name}: ${JSON.stringify(payload)}`);
+  const [id] = await insertJobs(db, kind, [{ payload, ...options }], options.runHere === true);
+  return id ?? null;
+}
+
+/** Records several jobs of a kind in one statement, as enqueue does each; returns the ids of those not already waiting. */
+export function enqueueMany<S extends TSchema>(db: Kysely<DB>, kind: JobDeclaration<S>, jobs: readonly ({ payload: Static<S> } & Omit<EnqueueOptions, 'runHere'>)[]): Promise<number[]> {
+  return insertJobs(db, kind, jobs, false);
+}
+
+async function insertJobs<S extends TSchema>(db: Kysely<DB>, kind: JobDeclaration<S>, jobs: readonly ({ payload: Static<S> } & EnqueueOptions)[], runHere: boolean): Promise<number[]> {
+  if (jobs.length === 0) return [];
+  for (const { payload } of jobs) if (!Value.Check(kind.payload, payload)) throw new Error(`invalid payload for background job ${kind.name}: ${JSON.stringify(payload)}`);
   const now = new Date().toISOString();
-  const row = await db
+  const rows = await db
     .insertInto('background_jobs')
-    .values({
-      kind: kind.name,
-      payload: JSON.stringify(payload),
-      state: 'queued',
-      run_at: (options.runAt ?? new Date()).toISOString(),
-      max_attempts: kind.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      locked_by: null,
-      last_error: null,
-      dedupe_key: options.dedupeKey ?? null,
-      created_at: now,
-      updated_at: now,
-    })
+    .values(
+      jobs.map((job) => ({
+        kind: kind.name,
+        payload: JSON.stringify(job.payload),
+        state: 'queued',
+        run_at: (job.runAt ?? new Date()).toISOString(),
+        max_attempts: kind.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        locked_by: null,
+        last_error: null,
+        dedupe_key: job.dedupeKey ?? null,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
     .onConflict((oc) => oc.columns(['kind', 'dedupe_key']).doNothing())
     .returning('id')
-    .executeTakeFirst();
-  if (row) jobMetrics.enqueued(kind.name);
-  if (!row || options.runHere) return row?.id ?? null;
+    .execute();
+  for (const _ of rows) jobMetrics.enqueued(kind.name);
+  if (rows.length === 0 || runHere) return rows.map((r) => r.id);
   // PostgreSQL delivers a notification at commit, to every node (this one included); SQLite's one
   // connection per process makes a woken worker's claim wait for the caller's commit.
   if (isPostgres(db)) await sql`select pg_notify(${WAKE_CHANNEL}, '')`.execute(db);
   else setImmediate(wakeLocalWorkers);
-  return row.id;
+  return rows.map((r) => r.id);
 }
 
 /** Deletes a job that still waits (no worker has claimed it); whether it did. */

@@ -66,7 +66,7 @@ export interface ArtifactFile {
 }
 
 /** A multipart body: fields first (as older runners may send them), the `file` part last unless said. */
-function multipart(file: ArtifactFile | null, fields: Record<string, string> = {}) {
+export function multipart(file: ArtifactFile | null, fields: Record<string, string> = {}) {
   const boundary = `----quarry${Math.random().toString(16).slice(2)}`;
   const chunks: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));

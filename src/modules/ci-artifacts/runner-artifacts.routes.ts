@@ -81,8 +81,8 @@ export const runnerArtifactRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const storage = artifactsStorage(config);
 
   api.post('/jobs/:id/artifacts', { schema: { params: RunnerJobParams, querystring: UploadQuery }, config: UPLOAD }, async (req, reply) => {
-    // A token outside the body is checked before the body is read.
-    const outsideToken = header(req, 'job-token') ?? req.query.token;
+    // A token outside the body is checked before the body is read (the parameter first, as the platform reads it).
+    const outsideToken = req.query.token ?? header(req, 'job-token');
     if (outsideToken !== undefined) await authenticateJob(req, req.params.id, outsideToken, true);
     if (!req.isMultipart()) throw paramError('file is missing');
     // The instance's max_artifacts_size (MB), within the node's own bound.
@@ -106,7 +106,7 @@ export const runnerArtifactRoutes: FastifyPluginAsyncTypebox = async (api) => {
   // The job's own token (14.x), or that of a running job of the same pipeline, which the job
   // payload hands out for each dependency (as newer releases of the platform do).
   api.get('/jobs/:id/artifacts', { schema: { params: RunnerJobParams, querystring: RunnerDownloadQuery }, config: DOWNLOAD }, async (req, reply) => {
-    const token = header(req, 'job-token') ?? req.query.token;
+    const token = req.query.token ?? header(req, 'job-token');
     if (!token) throw forbidden();
     const job = await findJob(db, req.params.id);
     if (!job) throw forbidden();

@@ -1,7 +1,8 @@
 // Reading jobs: lists of a project or a pipeline (newest first, retried ones hidden unless asked),
-// one job, and what their entities show (users, pipelines, runners, artifacts) read in one query each.
+// one job, and what their entities show (users, pipelines and the other projects of downstream
+// pipelines, runners, artifacts) read in one query each.
 import type { Kysely } from 'kysely';
-import type { CiBuildRow, CiJobArtifactRow, CiPipelineRow, CiRunnerRow, DB, UserRow } from '../../db/schema.ts';
+import type { CiBuildRow, CiJobArtifactRow, CiPipelineRow, CiRunnerRow, DB, ProjectRow, UserRow } from '../../db/schema.ts';
 
 export interface JobFilters {
   scope?: string | string[];
@@ -32,6 +33,8 @@ export async function findJob(db: Kysely<DB>, projectId: number, id: number, typ
 export interface JobRelations {
   users: Map<number, UserRow>;
   pipelines: Map<number, CiPipelineRow>;
+  /** The projects of those pipelines that belong to none of the jobs' projects (multi-project downstreams). */
+  projects: Map<number, ProjectRow>;
   runners: Map<number, CiRunnerRow>;
   artifacts: Map<number, CiJobArtifactRow[]>;
 }
@@ -51,9 +54,13 @@ export async function jobRelations(db: Kysely<DB>, jobs: readonly CiBuildRow[]):
   ]);
   const byBuild = new Map<number, CiJobArtifactRow[]>();
   for (const a of artifacts) byBuild.set(a.build_id, [...(byBuild.get(a.build_id) ?? []), a]);
+  const own = new Set(jobs.map((j) => j.project_id));
+  const otherIds = ids(pipelines.map((p) => p.project_id)).filter((id) => !own.has(id));
+  const projects = otherIds.length ? await db.selectFrom('projects').selectAll().where('id', 'in', otherIds).execute() : [];
   return {
     users: new Map(users.map((u) => [u.id, u])),
     pipelines: new Map(pipelines.map((p) => [p.id, p])),
+    projects: new Map(projects.map((p) => [p.id, p])),
     runners: new Map(runners.map((r) => [r.id, r])),
     artifacts: byBuild,
   };

@@ -2,7 +2,8 @@
 import type { CiBuildRow, ProjectRow } from '../../db/schema.ts';
 import type { Commit } from '../../git/commits.ts';
 import { presentCommit } from '../../domain/commit-entity.ts';
-import { presentPipelineBasic } from '../pipelines/pipelines.presenter.ts';
+import { projectWebUrl } from '../../domain/urls.ts';
+import { type PipelineView, presentPipelineBasic } from '../pipelines/pipelines.presenter.ts';
 import { presentRunner } from '../runners/runners.presenter.ts';
 import { presentUser } from '../users/users.presenter.ts';
 import type { JobRelations } from './ci-jobs.finder.ts';
@@ -22,12 +23,18 @@ export interface JobView {
 
 const seconds = (from: string | null, to: string | null, now: Date) => (from === null ? null : ((to === null ? now.getTime() : Date.parse(to)) - Date.parse(from)) / 1000);
 
+/** How a pipeline is shown: under the jobs' project, or under its own (a multi-project downstream). */
+function pipelineView(projectId: number, view: JobView): PipelineView {
+  const other = view.relations.projects.get(projectId);
+  if (other) return { baseUrl: view.baseUrl, projectWebUrl: projectWebUrl(view.baseUrl, other), projectFullPath: other.full_path };
+  return { baseUrl: view.baseUrl, projectWebUrl: view.projectWebUrl, projectFullPath: view.projectFullPath };
+}
+
 function basic(row: CiBuildRow, view: JobView) {
   const pipeline = view.relations.pipelines.get(row.pipeline_id);
   if (!pipeline) throw new Error(`job ${row.id} without its pipeline`);
   const user = row.user_id === null ? undefined : view.relations.users.get(row.user_id);
   const commit = view.commits.get(pipeline.sha);
-  const shown = { baseUrl: view.baseUrl, projectWebUrl: view.projectWebUrl, projectFullPath: view.projectFullPath };
   return {
     id: row.id,
     status: row.status,
@@ -44,7 +51,7 @@ function basic(row: CiBuildRow, view: JobView) {
     queued_duration: seconds(row.queued_at, row.started_at, view.now),
     user: user ? presentUser(user, { baseUrl: view.baseUrl }, view.viewer) : null,
     commit: commit ? presentCommit(commit, view.projectWebUrl) : null,
-    pipeline: presentPipelineBasic(pipeline, shown),
+    pipeline: presentPipelineBasic(pipeline, pipelineView(pipeline.project_id, view)),
     web_url: jobWebUrl(view.projectWebUrl, row.id),
   };
 }
@@ -68,8 +75,7 @@ export function presentJob(row: CiBuildRow, view: JobView): Job {
 
 export function presentBridge(row: CiBuildRow, view: JobView): Bridge {
   const downstream = row.downstream_pipeline_id === null ? undefined : view.relations.pipelines.get(row.downstream_pipeline_id);
-  const shown = { baseUrl: view.baseUrl, projectWebUrl: view.projectWebUrl, projectFullPath: view.projectFullPath };
-  return { ...basic(row, view), downstream_pipeline: downstream ? presentPipelineBasic(downstream, shown) : null };
+  return { ...basic(row, view), downstream_pipeline: downstream ? presentPipelineBasic(downstream, pipelineView(downstream.project_id, view)) : null };
 }
 
 export function presentJobBasicWithProject(row: CiBuildRow, view: JobView, project: ProjectRow): JobBasicWithProject {

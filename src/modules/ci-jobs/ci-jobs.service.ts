@@ -6,11 +6,11 @@ import { withTransaction } from '../../core/context.ts';
 import { digest } from '../../core/auth/secrets.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import type { CiBuildRow, CiRunnerRow } from '../../db/schema.ts';
-import { processLater } from '../pipelines/index.ts';
+import { processLater, processManyLater } from '../pipelines/index.ts';
 import { appendTrace, hideSecrets, traceTail } from './traces.ts';
 import { DEFAULT_COVERAGE_TAIL_BYTES, coveragePattern, extractCoverage } from '../../ci/coverage.ts';
-import { runnerMatchesTags, runnerServesProject } from './job-assignment.ts';
 import { dropJob, retryAutomatically } from './drop-job.ts';
+import { runnerMatchesTags, runnersServing } from './job-assignment.ts';
 
 /** The job a job token belongs to, whatever its status; null when none. */
 export async function jobByToken(ctx: ServiceContext, id: number, token: string | undefined): Promise<CiBuildRow | null> {
@@ -100,51 +100,82 @@ export async function patchTrace(ctx: ServiceContext, job: CiBuildRow, token: st
 
 // ---- Stuck jobs ------------------------------------------------------------------------------------
 
-/** Whether any active runner could take a pending job (its project's runners, tags, protection). */
-async function someRunnerCouldTake(ctx: ServiceContext, runners: readonly CiRunnerRow[], job: CiBuildRow): Promise<boolean> {
-  const tags = JSON.parse(job.tag_list) as string[];
-  for (const runner of runners) {
-    if (runner.access_level === 'ref_protected' && !job.protected) continue;
-    if (!runnerMatchesTags(runner, tags)) continue;
-    if (await runnerServesProject(ctx.db, runner, job.project_id)) return true;
-  }
-  return false;
+/** Jobs the stuck-jobs task reads and fails at a time. */
+const STUCK_BATCH = 500;
+
+/** Whether a runner could take a pending job: its protection and tags (where it serves is known). */
+function couldTake(runner: CiRunnerRow, job: CiBuildRow): boolean {
+  return (runner.access_level !== 'ref_protected' || job.protected) && runnerMatchesTags(runner, JSON.parse(job.tag_list) as string[]);
 }
 
 /**
  * Fails what the platform's stuck-jobs worker fails: running jobs silent for too long and pending
- * jobs waiting too long (or, after the shorter time, that no runner could take), with
- * `stuck_or_timeout_failure`; delayed jobs long past their time with `stale_schedule`.
+ * jobs waiting too long (or, after the shorter time, that no active runner could take), with
+ * `stuck_or_timeout_failure`; delayed jobs long past their time with `stale_schedule`. Each batch
+ * costs the same few queries however many jobs, runners and projects it involves.
  */
 export async function dropStuckJobs(ctx: ServiceContext): Promise<number> {
   const now = ctx.now().getTime();
   const before = (seconds: number) => new Date(now - seconds * 1000).toISOString();
   const { ciStuckRunningSeconds: running, ciStuckPendingSeconds: pending } = ctx.config;
-  const drop: { job: CiBuildRow; reason: string }[] = [];
-  // Builds only: bridges wait on their downstream pipelines, commit statuses on the systems that report them.
-  const builds = () => ctx.db.selectFrom('ci_builds').selectAll().where('type', '=', 'build');
-  const silent = await builds().where('status', '=', 'running').where('updated_at', '<', before(running)).limit(500).execute();
-  for (const job of silent) drop.push({ job, reason: 'stuck_or_timeout_failure' });
-  const waiting = await builds().where('status', '=', 'pending').where('queued_at', '<', before(running)).limit(500).execute();
-  const runners = waiting.length === 0 ? [] : await ctx.db.selectFrom('ci_runners').selectAll().where('active', '=', true).execute();
-  for (const job of waiting) {
-    if ((job.queued_at as string) < before(pending) || !(await someRunnerCouldTake(ctx, runners, job))) drop.push({ job, reason: 'stuck_or_timeout_failure' });
+  let runners: Promise<CiRunnerRow[]> | null = null;
+  const unservable = async (jobs: CiBuildRow[]) => {
+    runners ??= ctx.db.selectFrom('ci_runners').selectAll().where('active', '=', true).execute();
+    const serving = await runnersServing(ctx.db, await runners, [...new Set(jobs.map((j) => j.project_id))]);
+    return jobs.filter((job) => (job.queued_at as string) < before(pending) || !(serving.get(job.project_id) ?? []).some((runner) => couldTake(runner, job)));
+  };
+  const all = async (jobs: CiBuildRow[]) => jobs;
+  return (
+    (await dropInBatches(ctx, { status: 'running', since: 'updated_at', before: before(running), reason: 'stuck_or_timeout_failure' }, all)) +
+    (await dropInBatches(ctx, { status: 'pending', since: 'queued_at', before: before(running), reason: 'stuck_or_timeout_failure' }, unservable)) +
+    (await dropInBatches(ctx, { status: 'scheduled', since: 'scheduled_at', before: before(running), reason: 'stale_schedule' }, all))
+  );
+}
+
+interface StuckKind {
+  status: 'running' | 'pending' | 'scheduled';
+  /** The time that makes a job of this status stuck once older than `before`. */
+  since: 'updated_at' | 'queued_at' | 'scheduled_at';
+  before: string;
+  reason: string;
+}
+
+/** Reads the jobs of a kind by batches in id order, and fails those `choose` keeps; how many it failed. */
+async function dropInBatches(ctx: ServiceContext, kind: StuckKind, choose: (jobs: CiBuildRow[]) => Promise<CiBuildRow[]>): Promise<number> {
+  let dropped = 0;
+  for (let after = 0; ; ) {
+    const batch = await ctx.db
+      .selectFrom('ci_builds')
+      .selectAll()
+      // Builds only: bridges wait on their downstream pipelines, commit statuses on the systems that report them.
+      .where('type', '=', 'build')
+      .where('status', '=', kind.status)
+      .where(kind.since, '<', kind.before)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(STUCK_BATCH)
+      .execute();
+    dropped += await failJobs(ctx, kind, await choose(batch));
+    if (batch.length < STUCK_BATCH) return dropped;
+    after = batch[batch.length - 1].id;
   }
-  const stale = await builds().where('status', '=', 'scheduled').where('scheduled_at', '<', before(running)).limit(500).execute();
-  for (const job of stale) drop.push({ job, reason: 'stale_schedule' });
-  for (const { job, reason } of drop) {
-    await withTransaction(ctx, async (tx) => {
-      const at = tx.now().toISOString();
-      const changed = await tx.db
-        .updateTable('ci_builds')
-        .set({ status: 'failed', failure_reason: reason, finished_at: at, updated_at: at })
-        .where('id', '=', job.id)
-        .where('status', '=', job.status)
-        .executeTakeFirst();
-      if (Number(changed.numUpdatedRows) === 0) return;
-      await tx.db.deleteFrom('ci_pending_builds').where('build_id', '=', job.id).execute();
-      await processLater(tx.db, job.pipeline_id);
-    });
-  }
-  return drop.length;
+}
+
+/** Fails jobs still in the kind's status, in one transaction that queues their pipelines' processing. */
+async function failJobs(ctx: ServiceContext, kind: StuckKind, jobs: readonly CiBuildRow[]): Promise<number> {
+  if (jobs.length === 0) return 0;
+  return withTransaction(ctx, async (tx) => {
+    const at = tx.now().toISOString();
+    const failed = await tx.db
+      .updateTable('ci_builds')
+      .set({ status: 'failed', failure_reason: kind.reason, finished_at: at, updated_at: at })
+      .where('id', 'in', jobs.map((j) => j.id))
+      .where('status', '=', kind.status)
+      .returning(['id', 'pipeline_id'])
+      .execute();
+    if (failed.length === 0) return 0;
+    if (kind.status === 'pending') await tx.db.deleteFrom('ci_pending_builds').where('build_id', 'in', failed.map((f) => f.id)).execute();
+    await processManyLater(tx.db, failed.map((f) => f.pipeline_id));
+    return failed.length;
+  });
 }

@@ -65,19 +65,44 @@ export function runnerMatchesTags(runner: Pick<CiRunnerRow, 'tag_list' | 'run_un
   return jobTags.every((t) => tags.has(t));
 }
 
-/** Whether a runner serves a project: instance runners where shared runners are on, group runners in their groups, project runners on theirs. */
-export async function runnerServesProject(db: Kysely<DB>, runner: CiRunnerRow, projectId: number): Promise<boolean> {
-  if (runner.runner_type === 'instance_type') {
-    const s = await db.selectFrom('project_ci_cd_settings').select('shared_runners_enabled').where('project_id', '=', projectId).executeTakeFirst();
-    return s?.shared_runners_enabled === true;
+/**
+ * The runners among `runners` that serve each of these projects (instance runners where shared
+ * runners are on, project runners on theirs, group runners in their groups and subgroups): three
+ * queries at most, however many runners and projects.
+ */
+export async function runnersServing(db: Kysely<DB>, runners: readonly CiRunnerRow[], projectIds: readonly number[]): Promise<Map<number, CiRunnerRow[]>> {
+  const serving = new Map<number, CiRunnerRow[]>();
+  const byId = new Map(runners.map((r) => [r.id, r]));
+  const add = (projectId: number, runner: CiRunnerRow | undefined) => {
+    if (!runner) return;
+    const list = serving.get(projectId);
+    if (list) list.push(runner);
+    else serving.set(projectId, [runner]);
+  };
+  const ofType = (type: string) => runners.filter((r) => r.runner_type === type);
+  if (projectIds.length === 0) return serving;
+  const instance = ofType('instance_type');
+  if (instance.length > 0) {
+    const shared = await db.selectFrom('project_ci_cd_settings').select('project_id').where('project_id', 'in', projectIds).where('shared_runners_enabled', '=', true).execute();
+    for (const { project_id } of shared) for (const runner of instance) add(project_id, runner);
   }
-  if (runner.runner_type === 'project_type') {
-    return (await db.selectFrom('ci_runner_projects').select('id').where('runner_id', '=', runner.id).where('project_id', '=', projectId).executeTakeFirst()) !== undefined;
+  if (ofType('project_type').length > 0) {
+    const pairs = await db.selectFrom('ci_runner_projects').select(['runner_id', 'project_id']).where('project_id', 'in', projectIds).execute();
+    for (const pair of pairs) add(pair.project_id, byId.get(pair.runner_id));
   }
-  const project = await db.selectFrom('projects').innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id').select('namespaces.traversal_path').where('projects.id', '=', projectId).executeTakeFirst();
-  if (!project) return false;
-  const groups = await db.selectFrom('ci_runner_namespaces as rn').innerJoin('namespaces as n', 'n.id', 'rn.namespace_id').select('n.traversal_path').where('rn.runner_id', '=', runner.id).execute();
-  return groups.some((g) => project.traversal_path.startsWith(g.traversal_path));
+  if (ofType('group_type').length > 0) {
+    // A group's subtree is the range [path, path || '~') of traversal paths (migration 0002).
+    const pairs = await db
+      .selectFrom('projects as p')
+      .innerJoin('namespaces as pn', 'pn.id', 'p.namespace_id')
+      .innerJoin('namespaces as n', (join) => join.onRef('pn.traversal_path', '>=', 'n.traversal_path').on('pn.traversal_path', '<', sql<string>`n.traversal_path || '~'`))
+      .innerJoin('ci_runner_namespaces as rn', 'rn.namespace_id', 'n.id')
+      .select(['p.id as project_id', 'rn.runner_id'])
+      .where('p.id', 'in', projectIds)
+      .execute();
+    for (const pair of pairs) add(pair.project_id, byId.get(pair.runner_id));
+  }
+  return serving;
 }
 
 export interface Assignment {

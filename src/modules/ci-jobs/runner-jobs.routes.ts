@@ -67,7 +67,10 @@ export const runnerJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   api.post('/jobs/request', { schema: { body: JobRequestBody, response: { 201: JobPayloadEntity, 204: NoContent } }, config: RUNNER }, async (req, reply) => {
     const ctx = serviceContext(req);
-    const runner = await findRunnerByToken(ctx.db, req.body.token ?? header(req, 'runner-token'));
+    const token = req.body.token ?? header(req, 'runner-token');
+    // The platform requires the token (`requires :token`); its RUNNER-TOKEN header stands in for it.
+    if (token === undefined) throw paramError('token is missing');
+    const runner = await findRunnerByToken(ctx.db, token);
     if (!runner) throw forbidden();
     await heartbeat(ctx, runner, req.body.info, req.ip);
     const longPoll = config.runnerLongPollSeconds > 0;
@@ -100,15 +103,20 @@ export const runnerJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
     return { pipeline, project, namespace, user };
   }
 
-  /** The job of a job call, by its token; 403 (with the job's status when it no longer runs) otherwise. */
-  async function requireJob(req: FastifyRequest, id: number, bodyToken: string | undefined): Promise<{ job: CiBuildRow; token: string }> {
-    const token = header(req, 'job-token') ?? bodyToken;
+  /**
+   * The job of a job call, by its token: the `token` parameter, else JOB-TOKEN (the platform's
+   * order); 403 (with the job's status when it no longer runs) otherwise.
+   */
+  async function requireJob(req: FastifyRequest, id: number, paramToken: string | undefined): Promise<{ job: CiBuildRow; token: string }> {
+    const token = paramToken ?? header(req, 'job-token');
     const job = await jobByToken(serviceContext(req), id, token);
     if (!job || !token) throw forbidden();
     return { job, token };
   }
 
   api.put('/jobs/:id', { schema: { params: JobIdParams, body: UpdateJobBody }, config: RAW }, async (req, reply) => {
+    // The platform requires the token here; a JOB-TOKEN header stands in for it (notes §8.3).
+    if (req.body.token === undefined && header(req, 'job-token') === undefined) throw paramError('token is missing');
     const { job } = await requireJob(req, req.params.id, req.body.token);
     const state = req.body.state;
     if (state !== undefined && state !== 'running' && state !== 'success' && state !== 'failed') {
@@ -123,7 +131,7 @@ export const runnerJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
   });
 
   api.patch('/jobs/:id/trace', { schema: { params: JobIdParams, querystring: TraceQuery }, config: RAW }, async (req, reply) => {
-    const { job, token } = await requireJob(req, req.params.id, undefined);
+    const { job, token } = await requireJob(req, req.params.id, req.query.token);
     const range = header(req, 'content-range');
     if (!range) throw paramError('400 Missing header Content-Range');
     const match = /^(\d+)-(\d+)$/.exec(range.trim());

@@ -27,7 +27,7 @@ export const UpdateJobBody = Params({
   runtime_environment_key: Type.Optional(Type.String()),
 });
 
-export const TraceQuery = Params({ debug_trace: Type.Optional(Type.String()) });
+export const TraceQuery = Params({ token: Type.Optional(Type.String()), debug_trace: Type.Optional(Type.String()) });
 
 /** A job request's answer: the job (notes §1.4), written by job-payload.ts. */
 export const JobPayloadEntity = Type.Record(Type.String(), Type.Unknown());

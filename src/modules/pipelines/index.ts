@@ -4,7 +4,7 @@
 export { onPendingBuilds, queueTick, wakeRunnerRequests, PENDING_BUILDS_CHANNEL } from './pending-builds.ts';
 export { type CiAbility, ciAbilities } from './ci-abilities.ts';
 export { loadCi, loadedCi } from './ci-loader.ts';
-export { processLater } from './pipeline-work.ts';
+export { processLater, processManyLater } from './pipeline-work.ts';
 export { processInTransaction } from './processing.ts';
 export { DEFAULT_CONFIG_PATH, includeResolver, readPipelineConfig } from './pipeline-config.ts';
 export { type ScopedVariable, scopeCovers, variablesForEnvironment, variablesForProject } from './reaching-variables.ts';

@@ -2,13 +2,12 @@
 // `ci_config_path` (empty: `.gitlab-ci.yml`; `file.yml@group/project[:ref]`: another project's
 // file) at the pipeline's commit; `include:local` from the same commit; `include:project` from a
 // project of this instance the user may read; `include:remote` over HTTP(S), refused for local
-// addresses unless the instance allows them, as webhooks are.
-import dns from 'node:dns/promises';
-import net from 'node:net';
+// addresses unless the instance allows them, as webhooks are, and fetched from the address checked.
 import type { Kysely } from 'kysely';
 import { projectAbilities } from '../../core/access/abilities.ts';
 import { projectAccessLevel } from '../../core/access/authorizations.ts';
 import type { Actor } from '../../core/auth/actor.ts';
+import { type OutboundResponse, OutboundError, checkedGet } from '../../core/outbound-http.ts';
 import type { ServiceContext } from '../../core/context.ts';
 import type { DB, ProjectRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
@@ -99,43 +98,27 @@ export function includeResolver(ctx: ServiceContext, project: ProjectRow | null,
   };
 }
 
-function isLocalAddress(address: string): boolean {
-  if (net.isIPv4(address)) {
-    const [a, b] = address.split('.').map(Number);
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b < 128);
-  }
-  const lower = address.toLowerCase();
-  if (lower.startsWith('::ffff:')) return isLocalAddress(lower.slice(7));
-  return lower === '::1' || lower === '::' || lower.startsWith('fc') || lower.startsWith('fd') || lower.startsWith('fe80');
-}
-
+/** An `include:remote` file, fetched with the address protections of webhooks (core/outbound-http). */
 async function fetchRemote(ctx: ServiceContext, url: string): Promise<string> {
-  const failed = () => new CiConfigError(`Remote file \`${url}\` could not be fetched because of a socket error!`);
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new CiConfigError(`Remote file \`${url}\` does not have a valid address!`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new CiConfigError(`Remote file \`${url}\` does not have a valid address!`);
   const settings = await applicationSettings(ctx.db);
-  if (!settings.allow_local_requests_from_web_hooks_and_services) {
-    const host = parsed.hostname.replace(/^\[|\]$/g, '');
-    const addresses = net.isIP(host) ? [host] : await dns.lookup(host, { all: true }).then((all) => all.map((a) => a.address), () => null);
-    if (addresses === null) throw failed();
-    if (addresses.some(isLocalAddress)) throw new CiConfigError(`Remote file \`${url}\` could not be fetched because of a blocked request: requests to the local network are not allowed`);
-  }
+  let response: OutboundResponse;
   try {
-    const response = await fetch(parsed, { redirect: 'error', signal: AbortSignal.timeout(REMOTE_TIMEOUT_MS) });
-    if (!response.ok) throw new CiConfigError(`Remote file \`${url}\` could not be fetched because of HTTP code \`${response.status}\` error!`);
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > MAX_CONFIG_BYTES) throw new CiConfigError('The parsed YAML is too big');
-    const text = await response.text();
-    if (text.length > MAX_CONFIG_BYTES) throw new CiConfigError('The parsed YAML is too big');
-    return text;
+    response = await checkedGet(url, { allowLocal: settings.allow_local_requests_from_web_hooks_and_services, timeoutMs: REMOTE_TIMEOUT_MS, maxBytes: MAX_CONFIG_BYTES });
   } catch (error) {
-    if (error instanceof CiConfigError) throw error;
-    if ((error as Error).name === 'TimeoutError') throw new CiConfigError(`Remote file \`${url}\` could not be fetched because of a timeout error!`);
-    throw failed();
+    if (!(error instanceof OutboundError)) throw error;
+    switch (error.failure) {
+      case 'invalid':
+        throw new CiConfigError(`Remote file \`${url}\` does not have a valid address!`);
+      case 'blocked':
+        throw new CiConfigError(`Remote file could not be fetched because ${error.message}!`);
+      case 'timeout':
+        throw new CiConfigError(`Remote file \`${url}\` could not be fetched because of a timeout error!`);
+      case 'too_large':
+        throw new CiConfigError('The parsed YAML is too big');
+      default:
+        throw new CiConfigError(`Remote file \`${url}\` could not be fetched because of a socket error!`);
+    }
   }
+  if (response.status >= 400) throw new CiConfigError(`Remote file \`${url}\` could not be fetched because of HTTP code \`${response.status}\` error!`);
+  return response.body.toString('utf8');
 }

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { type JobDeclaration, enqueue } from '../../jobs/queue.ts';
+import { type JobDeclaration, enqueue, enqueueMany } from '../../jobs/queue.ts';
 
 const PipelinePayload = Type.Object({ pipelineId: Type.Integer() }, { additionalProperties: false });
 const BridgePayload = Type.Object({ bridgeId: Type.Integer() }, { additionalProperties: false });
@@ -16,6 +16,11 @@ export const CREATE_DOWNSTREAM: JobDeclaration<typeof BridgePayload> = { name: '
 export function processLater(db: Kysely<DB>, pipelineId: number, runAt?: Date): Promise<number | null> {
   const dedupeKey = runAt ? `${pipelineId}@${runAt.toISOString()}` : String(pipelineId);
   return enqueue(db, PROCESS_PIPELINE, { pipelineId }, { dedupeKey, runAt });
+}
+
+/** Queues the processing of several pipelines in one statement. */
+export async function processManyLater(db: Kysely<DB>, pipelineIds: readonly number[]): Promise<void> {
+  await enqueueMany(db, PROCESS_PIPELINE, [...new Set(pipelineIds)].map((pipelineId) => ({ payload: { pipelineId }, dedupeKey: String(pipelineId) })));
 }
 
 /** The ref that keeps a pipeline's commit fetchable while it runs (the runner fetches it, notes §1.4). */

@@ -1,7 +1,7 @@
 // Reading pipelines: the project's list with every filter and order of the 14.x API, one
 // pipeline, its variables, and what its detail shows (its user, coverage, warnings).
-import type { Kysely } from 'kysely';
-import type { Countable } from '../../core/pagination.ts';
+import { type Kysely, PostgresAdapter, type SqlBool, sql } from 'kysely';
+import { type Countable, cappedCount } from '../../core/pagination.ts';
 import type { SecretBox } from '../../core/secret-box.ts';
 import type { CiPipelineRow, DB, UserRow } from '../../db/schema.ts';
 import { DANGLING_SOURCES, type ListPipelinesQuery } from './pipelines.schemas.ts';
@@ -12,7 +12,11 @@ const SCOPE_STATUSES: Record<string, string[]> = {
   finished: ['success', 'failed', 'canceled', 'skipped'],
 };
 
-export function findPipelines(db: Kysely<DB>, projectId: number, filters: ListPipelinesQuery) {
+/**
+ * The project's pipelines that the filters keep. Each common filter, alone or with a status, is an
+ * index range in id order (migration 0015), so a page reads the first entries of one range.
+ */
+function filteredPipelines(db: Kysely<DB>, projectId: number, filters: ListPipelinesQuery, forPage: boolean) {
   let q = db.selectFrom('ci_pipelines').selectAll('ci_pipelines').where('ci_pipelines.project_id', '=', projectId);
   const scope = filters.scope;
   if (scope && SCOPE_STATUSES[scope]) q = q.where('ci_pipelines.status', 'in', SCOPE_STATUSES[scope]);
@@ -39,11 +43,23 @@ export function findPipelines(db: Kysely<DB>, projectId: number, filters: ListPi
   if (filters.yaml_errors === true) q = q.where('ci_pipelines.yaml_errors', 'is not', null);
   if (filters.yaml_errors === false) q = q.where('ci_pipelines.yaml_errors', 'is', null);
   if (filters.username) {
-    const username = filters.username;
-    q = q.where('ci_pipelines.user_id', 'in', (eb) => eb.selectFrom('users').select('id').where((x) => x(x.fn('lower', ['username']), '=', username.toLowerCase())));
+    // One user at most (usernames are unique): an equality, which the user's index range serves in id order.
+    const username = filters.username.toLowerCase();
+    q = q.where('ci_pipelines.user_id', '=', (eb) => eb.selectFrom('users').select('id').where((x) => x(x.fn('lower', ['username']), '=', username)));
   }
-  if (filters.updated_after) q = q.where('ci_pipelines.updated_at', '>', new Date(filters.updated_after).toISOString());
-  if (filters.updated_before) q = q.where('ci_pipelines.updated_at', '<', new Date(filters.updated_before).toISOString());
+  // SQLite keeps no statistics of how many rows a time bound keeps, and would sort the bound's whole
+  // range of the updated_at index to find a page: there a page walks the pipelines newest first
+  // (`+column` keeps the index out of the plan), among which the recently updated ones are. The
+  // count reads that index; PostgreSQL weighs both plans itself.
+  const walk = forPage && !(db.getExecutor().adapter instanceof PostgresAdapter);
+  const updated = (op: '<' | '>', at: string) => sql<SqlBool>`${walk ? sql`+` : sql``}${sql.ref('ci_pipelines.updated_at')} ${sql.raw(op)} ${new Date(at).toISOString()}`;
+  if (filters.updated_after) q = q.where(updated('>', filters.updated_after));
+  if (filters.updated_before) q = q.where(updated('<', filters.updated_before));
+  return q;
+}
+
+export function findPipelines(db: Kysely<DB>, projectId: number, filters: ListPipelinesQuery) {
+  let q = filteredPipelines(db, projectId, filters, true);
   const direction = filters.sort ?? 'desc';
   const order = filters.order_by ?? 'id';
   if (order !== 'id') q = q.orderBy(`ci_pipelines.${order}`, direction);
@@ -60,6 +76,14 @@ const FILTERS = ['scope', 'status', 'source', 'ref', 'sha', 'yaml_errors', 'name
 export function projectCount(db: Kysely<DB>, projectId: number, what: 'pipelines' | 'jobs', filters: Record<string, unknown>): Countable[] | undefined {
   if (FILTERS.some((f) => filters[f] !== undefined)) return undefined;
   return [{ tally: db.selectNoFrom((eb) => eb.fn.coalesce(eb.selectFrom('ci_project_counts').select(what).where('project_id', '=', projectId), eb.lit(0)).as('count')) }];
+}
+
+/**
+ * What X-Total of a pipelines list counts: the project's counter without filters; else the
+ * filtered rows up to the 10,001 that tell a total not shown, from the filters' index range.
+ */
+export function pipelinesCount(db: Kysely<DB>, projectId: number, filters: ListPipelinesQuery): Countable[] {
+  return projectCount(db, projectId, 'pipelines', filters) ?? [cappedCount(db, filteredPipelines(db, projectId, filters, false))];
 }
 
 export async function findPipeline(db: Kysely<DB>, projectId: number, id: number): Promise<CiPipelineRow | null> {

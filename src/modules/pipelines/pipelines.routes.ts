@@ -12,7 +12,7 @@ import type { CiPipelineRow } from '../../db/schema.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { loadCi } from './ci-loader.ts';
 import { processPipelineNow } from './pipeline-processing.jobs.ts';
-import { findPipeline, findPipelines, latestPipeline, pipelineDetailParts, pipelineVariables, projectCount } from './pipelines.finder.ts';
+import { findPipeline, findPipelines, latestPipeline, pipelineDetailParts, pipelineVariables, pipelinesCount } from './pipelines.finder.ts';
 import { type PipelineView, presentPipeline, presentPipelineBasic } from './pipelines.presenter.ts';
 import {
   CreatePipelineBody,
@@ -54,7 +54,7 @@ export const pipelineRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: ProjectParams, querystring: ListPipelinesQuery, response: { 200: Type.Array(PipelineBasicEntity) } }, config: OPTIONAL, preHandler: loadCi('read_pipeline') },
     async (req, reply) => {
       const projectId = loadedProject(req).row.id;
-      const rows = await paginate(req, reply, findPipelines(db, projectId, req.query), { countParts: projectCount(db, projectId, 'pipelines', req.query) });
+      const rows = await paginate(req, reply, findPipelines(db, projectId, req.query), { countParts: pipelinesCount(db, projectId, req.query) });
       const shown = view(req);
       return rows.map((r) => presentPipelineBasic(r, shown));
     },

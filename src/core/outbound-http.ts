@@ -1,0 +1,160 @@
+// GET requests to addresses that users give (a remote CI include; webhooks and integrations alike),
+// with the platform's address protections (its UrlBlocker): the host name is resolved once, a name
+// with any address on this machine or the local network is refused unless the instance allows
+// local requests, and the connection goes to the address that was checked, with the URL's host in
+// the Host header and as the TLS server name (whose certificate is verified for that name). A
+// second answer of the name's DNS (rebinding) reaches nothing. Redirects are followed the same way,
+// each hop resolved and checked.
+import dns from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import os from 'node:os';
+
+/** A host name's addresses, in the resolver's order. */
+export type Lookup = (hostname: string) => Promise<string[]>;
+
+export interface OutboundOptions {
+  /** The instance's allow_local_requests_from_web_hooks_and_services. */
+  allowLocal: boolean;
+  /** For the whole exchange, redirects included. */
+  timeoutMs: number;
+  /** A longer body fails with 'too_large'. */
+  maxBytes: number;
+  lookup?: Lookup;
+}
+
+export type OutboundFailure = 'invalid' | 'blocked' | 'unresolved' | 'timeout' | 'failed' | 'too_large';
+
+export class OutboundError extends Error {
+  readonly failure: OutboundFailure;
+  constructor(failure: OutboundFailure, message: string = failure) {
+    super(message);
+    this.failure = failure;
+  }
+}
+
+export interface OutboundResponse {
+  status: number;
+  body: Buffer;
+}
+
+/** How many redirects are followed (HTTParty's limit). */
+const MAX_REDIRECTS = 5;
+
+const systemLookup: Lookup = async (hostname) => (await dns.lookup(hostname, { all: true })).map((a) => a.address);
+
+const ipv4 = (address: string) => address.split('.').map(Number);
+const ownAddresses = () => Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.toLowerCase()));
+
+/** Whether an IPv6 address's first group (written in full, as resolvers write these) matches. */
+const firstGroup = (address: string, pattern: RegExp) => pattern.test(address.split(':')[0]);
+
+/**
+ * The platform's checks in its order: the first that any address of a name fails refuses it.
+ * 0.0.0.0/8 ("this network") is refused with the loopback addresses.
+ */
+const RULES: [string, (address: string, own: string[]) => boolean][] = [
+  ['Requests to localhost are not allowed', (a, own) => a === '::' || a === '0.0.0.0' || own.includes(a)],
+  ['Requests to loopback addresses are not allowed', (a) => (net.isIPv4(a) ? [127, 0].includes(ipv4(a)[0]) : a === '::1')],
+  ['Requests to the local network are not allowed', (a) => {
+    // fc00::/7 unique local, fec0::/10 site local.
+    if (!net.isIPv4(a)) return firstGroup(a, /^(f[cd][0-9a-f]{2}|fe[c-f][0-9a-f])$/);
+    const [x, y] = ipv4(a);
+    return x === 10 || (x === 172 && y >= 16 && y < 32) || (x === 192 && y === 168);
+  }],
+  ['Requests to the link local network are not allowed', (a) => (net.isIPv4(a) ? a.startsWith('169.254.') : firstGroup(a, /^fe[89ab][0-9a-f]$/))],
+  ['Requests to the shared address space are not allowed', (a) => net.isIPv4(a) && ipv4(a)[0] === 100 && ipv4(a)[1] >= 64 && ipv4(a)[1] < 128],
+  ['Requests to the limited broadcast address are not allowed', (a) => a === '255.255.255.255'],
+];
+
+/** Why the platform refuses a name with these addresses when local requests are not allowed; null when it does not. */
+export function blockedReason(addresses: readonly string[]): string | null {
+  // An IPv4 address written as IPv6 is checked as itself.
+  const plain = addresses.map((a) => a.toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, ''));
+  const own = ownAddresses();
+  return RULES.find(([, fails]) => plain.some((a) => fails(a, own)))?.[0] ?? null;
+}
+
+function parse(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new OutboundError('invalid');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new OutboundError('invalid');
+  return parsed;
+}
+
+/** The address to connect to for a URL: its host's first address, once every address passed the check. */
+async function checkedAddress(url: URL, options: OutboundOptions): Promise<string> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = net.isIP(host) ? [host] : await (options.lookup ?? systemLookup)(host);
+  } catch {
+    throw new OutboundError('unresolved');
+  }
+  if (addresses.length === 0) throw new OutboundError('unresolved');
+  if (!options.allowLocal) {
+    const reason = blockedReason(addresses);
+    if (reason) throw new OutboundError('blocked', `URL '${url.href}' is blocked: ${reason}`);
+  }
+  return addresses[0];
+}
+
+/** One request to the checked address; a redirect answers its Location. */
+async function getOnce(url: URL, options: OutboundOptions, deadline: number): Promise<OutboundResponse & { location?: string }> {
+  const address = await checkedAddress(url, options);
+  const secure = url.protocol === 'https:';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const request = (secure ? https : http).request({
+    host: address,
+    port: url.port || (secure ? 443 : 80),
+    path: `${url.pathname}${url.search}`,
+    headers: { host: url.host },
+    ...(secure && !net.isIP(host) ? { servername: host } : {}),
+    agent: false,
+  });
+  let failure = new OutboundError('failed');
+  const fail = (error: OutboundError) => {
+    failure = error;
+    request.destroy();
+  };
+  const timer = setTimeout(() => fail(new OutboundError('timeout')), Math.max(0, deadline - Date.now()));
+  try {
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      request.once('response', resolve);
+      request.once('error', reject);
+      request.end();
+    });
+    if (Number(response.headers['content-length'] ?? 0) > options.maxBytes) fail(new OutboundError('too_large'));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > options.maxBytes) fail(new OutboundError('too_large'));
+      chunks.push(chunk);
+    }
+    if (!response.complete) throw failure;
+    return { status: response.statusCode ?? 0, body: Buffer.concat(chunks), location: response.headers.location };
+  } catch {
+    throw failure;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** GETs a URL given by a user; throws OutboundError. A status of 400 and above is the caller's to judge. */
+export async function checkedGet(url: string, options: OutboundOptions): Promise<OutboundResponse> {
+  const deadline = Date.now() + options.timeoutMs;
+  let target = parse(url);
+  for (let redirects = 0; ; redirects++) {
+    const response = await getOnce(target, options, deadline);
+    const redirected = response.status >= 300 && response.status < 400 && response.location !== undefined;
+    if (!redirected) return { status: response.status, body: response.body };
+    if (redirects === MAX_REDIRECTS) throw new OutboundError('failed');
+    target = parse(new URL(response.location as string, target).href);
+  }
+}
