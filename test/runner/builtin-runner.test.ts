@@ -138,9 +138,10 @@ test('a pushed configuration runs on the built-in runner: stages, needs, artifac
     'the pipeline to settle',
     async () => {
       const p = (await instance.api('GET', `/projects/${project.id}/pipelines/${pipelineId}`)).body;
+      if (process.env.DEBUG_E2E) console.error(p.status, JSON.stringify([...(await jobsByName(instance, project.id, pipelineId))].map(([n, j]) => [n, j.status])));
       return ['success', 'failed', 'canceled'].includes(p.status) ? p : undefined;
     },
-    120_000,
+    30_000,
   );
   let jobs = await jobsByName(instance, project.id, pipelineId);
   const statuses = Object.fromEntries([...jobs].map(([name, j]) => [name, j.status]));
