@@ -4,7 +4,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { JobPayload } from './runner-api.ts';
-import { runProcess } from './processes.ts';
 
 export class GitSourceError extends Error {}
 
@@ -14,7 +13,8 @@ interface SourceOptions {
   variable: (key: string) => string | undefined;
   env: Record<string, string>;
   line: (text: string) => void;
-  output: (chunk: Buffer) => void;
+  /** Runs a command to its end, as the job's current process (which a cancellation or the time limit ends); its exit code. */
+  run: (command: string, args: string[], env: Record<string, string>) => Promise<number>;
 }
 
 export async function getSources(job: JobPayload, options: SourceOptions): Promise<void> {
@@ -30,7 +30,7 @@ export async function getSources(job: JobPayload, options: SourceOptions): Promi
   // No prompt for a password, no helper of the host's, no hooks run from the fetched repository.
   const env = { ...options.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_LFS_SKIP_SMUDGE: '1' };
   const git = async (...args: string[]) => {
-    const code = await runProcess('git', ['-c', 'core.hooksPath=/dev/null', ...args], { cwd: projectDir, env, output: options.output });
+    const code = await options.run('git', ['-c', 'core.hooksPath=/dev/null', ...args], env);
     if (code !== 0) throw new GitSourceError(`git ${args[0]} failed with exit code ${code}`);
   };
   if (strategy === 'clone') await fs.rm(projectDir, { recursive: true, force: true });

@@ -18,7 +18,7 @@ import { sandboxed } from './sandbox.ts';
 import { PRODUCT_REVISION, PRODUCT_VERSION } from '../version.ts';
 
 /** The real runner's limit for `after_script`. */
-const AFTER_SCRIPT_TIMEOUT_MS = 5 * 60 * 1000;
+const AFTER_SCRIPT_TIMEOUT_SECONDS = 5 * 60;
 const gzip = promisify(zlib.gzip);
 
 export interface JobRunOptions {
@@ -57,16 +57,28 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
   await fs.rm(tmpDir, { recursive: true, force: true });
   await fs.mkdir(tmpDir, { recursive: true, mode: 0o700 });
 
+  // The process running now (git, or a shell) and the transfers: ended at once when the server
+  // stops the job, when its time is up, or when the runner stops without waiting.
   let current: Started | null = null;
   let stoppedBy: string | null = null;
+  let deadlinePassed = false;
+  const halt = new AbortController();
+  const stop = () => {
+    current?.kill();
+    halt.abort();
+  };
   const secrets = [job.token, ...job.variables.filter((v) => v.masked).map((v) => v.value)];
   const log = new JobLog(options.api, job, path.join(tmpDir, 'job.log'), secrets, (jobStatus) => {
     stoppedBy = jobStatus;
-    current?.kill();
+    stop();
   });
-  const onAbort = () => current?.kill();
-  options.abort.addEventListener('abort', onAbort);
-  const deadline = Date.now() + (job.runner_info.timeout || 3600) * 1000;
+  options.abort.addEventListener('abort', stop);
+  const timeoutSeconds = job.runner_info.timeout || 3600;
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  const deadlineTimer = setTimeout(() => {
+    deadlinePassed = true;
+    stop();
+  }, timeoutSeconds * 1000);
 
   const runnerVariables: PayloadVariable[] = [
     { key: 'CI_PROJECT_DIR', value: projectDir },
@@ -83,23 +95,24 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
   const env = await jobEnvironment(job.variables, runnerVariables, tmpDir);
   const variable = (key: string) => (key in env ? env[key] : undefined);
   const write = (chunk: Buffer) => log.write(chunk);
+  const run = async (command: string, args: string[], runEnv: Record<string, string>) => {
+    current = startProcess(command, args, { cwd: projectDir, env: runEnv, output: write });
+    const code = await current.exited;
+    current = null;
+    return code;
+  };
 
-  /** Runs commands in one shell, within `ms`; its exit code, or a failure when time ran out or the job was stopped. */
-  const shell = async (commands: readonly string[], ms: number, extraEnv: Record<string, string> = {}, name = 'script'): Promise<number> => {
+  /** Runs commands in one shell, within `seconds`; its exit code, or a failure when that time ran out. */
+  const shell = async (commands: readonly string[], seconds: number, extraEnv: Record<string, string> = {}, name = 'script'): Promise<number> => {
     const file = path.join(tmpDir, `${name}.sh`);
     await fs.writeFile(file, shellScript(commands, projectDir), { mode: 0o700 });
     const [command, args] = sandboxed(options.sandbox, ['bash', '--noprofile', '--norc', file], [projectDir, tmpDir]);
-    let timedOut = false;
-    current = startProcess(command, args, { cwd: projectDir, env: { ...env, ...extraEnv }, output: write });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      current?.kill();
-    }, Math.max(0, ms));
-    const code = await current.exited;
+    const end = Date.now() + seconds * 1000;
+    const timer = setTimeout(() => current?.kill(), Math.max(0, end - Date.now()));
+    const code = await run(command, args, { ...env, ...extraEnv });
     clearTimeout(timer);
-    current = null;
     if (stoppedBy !== null || options.abort.aborted) return code;
-    if (timedOut) throw new JobFailure('job_execution_timeout', `execution took longer than ${Math.round(ms / 1000)} seconds`);
+    if (Date.now() >= end) throw new JobFailure('job_execution_timeout', `execution took longer than ${Math.round(seconds)} seconds`);
     return code;
   };
 
@@ -116,13 +129,13 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
     let scriptOk = false;
     try {
       end = log.section('get_sources', 'Getting source from Git repository');
-      await getSources(job, { projectDir, variable, env, line: (t) => log.line(t), output: write });
+      await getSources(job, { projectDir, variable, env, line: (t) => log.line(t), run });
       end();
       await restoreCaches(job.cache ?? [], { projectDir, cacheDir: options.cacheDir, projectPath, variable, log });
-      await downloadDependencies(job, options.api, projectDir, tmpDir, log);
+      await downloadDependencies(job, options.api, projectDir, tmpDir, log, halt.signal);
       const script = job.steps.find((s) => s.name === 'script');
       end = log.section('step_script', 'Executing "step_script" stage of the job script');
-      const code = script ? await shell(script.script, deadline - Date.now()) : 0;
+      const code = script ? await shell(script.script, (deadline - Date.now()) / 1000) : 0;
       end();
       scriptOk = code === 0;
       if (stoppedBy !== null) return { state: 'stopped', jobStatus: stoppedBy };
@@ -138,7 +151,9 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
       if (stoppedBy !== null) return { state: 'stopped', jobStatus: stoppedBy };
       const failure = options.abort.aborted
         ? new JobFailure('runner_system_failure', 'the runner stopped')
-        : error instanceof JobFailure
+        : deadlinePassed
+          ? new JobFailure('job_execution_timeout', `execution took longer than ${timeoutSeconds} seconds`)
+          : error instanceof JobFailure
           ? error
           : new JobFailure(error instanceof GitSourceError ? 'unknown_failure' : 'runner_system_failure', (error as Error).message);
       if (failure.reason !== 'script_failure' && failure.reason !== 'job_execution_timeout') {
@@ -156,7 +171,7 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
       if (!after || after.script.length === 0) return;
       const endAfter = log.section('after_script', 'Running after_script');
       log.line('Running after script...');
-      const code = await shell(after.script, AFTER_SCRIPT_TIMEOUT_MS, { CI_JOB_STATUS: status }, 'after_script').catch((error: Error) => {
+      const code = await shell(after.script, AFTER_SCRIPT_TIMEOUT_SECONDS, { CI_JOB_STATUS: status }, 'after_script').catch((error: Error) => {
         log.line(`\x1b[0;33mWARNING: after_script failed: ${error.message}\x1b[0;m`);
         return 0;
       });
@@ -165,7 +180,8 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
     }
   })();
 
-  options.abort.removeEventListener('abort', onAbort);
+  options.abort.removeEventListener('abort', stop);
+  clearTimeout(deadlineTimer);
   if (outcome.state === 'success') log.line('\x1b[32;1mJob succeeded\x1b[0;m');
   else if (outcome.state === 'failed') log.line(`\x1b[31;1mERROR: Job failed: ${outcome.message}\x1b[0;m`);
   const trace = await log.finish();
@@ -184,14 +200,14 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
   }
 }
 
-async function downloadDependencies(job: JobPayload, api: RunnerApi, projectDir: string, tmpDir: string, log: JobLog): Promise<void> {
+async function downloadDependencies(job: JobPayload, api: RunnerApi, projectDir: string, tmpDir: string, log: JobLog, signal: AbortSignal): Promise<void> {
   const withArtifacts = job.dependencies.filter((d) => d.artifacts_file);
   if (withArtifacts.length === 0) return;
   const end = log.section('download_artifacts', 'Downloading artifacts');
   for (const dep of withArtifacts) {
     log.line(`Downloading artifacts for ${dep.name} (${dep.id})...`);
     const file = path.join(tmpDir, `dependency-${dep.id}.zip`);
-    await api.downloadArtifacts(dep.id, dep.token, file);
+    await api.downloadArtifacts(dep.id, dep.token, file, signal);
     await unpackZip(file, projectDir, (m) => log.line(`\x1b[0;33mWARNING: ${m}\x1b[0;m`));
     await fs.rm(file, { force: true });
   }

@@ -37,8 +37,3 @@ export function startProcess(command: string, args: readonly string[], options: 
     },
   };
 }
-
-/** Runs a command to its end; its exit code. */
-export function runProcess(command: string, args: readonly string[], options: { cwd: string; env: Record<string, string>; output: (chunk: Buffer) => void }): Promise<number> {
-  return startProcess(command, args, options).exited;
-}

@@ -8,6 +8,10 @@ import { PRODUCT_REVISION, PRODUCT_VERSION } from '../version.ts';
 
 export const RUNNER_NAME = 'quarry-runner';
 
+/** How long a call may wait for its answer; a job request, held by the server, up to the real runner's 10 minutes. */
+const CALL_TIMEOUT_MS = 60_000;
+const JOB_REQUEST_TIMEOUT_MS = 10 * 60_000;
+
 /** What this runner can do, as the real runner advertises it; the server refuses jobs needing more. */
 export const FEATURES = {
   variables: true,
@@ -104,14 +108,20 @@ export class RunnerApi {
     this.base = `${url.replace(/\/+$/, '')}/api/v4`;
   }
 
-  private async call(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; body?: RequestInit['body']; signal?: AbortSignal; duplex?: boolean } = {}): Promise<Response> {
+  /**
+   * One call. A call that gets no answer within `timeoutMs` (a minute unless said; null: no limit,
+   * for transfers whose length depends on their size) fails, so that nothing waits forever.
+   */
+  private async call(method: string, path: string, init: { json?: unknown; headers?: Record<string, string>; body?: RequestInit['body']; signal?: AbortSignal; timeoutMs?: number | null } = {}): Promise<Response> {
     const headers: Record<string, string> = { 'user-agent': `${RUNNER_NAME} ${PRODUCT_VERSION}`, ...init.headers };
     let body = init.body;
     if (init.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.json);
     }
-    return fetch(`${this.base}${path}`, { method, headers, body, signal: init.signal, ...(init.duplex ? { duplex: 'half' } : {}) } as RequestInit);
+    const timeoutMs = init.timeoutMs === undefined ? CALL_TIMEOUT_MS : init.timeoutMs;
+    const signals = [init.signal, timeoutMs === null ? undefined : AbortSignal.timeout(timeoutMs)].filter((s): s is AbortSignal => s !== undefined);
+    return fetch(`${this.base}${path}`, { method, headers, body, signal: signals.length ? AbortSignal.any(signals) : undefined });
   }
 
   /** POST /runners: a new runner's token, from a registration token. */
@@ -134,7 +144,7 @@ export class RunnerApi {
 
   /** POST /jobs/request: a job (201), or none (204) with the queue's version to wait on next time. */
   async requestJob(token: string, lastUpdate: string | null, signal: AbortSignal): Promise<{ job: JobPayload | null; lastUpdate: string | null }> {
-    const res = await this.call('POST', '/jobs/request', { json: { token, info: runnerInfo(), ...(lastUpdate !== null ? { last_update: lastUpdate } : {}) }, signal });
+    const res = await this.call('POST', '/jobs/request', { json: { token, info: runnerInfo(), ...(lastUpdate !== null ? { last_update: lastUpdate } : {}) }, signal, timeoutMs: JOB_REQUEST_TIMEOUT_MS });
     if (res.status === 201) return { job: (await res.json()) as JobPayload, lastUpdate };
     await res.body?.cancel();
     if (res.status === 204) return { job: null, lastUpdate: res.headers.get('x-gitlab-last-update') ?? lastUpdate };
@@ -166,14 +176,14 @@ export class RunnerApi {
     form.append('file', await fs.openAsBlob(file), fileName);
     const params = new URLSearchParams({ artifact_type: query.artifact_type, artifact_format: query.artifact_format });
     if (query.expire_in) params.set('expire_in', query.expire_in);
-    const res = await this.call('POST', `/jobs/${job.id}/artifacts?${params}`, { headers: { 'job-token': job.token }, body: form });
+    const res = await this.call('POST', `/jobs/${job.id}/artifacts?${params}`, { headers: { 'job-token': job.token }, body: form, timeoutMs: null });
     const text = await res.text();
     if (res.status !== 201) throw new RunnerApiError(res.status, `uploading ${query.artifact_type} failed (${res.status}): ${text}`);
   }
 
   /** GET /jobs/:id/artifacts: a dependency's archive, written to `file`. */
-  async downloadArtifacts(jobId: number, token: string, file: string): Promise<void> {
-    const res = await this.call('GET', `/jobs/${jobId}/artifacts`, { headers: { 'job-token': token } });
+  async downloadArtifacts(jobId: number, token: string, file: string, signal: AbortSignal): Promise<void> {
+    const res = await this.call('GET', `/jobs/${jobId}/artifacts`, { headers: { 'job-token': token }, signal, timeoutMs: null });
     if (res.status !== 200 || !res.body) {
       await res.body?.cancel();
       throw new RunnerApiError(res.status, `downloading the artifacts of job ${jobId} failed (${res.status})`);

@@ -138,10 +138,15 @@ test('a pushed configuration runs on the built-in runner: stages, needs, artifac
     'the pipeline to settle',
     async () => {
       const p = (await instance.api('GET', `/projects/${project.id}/pipelines/${pipelineId}`)).body;
-      if (process.env.DEBUG_E2E) console.error(p.status, JSON.stringify([...(await jobsByName(instance, project.id, pipelineId))].map(([n, j]) => [n, j.status])));
       return ['success', 'failed', 'canceled'].includes(p.status) ? p : undefined;
     },
-    30_000,
+    120_000,
+    // What was left, with the logs of the jobs not finished.
+    async () => {
+      const left = [...(await jobsByName(instance, project.id, pipelineId))].filter(([, j]) => !['success', 'failed', 'canceled', 'manual'].includes(j.status));
+      const logs = await Promise.all(left.map(async ([name, j]) => `${name} (${j.status}):\n${await traceOf(instance, project.id, j.id)}`));
+      return logs.join('\n');
+    },
   );
   let jobs = await jobsByName(instance, project.id, pipelineId);
   const statuses = Object.fromEntries([...jobs].map(([name, j]) => [name, j.status]));

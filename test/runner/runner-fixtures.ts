@@ -20,8 +20,8 @@ export interface Instance {
   api<T = any>(method: string, target: string, body?: unknown): Promise<{ status: number; body: T; text: string }>;
   /** Creates a project and pushes `files` to its `main` branch; its id. */
   pushProject(name: string, files: Record<string, string>): Promise<{ id: number; path: string }>;
-  /** Waits until `check` returns a value (not undefined), polling every 100 ms. */
-  until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs?: number): Promise<T>;
+  /** Waits until `check` returns a value (not undefined), polling every 100 ms; on timeout the error tells what `describe` says. */
+  until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs?: number, describe?: () => Promise<string>): Promise<T>;
   /** Starts `quarry runner` as a process of its own. */
   runner(args: string[], env?: Record<string, string>): RunnerProcess;
   close(): Promise<void>;
@@ -91,7 +91,7 @@ export async function startInstance(env: Record<string, string> = {}): Promise<I
       await git.ok(['push', '-q', gitUrl(url, created.body.path_with_namespace, { login: 'root', password: ROOT_TOKEN }), 'main'], dir);
       return { id: created.body.id, path: created.body.path_with_namespace };
     },
-    async until(what, check, timeoutMs = 60_000) {
+    async until(what, check, timeoutMs = 60_000, describe) {
       const deadline = Date.now() + timeoutMs;
       let last: unknown;
       while (Date.now() < deadline) {
@@ -103,7 +103,8 @@ export async function startInstance(env: Record<string, string> = {}): Promise<I
         }
         await new Promise((r) => setTimeout(r, 100));
       }
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}\n--- server log ---\n${server.log().slice(-6000)}`);
+      const details = describe ? await describe().catch((error: unknown) => String(error)) : '';
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}\n${details}\n--- server log ---\n${server.log().slice(-6000)}`);
     },
     runner(args, extra = {}) {
       const child = spawn(process.execPath, [MAIN, 'runner', '--url', url, ...args], { env: { ...base, QUARRY_LOG_LEVEL: 'info', ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
