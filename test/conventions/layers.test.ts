@@ -14,6 +14,8 @@
 //   running anything.
 // - Only src/git starts processes: `node:child_process` is imported nowhere else (src/runner, a
 //   process of its own that runs job scripts, may too).
+// - src/runner is a client of the runner protocol over HTTP: it imports nothing of the server but
+//   src/version.ts, and the types of src/config.ts (for builtin.ts, which the server starts it by).
 // - A module is used from outside (other modules, jobs, the command line) only through its public
 //   surface: the files named by their role, `*.service.ts` (writes), `*.finder.ts` (reads),
 //   `*.schemas.ts` (entities), `*.presenter.ts` (row → entity), `*.validation.ts` (a model's
@@ -89,6 +91,9 @@ function layerViolations(graph: ImportGraph): string[] {
       if (under(file, 'src/db', 'src/git') && targetModule !== undefined) broken(`${file.split('/')[1]} imports no module`);
       if (file.endsWith('.presenter.ts') && under(target, 'src/db', 'src/git') && !typeOnly) broken('a presenter imports only types from db and git');
       if ((target === 'node:child_process' || target === 'child_process') && !MAY_SPAWN.some((dir) => file.startsWith(dir))) broken('only src/git starts processes');
+      if (under(file, 'src/runner') && target.startsWith('src/') && !under(target, 'src/runner') && target !== 'src/version.ts' && !(typeOnly && target === 'src/config.ts')) {
+        broken('the runner is a client of the API: it imports nothing of the server');
+      }
       if (isRoutes(target) && !isRoutes(file) && !WIRING.has(file)) broken('only routes and the wiring register routes');
       if (targetModule !== undefined && targetModule !== moduleOf(file)) {
         if (!PUBLIC_FILE.test(path.posix.basename(target))) broken(`not the public surface of module ${targetModule}`);
@@ -241,6 +246,7 @@ describe('the checker', () => {
       ['src/modules/b/b.routes.ts', imports()],
       ['src/modules/b/helpers.ts', imports()],
       ['src/jobs/task.ts', imports('src/modules/b/helpers.ts')],
+      ['src/runner/job.ts', imports('src/runner/log.ts', 'src/version.ts', 'type:src/config.ts', 'src/modules/b/b.service.ts', 'src/db/database.ts')],
     ]);
     assert.deepEqual(layerViolations(broken), [
       'src/core/errors.ts imports src/modules/a/a.service.ts: core imports no module',
@@ -255,6 +261,8 @@ describe('the checker', () => {
       'src/modules/a/a.presenter.ts imports src/db/database.ts: a presenter imports only types from db and git',
       'src/modules/a/a.presenter.ts imports src/git/run.ts: a presenter imports only types from db and git',
       'src/jobs/task.ts imports src/modules/b/helpers.ts: not the public surface of module b',
+      'src/runner/job.ts imports src/modules/b/b.service.ts: the runner is a client of the API: it imports nothing of the server',
+      'src/runner/job.ts imports src/db/database.ts: the runner is a client of the API: it imports nothing of the server',
       'import cycle between files: src/modules/a/a.finder.ts → src/modules/a/types.ts → src/modules/a/a.finder.ts',
       'import cycle between modules: a → b → a',
     ]);
