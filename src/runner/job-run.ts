@@ -126,7 +126,6 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
     end = log.section('prepare_script', 'Preparing environment');
     log.line(`Running on ${os.hostname()}...`);
     end();
-    let scriptOk = false;
     try {
       end = log.section('get_sources', 'Getting source from Git repository');
       await getSources(job, { projectDir, variable, env, line: (t) => log.line(t), run });
@@ -137,7 +136,7 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
       end = log.section('step_script', 'Executing "step_script" stage of the job script');
       const code = script ? await shell(script.script, (deadline - Date.now()) / 1000) : 0;
       end();
-      scriptOk = code === 0;
+      const scriptOk = code === 0;
       if (stoppedBy !== null) return { state: 'stopped', jobStatus: stoppedBy };
       if (options.abort.aborted) throw new JobFailure('runner_system_failure', 'the runner stopped');
       const failure = scriptOk ? null : new JobFailure('script_failure', `exit code ${code}`, code);
@@ -156,11 +155,9 @@ export async function runJob(job: JobPayload, options: JobRunOptions): Promise<v
           : error instanceof JobFailure
           ? error
           : new JobFailure(error instanceof GitSourceError ? 'unknown_failure' : 'runner_system_failure', (error as Error).message);
-      if (failure.reason !== 'script_failure' && failure.reason !== 'job_execution_timeout') {
-        // After a failure before or after the script, its artifacts for failures are still kept.
-        await uploadArtifacts(job, options.api, false, projectDir, tmpDir, log).catch(() => {});
-      } else if (failure.reason === 'job_execution_timeout') {
-        await afterScript('failed').catch(() => {});
+      // A job out of time is a failed job still: after_script, then the artifacts kept for failures.
+      if (failure.reason === 'job_execution_timeout') {
+        await afterScript('failed');
         await uploadArtifacts(job, options.api, false, projectDir, tmpDir, log).catch(() => {});
       }
       return { state: 'failed', reason: failure.reason, exitCode: failure.exitCode, message: failure.message };
