@@ -27,6 +27,8 @@ export type ScenarioKey =
   | 'commits-page-10'
   | 'commits-path'
   | 'commit-by-sha'
+  | 'commit-stats'
+  | 'archive'
   | 'create-user';
 
 /** What the load worker needs to know about the seeded server. */
@@ -81,13 +83,13 @@ const REPOSITORY_TARGET = { rps: 500, p99Ms: 50 };
 /** Reads of the repository through the object readers: memory speed, or at least half of GET /projects/:id. */
 const GIT_READ_TARGET: Target = { rps: 1000, p99Ms: 30, orShareOf: { key: 'project-by-id-member', share: 0.5 } };
 
-/** A repository scenario: as the administrator, on the fixture's project. */
-function onRepository(key: ScenarioKey, label: string, path: (counter: number, job: LoadJob) => string, target: Target = REPOSITORY_TARGET): Scenario {
+/** A repository scenario: as the administrator, on the fixture's project; `null`: measured, no target. */
+function onRepository(key: ScenarioKey, label: string, path: (counter: number, job: LoadJob) => string, target: Target | null = REPOSITORY_TARGET): Scenario {
   return {
     key,
     label,
     expectedStatus: 200,
-    target,
+    ...(target ? { target } : {}),
     next: (job, counter) => ({
       method: 'GET',
       path: `/api/v4/projects/${job.repositoryProjectId ?? 0}/repository/${path(counter, job)}`,
@@ -224,6 +226,11 @@ export const SCENARIOS: readonly Scenario[] = [
   onRepository('commits-page-10', 'GET /projects/:id/repository/commits?per_page=20&page=10', () => 'commits?per_page=20&page=10', GIT_READ_TARGET),
   onRepository('commits-path', 'GET /projects/:id/repository/commits?path=<dir>&per_page=20 (50 directories)', (k) => `commits?per_page=20&path=${fixtureDirectory(k)}`, GIT_READ_TARGET),
   onRepository('commit-by-sha', 'GET /projects/:id/repository/commits/:sha (100 commits)', (k, job) => `commits/${job.repositoryCommitIds[k % job.repositoryCommitIds.length] ?? 'main'}`, GIT_READ_TARGET),
+  // What still starts a git process, measured without a target: a commit's diff stats (one
+  // `diff-tree` walk per commit, then cached by its id) and an archive (one `git archive` per
+  // request, streamed).
+  onRepository('commit-stats', 'GET /projects/:id/repository/commits/:sha?stats=true (100 commits; diff-tree once per commit)', (k, job) => `commits/${job.repositoryCommitIds[k % job.repositoryCommitIds.length] ?? 'main'}?stats=true`, null),
+  onRepository('archive', 'GET /projects/:id/repository/archive.tar.gz?sha=<commit> (500 files; git archive per request)', (k, job) => `archive.tar.gz?sha=${job.repositoryCommitIds[k % job.repositoryCommitIds.length] ?? 'main'}`, null),
   {
     // Last, because it adds users that the list scenario would otherwise count.
     key: 'create-user',
