@@ -112,7 +112,8 @@ function serverEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('QUARRY_') && key !== 'DATABASE_URL' && key !== 'PORT' && key !== 'HOST') env[key] = value;
   }
-  return { ...env, HOST: '127.0.0.1', QUARRY_LOG_LEVEL: 'silent', ...settings };
+  // The server alone: the built-in runner, a process of its own, has its section (bench/runner.ts).
+  return { ...env, HOST: '127.0.0.1', QUARRY_LOG_LEVEL: 'silent', QUARRY_BUILTIN_RUNNER: '0', ...settings };
 }
 
 interface Server {
