@@ -86,12 +86,30 @@ function childPids(pid: number): number[] {
   return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
 }
 
-/** Resident memory of the server: its process and, with several workers, theirs too. */
-function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+/**
+ * Resident memory of the server: its process and, with several workers, theirs too (and the git
+ * processes of the moment; one that has just ended counts for nothing).
+ */
+function rssMb(pid: number, child = false): number {
+  let status = '';
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch (error) {
+    if (child) return 0;
+    throw error;
+  }
   const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-  if (!kb) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(kb) / 1024 + childPids(pid).reduce((sum, child) => sum + rssMb(child), 0);
+  if (!kb) {
+    if (child) return 0;
+    throw new Error(`no VmRSS for process ${pid}`);
+  }
+  let children: number[] = [];
+  try {
+    children = childPids(pid);
+  } catch {
+    // ended meanwhile
+  }
+  return Number(kb) / 1024 + children.reduce((sum, c) => sum + rssMb(c, true), 0);
 }
 
 /** The status of one GET, or null when nothing answers yet. */
