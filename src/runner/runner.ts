@@ -86,8 +86,21 @@ async function tokenWhenReachable(api: RunnerApi, options: RunnerOptions, signal
 
 export async function startRunner(options: RunnerOptions, signal: AbortSignal = new AbortController().signal): Promise<RunningRunner> {
   const api = new RunnerApi(options.url);
-  const { token, id } = await tokenWhenReachable(api, options, signal);
+  let { token, id } = await tokenWhenReachable(api, options, signal);
   const polling = new AbortController();
+  // A runner the server no longer knows (deleted, or the instance reset) registers again, once for
+  // all its slots, when it has a registration token.
+  let renewing: Promise<void> | null = null;
+  const renew = () =>
+    (renewing ??= tokenWhenReachable(api, options, polling.signal)
+      .then((fresh) => {
+        if (fresh.token !== token) options.log.info({ runner: fresh.id }, 'the server did not know this runner: registered again');
+        ({ token, id } = fresh);
+      })
+      .catch((error: unknown) => options.log.error({ err: (error as Error).message }, 'the server does not know this runner, and it cannot register again'))
+      .finally(() => {
+        renewing = null;
+      }));
   const ending = new AbortController();
   const running = new Set<Promise<void>>();
 
@@ -102,6 +115,7 @@ export async function startRunner(options: RunnerOptions, signal: AbortSignal = 
       } catch (error) {
         if (polling.signal.aborted) break;
         failures++;
+        if (error instanceof RunnerApiError && error.status === 403 && options.registrationToken) await renew();
         // The server is away or refuses: ask again later, more slowly each time, up to 15 seconds.
         if (failures === 1 || failures % 20 === 0) options.log.warn({ err: (error as Error).message }, 'asking for a job failed');
         await pause(Math.min(15_000, 250 * 2 ** Math.min(failures, 6)), polling.signal);
@@ -122,8 +136,12 @@ export async function startRunner(options: RunnerOptions, signal: AbortSignal = 
   options.log.info({ url: options.url, concurrent: options.concurrent, tags: options.tags, sandbox: options.sandbox }, 'runner started');
 
   return {
-    id,
-    token,
+    get id() {
+      return id;
+    },
+    get token() {
+      return token;
+    },
     async stop() {
       polling.abort();
       if (running.size > 0) {

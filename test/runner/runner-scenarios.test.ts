@@ -11,7 +11,7 @@ import { backgroundJobKinds } from '../../src/jobs/kinds.ts';
 import { type Worker, startWorker } from '../../src/jobs/worker.ts';
 import { dropStuckJobs } from '../../src/modules/ci-jobs/ci-jobs.service.ts';
 import { instanceRegistrationToken } from '../../src/modules/runners/runners.service.ts';
-import type { TestApp, TestUser } from '../harness.ts';
+import { ROOT_TOKEN, type TestApp, type TestUser } from '../harness.ts';
 import { listeningTestApp } from '../listening.ts';
 import { expectStatus } from '../matchers.ts';
 import { MAIN } from '../server-process.ts';
@@ -296,4 +296,15 @@ boxed:
   assert.match(log, /\nvar refused\n/);
   assert.equal(fs.existsSync(`/var/tmp/quarry-sandbox-probe-${process.pid}`), false);
   assert.equal(fs.existsSync(outside), false);
+});
+
+test('a runner the server no longer knows registers again and goes on taking jobs', async () => {
+  const runner = startRunner('renewed-runner', ['--tag-list', 'renewed']);
+  await until('the runner to start', async () => (runner.log().includes('runner started') ? true : undefined));
+  const row = await t.deps.db.selectFrom('ci_runners').select('id').where('description', '=', 'renewed-runner').executeTakeFirstOrThrow();
+  expectStatus(await t.del(`/api/v4/runners/${row.id}`, { token: ROOT_TOKEN }), 204);
+  const projectId = await projectRunning('again:\n  tags: [renewed]\n  script: [echo again]\n');
+  const { id } = await onlyJob(projectId);
+  assert.equal((await jobStatus(id, 'success', 'failed')).status, 'success');
+  assert.match(runner.log(), /registered again/);
 });
