@@ -16,6 +16,7 @@ import * as m0012 from './migrations/0012_pipeline_schedules.ts';
 import * as m0013 from './migrations/0013_commit_statuses.ts';
 import * as m0014 from './migrations/0014_ci_job_rest.ts';
 import * as m0015 from './migrations/0015_ci_indexes.ts';
+import * as m0016 from './migrations/0016_ci_job_scope_index.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -39,6 +40,7 @@ const migrations: [string, Migration][] = [
   ['0013_commit_statuses', m0013],
   ['0014_ci_job_rest', m0014],
   ['0015_ci_indexes', m0015],
+  ['0016_ci_job_scope_index', m0016],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */

@@ -10,7 +10,7 @@ import { ancestorIds, projectAccessLevel } from '../../core/access/authorization
 import { requireUser } from '../../core/access/guards.ts';
 import { serviceContext } from '../../core/context.ts';
 import { apiError, forbidden, notFound, unauthorized } from '../../core/errors.ts';
-import { paginate } from '../../core/pagination.ts';
+import { cappedCount, paginate } from '../../core/pagination.ts';
 import type { CiBuildRow, ProjectRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
@@ -74,8 +74,10 @@ export const ciJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: ProjectParams, querystring: ListJobsQuery, response: { 200: Type.Array(JobEntity) } }, config: OPTIONAL, preHandler: loadCi('read_build') },
     async (req, reply) => {
       const project = loadedProject(req).row;
-      const count = projectCount(db, project.id, 'jobs', req.query);
-      const rows = await paginate(req, reply, findJobs(db, { projectId: project.id }, { scope: req.query.scope, type: 'build' }), { countParts: count });
+      const jobs = findJobs(db, { projectId: project.id }, { scope: req.query.scope, type: 'build' });
+      // The project's counter, or the scoped rows up to the 10,001 that tell a total not shown.
+      const count = projectCount(db, project.id, 'jobs', req.query) ?? [cappedCount(db, jobs)];
+      const rows = await paginate(req, reply, jobs, { countParts: count });
       const shown = await view(req, project, rows);
       return rows.map((r) => presentJob(r, shown));
     },
