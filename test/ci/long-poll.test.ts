@@ -40,3 +40,22 @@ test('a waiting request gets the job as soon as it is pending; otherwise 204 onc
   assert.equal(answer.json().job_info.name, 'only');
   assert.ok(performance.now() - played < 500, 'handed out on waking, not at the end of the hold');
 });
+
+test('a waiting runner paused or deleted meanwhile takes nothing when a job becomes pending', async () => {
+  for (const change of ['pause', 'delete'] as const) {
+    const ci = await ciProject(t);
+    await ci.commitConfig('one:\n  script: [x]\n  when: manual\n');
+    const [pipeline] = await ci.pipelines();
+    const [job] = (await t.get(`/api/v4/projects/${ci.projectId}/pipelines/${pipeline.id}/jobs`, { token: ci.owner.token })).json() as { id: number }[];
+    const token = await ci.registerRunner();
+    const row = await t.deps.db.selectFrom('ci_runners').select('id').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const waiting = t.post('/api/v4/jobs/request', { body: { token, last_update: 'x' } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (change === 'pause') await t.deps.db.updateTable('ci_runners').set({ active: false }).where('id', '=', row.id).execute();
+    else await t.deps.db.deleteFrom('ci_runners').where('id', '=', row.id).execute();
+    expectStatus(await t.post(`/api/v4/projects/${ci.projectId}/jobs/${job.id}/play`, { token: ci.owner.token }), 200);
+    expectStatus(await waiting, 204);
+    const stored = await t.deps.db.selectFrom('ci_builds').select(['status', 'runner_id']).where('id', '=', job.id).executeTakeFirstOrThrow();
+    assert.deepEqual(stored, { status: 'pending', runner_id: null }, change);
+  }
+});

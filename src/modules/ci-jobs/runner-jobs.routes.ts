@@ -8,6 +8,7 @@ import { apiError, forbidden, paramError } from '../../core/errors.ts';
 import { stopCounting } from '../../core/load-shedding.ts';
 import { NoContent } from '../../core/schema.ts';
 import type { CiBuildRow } from '../../db/schema.ts';
+import { findRunner } from '../runners/runners.finder.ts';
 import { findRunnerByToken, heartbeat } from '../runners/runners.service.ts';
 import { PENDING_BUILDS_CHANNEL, onPendingBuilds, queueTick, wakeRunnerRequests } from '../pipelines/index.ts';
 import { type RunnerFeatures, assignJob } from './job-assignment.ts';
@@ -85,7 +86,11 @@ export const runnerJobRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const deadline = Date.now() + config.runnerLongPollSeconds * 1000;
       while (!assignment && Date.now() < deadline && !req.socket.destroyed) {
         await nextWake(req, deadline - Date.now());
-        if (!req.socket.destroyed) assignment = await assignJob(ctx, runner, features);
+        if (req.socket.destroyed) break;
+        // A runner deleted or paused meanwhile takes nothing: its next request learns why.
+        const current = await findRunner(ctx.db, runner.id);
+        if (!current?.active) break;
+        assignment = await assignJob(ctx, current, features);
       }
     }
     if (!assignment) return reply.header('x-gitlab-last-update', queueTick()).code(204).send();
