@@ -125,6 +125,8 @@ test('serve starts the built-in runner: an online instance runner', async () => 
 
 test('a pushed configuration runs on the built-in runner: stages, needs, artifacts, cache, dotenv, junit, coverage, matrix, manual, delayed, child and multi-project pipelines', async () => {
   const other = await instance.pushProject('other', { '.gitlab-ci.yml': 'downstream-job:\n  script:\n    - echo "downstream of $CI_PIPELINE_SOURCE"\n' });
+  // Its own push's pipeline first: a newer pipeline of a ref cancels the older ones, downstream ones too.
+  await instance.until('the push pipeline of the other project', async () => ((await pipelines(instance, other.id))[0]?.status === 'success' ? true : undefined));
   const project = await instance.pushProject('app', { 'child.yml': CHILD, 'README.md': '# app\n', '.gitlab-ci.yml': CONFIG });
   const masked = await instance.api('POST', `/projects/${project.id}/variables`, { key: 'MASKED_SECRET', value: 'hunter2-very-secret', masked: true });
   assert.equal(masked.status, 201, masked.text);
