@@ -6,9 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { replaceSection } from './report.ts';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const RESULTS_FILE = path.join(ROOT, 'bench', 'RESULTS.md');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS_FILE = path.join(ROOT, 'bench', 'RESULTS.md');
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 export const TOKEN = 'glpat-ci-bench-root-token-0000001';
 
@@ -123,4 +124,15 @@ export function benchServer(env: Record<string, string> = {}): BenchServer {
     },
   };
   return self;
+}
+
+/** Runs `measure` against the benchmark's server, closed after, and writes its lines as section `name` of bench/RESULTS.md. */
+export async function writeSection(name: string, bench: BenchServer, measure: () => Promise<string[]>): Promise<void> {
+  try {
+    const lines = await measure();
+    replaceSection(RESULTS_FILE, name, lines.join('\n'));
+    console.log(lines.join('\n'));
+  } finally {
+    await bench.close();
+  }
 }

@@ -6,8 +6,7 @@
 // (`npm run bench` runs it after the dialects; alone: `node bench/ci.ts`).
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { DURATION, RESULTS_FILE, benchServer, cpuSeconds, machineLine, percentile, round, sleep } from './ci-server.ts';
-import { replaceSection } from './report.ts';
+import { DURATION, benchServer, cpuSeconds, machineLine, percentile, round, sleep, writeSection } from './ci-server.ts';
 
 const PIPELINES = Number(process.env.BENCH_CI_PIPELINES ?? 100_000);
 const bench = benchServer();
@@ -92,7 +91,7 @@ function idleRunners(tokens: string[]) {
   };
 }
 
-async function main() {
+async function main(): Promise<string[]> {
   const started = new Date();
   let pid = await bench.start();
   const project = (await api('POST', '/api/v4/projects', { name: 'ci-bench', initialize_with_readme: true })).json;
@@ -193,12 +192,7 @@ async function main() {
     `${PIPELINES.toLocaleString('en')} pipelines seeded straight into the database in ${seededMs.toLocaleString('en')} ms. The POST /pipeline that woke the runners answered ${created.status} in ${round(created.ms)} ms.`,
     '<!-- /bench:ci -->',
   ];
-  replaceSection(RESULTS_FILE, 'ci', lines.join('\n'));
-  console.log(lines.join('\n'));
+  return lines;
 }
 
-try {
-  await main();
-} finally {
-  await bench.close();
-}
+await writeSection('ci', bench, main);

@@ -4,8 +4,7 @@
 // `npm start` runs it. Writes the `runner` section of bench/RESULTS.md (`npm run bench` runs it
 // after bench/ci.ts; alone: `node bench/runner.ts`).
 import fs from 'node:fs';
-import { DURATION, RESULTS_FILE, TOKEN, benchServer, cpuSeconds, machineLine, percentile, round, sleep } from './ci-server.ts';
-import { replaceSection } from './report.ts';
+import { DURATION, TOKEN, benchServer, cpuSeconds, machineLine, percentile, round, sleep, writeSection } from './ci-server.ts';
 
 const ROUNDS = Number(process.env.BENCH_RUNNER_ROUNDS ?? 20);
 const bench = benchServer({ QUARRY_BUILTIN_RUNNER: '1' });
@@ -87,7 +86,7 @@ async function chattyLog(projectId: number, serverPid: number) {
   };
 }
 
-async function main() {
+async function main(): Promise<string[]> {
   const started = new Date();
   const pid = await bench.start();
   const liveness = await bench.cannon('/-/liveness');
@@ -114,12 +113,7 @@ async function main() {
     `The chatty job ended ${chatty.status} after ${chatty.seconds} s with ${chatty.lines.toLocaleString('en')} lines (${(chatty.bytes / 1024 ** 2).toFixed(1)} MiB) in its stored log.`,
     '<!-- /bench:runner -->',
   ];
-  replaceSection(RESULTS_FILE, 'runner', lines.join('\n'));
-  console.log(lines.join('\n'));
+  return lines;
 }
 
-try {
-  await main();
-} finally {
-  await bench.close();
-}
+await writeSection('runner', bench, main);

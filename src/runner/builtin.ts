@@ -15,7 +15,7 @@ interface Log {
 }
 
 /** The address the server listens on, as a URL a process on this machine reaches it by. */
-export function localUrl(config: Pick<Config, 'host' | 'port'>): string {
+function localUrl(config: Pick<Config, 'host' | 'port'>): string {
   const host = config.host === '0.0.0.0' || config.host === '::' || config.host === '' ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }

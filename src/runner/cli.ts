@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { startRunner } from './runner.ts';
 
-export const RUNNER_USAGE = `usage: quarry runner [options]
+const RUNNER_USAGE = `usage: quarry runner [options]
 
   --url URL                  the server (QUARRY_RUNNER_URL; default http://127.0.0.1:8080)
   --registration-token T     registers a new runner with it (QUARRY_RUNNER_REGISTRATION_TOKEN)

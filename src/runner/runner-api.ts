@@ -39,7 +39,7 @@ export const FEATURES = {
   service_variables: false,
 };
 
-export const runnerInfo = () => ({
+const runnerInfo = () => ({
   name: RUNNER_NAME,
   version: PRODUCT_VERSION,
   revision: PRODUCT_REVISION,

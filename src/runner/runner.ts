@@ -28,8 +28,6 @@ export interface RunnerOptions {
 }
 
 export interface RunningRunner {
-  readonly id: number | null;
-  readonly token: string;
   /** Stops taking jobs and ends the running ones as described above. */
   stop(): Promise<void>;
 }
@@ -86,7 +84,7 @@ async function tokenWhenReachable(api: RunnerApi, options: RunnerOptions, signal
 
 export async function startRunner(options: RunnerOptions, signal: AbortSignal = new AbortController().signal): Promise<RunningRunner> {
   const api = new RunnerApi(options.url);
-  let { token, id } = await tokenWhenReachable(api, options, signal);
+  let { token } = await tokenWhenReachable(api, options, signal);
   const polling = new AbortController();
   // A runner the server no longer knows (deleted, or the instance reset) registers again, once for
   // all its slots, when it has a registration token.
@@ -95,7 +93,7 @@ export async function startRunner(options: RunnerOptions, signal: AbortSignal = 
     (renewing ??= tokenWhenReachable(api, options, polling.signal)
       .then((fresh) => {
         if (fresh.token !== token) options.log.info({ runner: fresh.id }, 'the server did not know this runner: registered again');
-        ({ token, id } = fresh);
+        token = fresh.token;
       })
       .catch((error: unknown) => options.log.error({ err: (error as Error).message }, 'the server does not know this runner, and it cannot register again'))
       .finally(() => {
@@ -136,12 +134,6 @@ export async function startRunner(options: RunnerOptions, signal: AbortSignal = 
   options.log.info({ url: options.url, concurrent: options.concurrent, tags: options.tags, sandbox: options.sandbox }, 'runner started');
 
   return {
-    get id() {
-      return id;
-    },
-    get token() {
-      return token;
-    },
     async stop() {
       polling.abort();
       if (running.size > 0) {

@@ -27,7 +27,7 @@ export async function* readTrace(db: Kysely<DB>, storage: FileStorage, buildId: 
 }
 
 /** Archives one finished job's log; false when there is nothing (left) to archive. */
-export async function archiveTrace(ctx: BaseContext, buildId: number): Promise<boolean> {
+async function archiveTrace(ctx: BaseContext, buildId: number): Promise<boolean> {
   const job = await ctx.db.selectFrom('ci_builds').select(['id', 'project_id', 'pipeline_id', 'status', 'trace_size']).where('id', '=', buildId).executeTakeFirst();
   if (!job || !FINISHED.includes(job.status) || Number(job.trace_size) === 0) return false;
   const storage = artifactsStorage(ctx.config);
