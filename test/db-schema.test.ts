@@ -23,6 +23,30 @@ const DECLARED_TABLES = ['project_features', 'project_ci_cd_settings', 'project_
 type Columns = { [Table in Exclude<keyof DB, (typeof DECLARED_TABLES)[number]>]: { [Column in keyof Selectable<DB[Table]>]-?: ColumnSpec<Selectable<DB[Table]>[Column]> } };
 
 const COLUMNS = {
+  internal_ids: { id: 'integer', project_id: 'integer?', namespace_id: 'integer?', usage: 'text', last_value: 'integer' },
+  labels: { id: 'integer', project_id: 'integer?', group_id: 'integer?', title: 'text', color: 'text', description: 'text?', created_at: 'text', updated_at: 'text' },
+  label_priorities: { id: 'integer', project_id: 'integer', label_id: 'integer', priority: 'integer', created_at: 'text', updated_at: 'text' },
+  milestones: {
+    id: 'integer', project_id: 'integer?', group_id: 'integer?', iid: 'integer', title: 'text', description: 'text?', state: 'text', due_date: 'text?',
+    start_date: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  issues: {
+    id: 'integer', project_id: 'integer', iid: 'integer', author_id: 'integer?', title: 'text', description: 'text?', state: 'text', issue_type: 'text',
+    confidential: 'boolean', discussion_locked: 'boolean?', due_date: 'text?', weight: 'integer?', milestone_id: 'integer?', time_estimate: 'integer',
+    moved_to_id: 'integer?', duplicated_to_id: 'integer?', closed_at: 'text?', closed_by_id: 'integer?', updated_by_id: 'integer?',
+    last_edited_at: 'text?', last_edited_by_id: 'integer?', created_at: 'text', updated_at: 'text',
+  },
+  issue_assignees: { issue_id: 'integer', user_id: 'integer' },
+  label_links: { id: 'integer', label_id: 'integer', target_type: 'text', target_id: 'integer', created_at: 'text', updated_at: 'text' },
+  notes: {
+    id: 'integer', project_id: 'integer', noteable_type: 'text', noteable_id: 'integer?', commit_id: 'text?', author_id: 'integer?', body: 'text',
+    system: 'boolean', confidential: 'boolean', resolvable: 'boolean', resolved_at: 'text?', resolved_by_id: 'integer?', type: 'text?',
+    discussion_id: 'text?', path: 'text?', line: 'integer?', line_type: 'text?', updated_by_id: 'integer?', created_at: 'text', updated_at: 'text',
+  },
+  subscriptions: {
+    id: 'integer', user_id: 'integer', subscribable_type: 'text', subscribable_id: 'integer', project_id: 'integer?', subscribed: 'boolean',
+    created_at: 'text', updated_at: 'text',
+  },
   events: {
     id: 'integer', project_id: 'integer?', author_id: 'integer', action: 'text', target_type: 'text?', target_id: 'integer?',
     target_iid: 'integer?', target_title: 'text?', push_data: 'text?', created_at: 'text', updated_at: 'text',

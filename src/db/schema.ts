@@ -585,6 +585,143 @@ export interface InstanceSecretsTable {
   updated_at: string;
 }
 
+// ---- Issues, labels, milestones, notes (0017) ----------------------------------------------------
+
+/** A counter per project (or group) and usage, handing out internal ids (`iid`). */
+export interface InternalIdsTable {
+  id: Generated<number>;
+  project_id: number | null;
+  namespace_id: number | null;
+  /** 'issues', 'merge_requests', 'milestones'. */
+  usage: string;
+  last_value: number;
+}
+
+/** A project label (project_id) or a group label (group_id). */
+export interface LabelsTable {
+  id: Generated<number>;
+  project_id: number | null;
+  group_id: number | null;
+  title: string;
+  /** `#rrggbb`. */
+  color: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LabelPrioritiesTable {
+  id: Generated<number>;
+  project_id: number;
+  label_id: number;
+  priority: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MilestonesTable {
+  id: Generated<number>;
+  project_id: number | null;
+  group_id: number | null;
+  iid: number;
+  title: string;
+  description: string | null;
+  /** 'active' or 'closed'. */
+  state: Generated<string>;
+  /** `YYYY-MM-DD`. */
+  due_date: string | null;
+  start_date: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IssuesTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  author_id: number | null;
+  title: string;
+  description: string | null;
+  /** 'opened' or 'closed'. */
+  state: Generated<string>;
+  /** 'issue', 'incident' or 'test_case'. */
+  issue_type: Generated<string>;
+  confidential: Generated<Bool>;
+  discussion_locked: Bool | null;
+  /** `YYYY-MM-DD`. */
+  due_date: string | null;
+  weight: number | null;
+  milestone_id: number | null;
+  /** Seconds. */
+  time_estimate: Generated<number>;
+  moved_to_id: number | null;
+  duplicated_to_id: number | null;
+  closed_at: string | null;
+  closed_by_id: number | null;
+  updated_by_id: number | null;
+  last_edited_at: string | null;
+  last_edited_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IssueAssigneesTable {
+  issue_id: number;
+  user_id: number;
+}
+
+/** A label on an issue or a merge request. */
+export interface LabelLinksTable {
+  id: Generated<number>;
+  label_id: number;
+  /** 'Issue' or 'MergeRequest'. */
+  target_type: string;
+  target_id: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A comment or a system note on an issue, a merge request (noteable_id) or a commit (commit_id). */
+export interface NotesTable {
+  id: Generated<number>;
+  project_id: number;
+  /** 'Issue', 'MergeRequest' or 'Commit'. */
+  noteable_type: string;
+  noteable_id: number | null;
+  commit_id: string | null;
+  author_id: number | null;
+  body: Generated<string>;
+  system: Generated<Bool>;
+  confidential: Generated<Bool>;
+  resolvable: Generated<Bool>;
+  resolved_at: string | null;
+  resolved_by_id: number | null;
+  /** null, 'DiscussionNote', 'DiffNote' or 'LegacyDiffNote'. */
+  type: string | null;
+  discussion_id: string | null;
+  /** A commit comment's file, line and side (`new` or `old`). */
+  path: string | null;
+  line: number | null;
+  line_type: string | null;
+  updated_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A user's explicit choice to be notified about a label, an issue or a merge request, or not. */
+export interface SubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** 'Label', 'Issue' or 'MergeRequest'. */
+  subscribable_type: string;
+  subscribable_id: number;
+  /** For a group label, the project the subscription was made in (null: the whole group). */
+  project_id: number | null;
+  subscribed: Bool;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -634,6 +771,15 @@ export interface DB {
   ci_pipeline_schedule_variables: CiPipelineScheduleVariablesTable;
   instance_secrets: InstanceSecretsTable;
   ci_project_counts: CiProjectCountsTable;
+  internal_ids: InternalIdsTable;
+  labels: LabelsTable;
+  label_priorities: LabelPrioritiesTable;
+  milestones: MilestonesTable;
+  issues: IssuesTable;
+  issue_assignees: IssueAssigneesTable;
+  label_links: LabelLinksTable;
+  notes: NotesTable;
+  subscriptions: SubscriptionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
