@@ -19,7 +19,9 @@ export type ProjectAbility =
   | 'change_visibility_level'
   | 'create_project_access_token'
   | 'admin_protected_branch'
-  | 'manage_protected_tags';
+  | 'manage_protected_tags'
+  | 'read_label'
+  | 'admin_label';
 
 export type GroupAbility =
   | 'read_group'
@@ -73,9 +75,11 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   const level = admin ? ACCESS.OWNER : access;
   const publicAccess = visibleWithoutMembership(viewer, project.visibility_level);
   if (level < ACCESS.GUEST && !publicAccess) return can;
-  can.add('read_project').add('read_project_member');
+  can.add('read_project').add('read_project_member').add('read_label');
   if (level >= DOWNLOAD_CODE_MINIMUM || publicAccess) can.add('download_code');
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
+  // An archived project is read-only: its labels too.
+  if (level >= ACCESS.REPORTER && !project.archived) can.add('admin_label');
   if (level >= ACCESS.DEVELOPER && !project.archived) can.add('push_code');
   // Any signed-in reader may open a merge request into a project that is not archived.
   if (viewer && (level >= ACCESS.GUEST || publicAccess) && !project.archived) can.add('create_merge_request_in');
