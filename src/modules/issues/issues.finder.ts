@@ -1,0 +1,190 @@
+// Reading issues: one project's, every project's the caller may read (/issues), or a group's and
+// its subgroups'. Who sees which issue is one SQL condition (the project readable, its issues
+// feature open to the caller, a confidential issue only for Reporters and up, its author and its
+// assignees), so lists are filtered, ordered and cut in the database.
+import { type ExpressionBuilder, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import type { Actor } from '../../core/auth/actor.ts';
+import { ACCESS } from '../../core/access/levels.ts';
+import { inSubtree } from '../../core/access/subtree.ts';
+import { projectVisibleTo } from '../../core/access/visibility.ts';
+import type { DB, IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
+import type { LabelRow, LabelScope } from '../../domain/labels.ts';
+import { FEATURE_LEVEL_CODES } from '../../domain/settings/project-settings.ts';
+
+export type IssuesQuery = SelectQueryBuilder<DB, 'issues', IssueRow>;
+
+const authorized = (actor: Actor, level: number) =>
+  sql<SqlBool>`exists (select 1 from project_authorizations pa where pa.user_id = ${actor.user.id} and pa.project_id = issues.project_id and pa.access_level >= ${level})`;
+
+/** The issues feature of the issue's project is open to the actor (a project without a row: enabled). */
+function featureOpen(actor: Actor | null): Expression<SqlBool> {
+  const level = sql`coalesce((select pf.issues_access_level from project_features pf where pf.project_id = issues.project_id), ${FEATURE_LEVEL_CODES.enabled})`;
+  if (actor?.isAdmin) return sql<SqlBool>`${level} > ${FEATURE_LEVEL_CODES.disabled}`;
+  const open = sql<SqlBool>`${level} >= ${FEATURE_LEVEL_CODES.enabled}`;
+  if (!actor) return open;
+  return sql<SqlBool>`(${open} or (${level} = ${FEATURE_LEVEL_CODES.private} and ${authorized(actor, ACCESS.GUEST)}))`;
+}
+
+/** A confidential issue: Reporters and up, administrators, its author and its assignees. */
+function confidentialReadable(actor: Actor | null): Expression<SqlBool> {
+  if (actor?.isAdmin) return sql<SqlBool>`1 = 1`;
+  if (!actor) return sql<SqlBool>`issues.confidential = ${false}`;
+  const id = actor.user.id;
+  return sql<SqlBool>`(issues.confidential = ${false} or issues.author_id = ${id} or ${authorized(actor, ACCESS.REPORTER)} or exists (select 1 from issue_assignees ia where ia.issue_id = issues.id and ia.user_id = ${id}))`;
+}
+
+/** Issues of projects the actor may read, whose issues the actor may read. */
+export function readableIssues(db: Kysely<DB>, actor: Actor | null): IssuesQuery {
+  return db
+    .selectFrom('issues')
+    .selectAll('issues')
+    .where((eb) =>
+      eb.and([
+        eb.exists(eb.selectFrom('projects').select(sql`1`.as('one')).whereRef('projects.id', '=', 'issues.project_id').where((pe) => projectVisibleTo(pe, actor))),
+        featureOpen(actor),
+        confidentialReadable(actor),
+      ]),
+    );
+}
+
+/** Narrowed to one project. */
+export function projectIssues(db: Kysely<DB>, actor: Actor | null, projectId: number): IssuesQuery {
+  return readableIssues(db, actor).where('issues.project_id', '=', projectId);
+}
+
+/** Narrowed to the projects of a group and its subgroups. */
+export function groupIssues(db: Kysely<DB>, actor: Actor | null, traversalPath: string): IssuesQuery {
+  return readableIssues(db, actor).where('issues.project_id', 'in', (eb: ExpressionBuilder<DB, 'issues'>) =>
+    eb
+      .selectFrom('projects')
+      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+      .select('projects.id')
+      .where(inSubtree('namespaces.traversal_path', traversalPath)),
+  );
+}
+
+export async function findIssueByIid(db: Kysely<DB>, projectId: number, iid: number): Promise<IssueRow | undefined> {
+  return db.selectFrom('issues').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
+}
+
+/** Whether the actor may read this (already found) issue of a project it may read. */
+export async function canReadIssue(db: Kysely<DB>, actor: Actor | null, issue: IssueRow): Promise<boolean> {
+  const row = await readableIssues(db, actor).where('issues.id', '=', issue.id).select(sql`1`.as('one')).executeTakeFirst();
+  return row !== undefined;
+}
+
+// ---- What a page of issues shows, in one query per kind ----------------------------------------
+
+export interface IssueRelations {
+  users: Map<number, UserRow>;
+  assignees: Map<number, number[]>;
+  labels: Map<number, LabelRow[]>;
+  milestones: Map<number, MilestoneRow>;
+  userNotes: Map<number, number>;
+  projects: Map<number, { id: number; full_path: string; namespace_full_path: string; namespace_type: string }>;
+  /**
+   * Issues the subscriber follows (single issues only): an explicit choice wins; without one, the
+   * issue's participants (its author, assignees and commenters) follow it.
+   */
+  subscribed: Set<number>;
+}
+
+export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueRow[], subscriber: number | null = null): Promise<IssueRelations> {
+  const ids = issues.map((i) => i.id);
+  const none: IssueRelations = { users: new Map(), assignees: new Map(), labels: new Map(), milestones: new Map(), userNotes: new Map(), projects: new Map(), subscribed: new Set() };
+  if (ids.length === 0) return none;
+  const [assigneeRows, labelRows, noteRows, projectRows, subscriptionRows] = await Promise.all([
+    db.selectFrom('issue_assignees').select(['issue_id', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id').execute(),
+    db
+      .selectFrom('label_links')
+      .innerJoin('labels', 'labels.id', 'label_links.label_id')
+      .select(['label_links.target_id', 'labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
+      .where('label_links.target_type', '=', 'Issue')
+      .where('label_links.target_id', 'in', ids)
+      .orderBy('labels.title')
+      .execute(),
+    db
+      .selectFrom('notes')
+      .select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('noteable_type', '=', 'Issue')
+      .where('noteable_id', 'in', ids)
+      .where('system', '=', false)
+      .groupBy('noteable_id')
+      .execute(),
+    db
+      .selectFrom('projects')
+      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+      .select(['projects.id', 'projects.full_path', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
+      .where('projects.id', 'in', [...new Set(issues.map((i) => i.project_id))])
+      .execute(),
+    subscriber === null
+      ? Promise.resolve([])
+      : db
+          .selectFrom('subscriptions')
+          .select(['subscribable_id', 'subscribed'])
+          .where('subscribable_type', '=', 'Issue')
+          .where('subscribable_id', 'in', ids)
+          .where('user_id', '=', subscriber)
+          .execute(),
+  ]);
+  const userIds = new Set<number>();
+  for (const issue of issues) {
+    if (issue.author_id !== null) userIds.add(issue.author_id);
+    if (issue.closed_by_id !== null) userIds.add(issue.closed_by_id);
+  }
+  for (const row of assigneeRows) userIds.add(Number(row.user_id));
+  const milestoneIds = [...new Set(issues.map((i) => i.milestone_id).filter((id): id is number => id !== null))];
+  const [users, milestones] = await Promise.all([
+    userIds.size > 0 ? db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute() : Promise.resolve([]),
+    milestoneIds.length > 0 ? db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds).execute() : Promise.resolve([]),
+  ]);
+  const out: IssueRelations = { ...none, subscribed: new Set() };
+  for (const u of users) out.users.set(u.id, u);
+  for (const m of milestones) out.milestones.set(m.id, m);
+  for (const row of assigneeRows) {
+    const list = out.assignees.get(Number(row.issue_id)) ?? [];
+    list.push(Number(row.user_id));
+    out.assignees.set(Number(row.issue_id), list);
+  }
+  for (const row of labelRows) {
+    const list = out.labels.get(Number(row.target_id)) ?? [];
+    list.push({ id: row.id, title: row.title, color: row.color, description: row.description, project_id: row.project_id, group_id: row.group_id });
+    out.labels.set(Number(row.target_id), list);
+  }
+  for (const row of noteRows) out.userNotes.set(Number(row.noteable_id), Number(row.n));
+  for (const row of projectRows) out.projects.set(row.id, row);
+  if (subscriber !== null) await followed(db, issues, out, subscriber, subscriptionRows);
+  return out;
+}
+
+async function followed(
+  db: Kysely<DB>,
+  issues: readonly IssueRow[],
+  out: IssueRelations,
+  userId: number,
+  choices: { subscribable_id: number; subscribed: boolean | number }[],
+): Promise<void> {
+  const chosen = new Map(choices.map((row) => [Number(row.subscribable_id), Boolean(row.subscribed)]));
+  const undecided = issues.filter((issue) => !chosen.has(issue.id)).map((issue) => issue.id);
+  const commented =
+    undecided.length > 0
+      ? await db.selectFrom('notes').select('noteable_id').distinct().where('noteable_type', '=', 'Issue').where('noteable_id', 'in', undecided).where('author_id', '=', userId).where('system', '=', false).execute()
+      : [];
+  const commenter = new Set(commented.map((row) => Number(row.noteable_id)));
+  for (const issue of issues) {
+    const choice = chosen.get(issue.id);
+    const participant = issue.author_id === userId || (out.assignees.get(issue.id) ?? []).includes(userId) || commenter.has(issue.id);
+    if (choice ?? participant) out.subscribed.add(issue.id);
+  }
+}
+
+/** The milestone an issue of this project may point at: the project's or an ancestor group's. */
+export async function usableMilestone(db: Kysely<DB>, scope: LabelScope, id: number): Promise<{ id: number; iid: number } | null> {
+  const row = await db
+    .selectFrom('milestones')
+    .select(['id', 'iid'])
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('project_id', '=', scope.projectId), ...(scope.groupIds.length > 0 ? [eb('group_id', 'in', scope.groupIds)] : [])]))
+    .executeTakeFirst();
+  return row ? { id: Number(row.id), iid: Number(row.iid) } : null;
+}

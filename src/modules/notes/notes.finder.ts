@@ -1,0 +1,28 @@
+// Reading notes: a noteable's, paged and ordered in the database, and their authors in one query.
+import type { Kysely } from 'kysely';
+import type { DB, NoteRow, UserRow } from '../../db/schema.ts';
+import type { Noteable } from './notes.service.ts';
+
+export interface NoteListOptions {
+  orderBy: 'created_at' | 'updated_at';
+  sort: 'asc' | 'desc';
+  activityFilter: 'all_notes' | 'only_comments' | 'only_activity';
+}
+
+export function noteableNotes(db: Kysely<DB>, noteable: Noteable, options: NoteListOptions) {
+  let q = db.selectFrom('notes').selectAll().where('noteable_type', '=', noteable.type).where('noteable_id', '=', noteable.id);
+  if (options.activityFilter === 'only_comments') q = q.where('system', '=', false);
+  if (options.activityFilter === 'only_activity') q = q.where('system', '=', true);
+  return q.orderBy(options.orderBy, options.sort).orderBy('id', options.sort);
+}
+
+export async function findNote(db: Kysely<DB>, noteable: Noteable, id: number): Promise<NoteRow | undefined> {
+  return db.selectFrom('notes').selectAll().where('id', '=', id).where('noteable_type', '=', noteable.type).where('noteable_id', '=', noteable.id).executeTakeFirst();
+}
+
+export async function noteAuthors(db: Kysely<DB>, notes: readonly NoteRow[]): Promise<Map<number, UserRow>> {
+  const ids = [...new Set(notes.map((n) => n.author_id).filter((id): id is number => id !== null))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+  return new Map(rows.map((u) => [u.id, u]));
+}

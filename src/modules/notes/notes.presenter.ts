@@ -1,0 +1,25 @@
+// The note entity from a note row, its author and the iid of what it is about.
+import type { NoteRow, UserRow } from '../../db/schema.ts';
+import { userBasicFields } from '../users/users.presenter.ts';
+
+const GHOST = { id: 0, username: 'ghost', name: 'Ghost User', state: 'active' } as const;
+
+export function presentNote(note: NoteRow, author: UserRow | undefined, noteableIid: number | null, baseUrl: string) {
+  return {
+    id: note.id,
+    type: note.type,
+    body: note.body,
+    attachment: null,
+    author: userBasicFields(author ?? GHOST, baseUrl),
+    created_at: note.created_at,
+    updated_at: note.updated_at,
+    system: Boolean(note.system),
+    noteable_id: note.noteable_id,
+    noteable_type: note.noteable_type,
+    resolvable: Boolean(note.resolvable),
+    resolved_at: note.resolved_at,
+    confidential: Boolean(note.confidential),
+    noteable_iid: noteableIid,
+    commands_changes: {},
+  };
+}

@@ -1,0 +1,105 @@
+// Notes on issues (and, later, merge requests): comments people write and the system notes that
+// record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
+// activity event (target Note); a system note records none.
+import { randomBytes } from 'node:crypto';
+import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
+import { badRequest } from '../../core/errors.ts';
+import type { NoteRow } from '../../db/schema.ts';
+import { BLANK, tooLong } from '../../domain/validation.ts';
+import { recordEvent } from '../events/events.service.ts';
+
+/** What a note is about: an issue or a merge request of a project. */
+export interface Noteable {
+  type: 'Issue' | 'MergeRequest';
+  id: number;
+  iid: number;
+  projectId: number;
+  title: string;
+}
+
+/** The platform's limit on a note's text. */
+export const NOTE_MAX_LENGTH = 1_000_000;
+
+const discussionId = () => randomBytes(20).toString('hex');
+
+async function insertNote(ctx: ServiceContext, noteable: Noteable, authorId: number, body: string, system: boolean, createdAt: string): Promise<NoteRow> {
+  const row = await ctx.db
+    .insertInto('notes')
+    .values({
+      project_id: noteable.projectId,
+      noteable_type: noteable.type,
+      noteable_id: noteable.id,
+      commit_id: null,
+      author_id: authorId,
+      body,
+      system,
+      confidential: false,
+      resolvable: false,
+      resolved_at: null,
+      resolved_by_id: null,
+      type: null,
+      discussion_id: discussionId(),
+      path: null,
+      line: null,
+      line_type: null,
+      updated_by_id: null,
+      created_at: createdAt,
+      updated_at: createdAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return row;
+}
+
+/** A system note by the acting user, inside the caller's transaction. */
+export async function addSystemNote(ctx: ServiceContext, noteable: Noteable, body: string): Promise<void> {
+  const author = requireActor(ctx).user;
+  await insertNote(ctx, noteable, author.id, body, true, ctx.now().toISOString());
+}
+
+/** Ruby's Hash#inspect of validation messages, as the platform writes them into its 400 answers. */
+const rubyHash = (fields: Record<string, string[]>) =>
+  `{${Object.entries(fields)
+    .map(([k, v]) => `:${k}=>[${v.map((m) => JSON.stringify(m)).join(', ')}]`)
+    .join(', ')}}`;
+
+/** The note model's validation, as "<prefix> {:note=>[…]}" in a 400. */
+function checkBody(body: string, prefix: string): void {
+  const problems = body.trim() === '' ? [BLANK] : [...body].length > NOTE_MAX_LENGTH ? [tooLong(NOTE_MAX_LENGTH)] : [];
+  if (problems.length > 0) throw badRequest(`${prefix} ${rubyHash({ note: problems })}`);
+}
+
+/** POST …/notes: a comment, its activity event, and the noteable's updated_at. */
+export async function createComment(ctx: ServiceContext, noteable: Noteable, body: string, createdAt?: string): Promise<NoteRow> {
+  checkBody(body, 'Note');
+  const author = requireActor(ctx).user;
+  return withTransaction(ctx, async (tx) => {
+    const at = createdAt ?? tx.now().toISOString();
+    const note = await insertNote(tx, noteable, author.id, body, false, at);
+    await touchNoteable(tx, noteable);
+    await recordEvent(tx, { projectId: noteable.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id, targetTitle: noteable.title });
+    return note;
+  });
+}
+
+/** PUT …/notes/:note_id: a new text. */
+export async function updateComment(ctx: ServiceContext, note: NoteRow, body: string): Promise<NoteRow> {
+  checkBody(body, 'Failed to save note');
+  const actor = requireActor(ctx).user;
+  const at = ctx.now().toISOString();
+  return ctx.db
+    .updateTable('notes')
+    .set({ body, updated_at: at, updated_by_id: actor.id })
+    .where('id', '=', note.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteComment(ctx: ServiceContext, note: NoteRow): Promise<void> {
+  await ctx.db.deleteFrom('notes').where('id', '=', note.id).execute();
+}
+
+async function touchNoteable(ctx: ServiceContext, noteable: Noteable): Promise<void> {
+  const table = noteable.type === 'Issue' ? 'issues' : null;
+  if (table) await ctx.db.updateTable(table).set({ updated_at: ctx.now().toISOString() }).where('id', '=', noteable.id).execute();
+}
