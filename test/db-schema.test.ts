@@ -23,6 +23,13 @@ const DECLARED_TABLES = ['project_features', 'project_ci_cd_settings', 'project_
 type Columns = { [Table in Exclude<keyof DB, (typeof DECLARED_TABLES)[number]>]: { [Column in keyof Selectable<DB[Table]>]-?: ColumnSpec<Selectable<DB[Table]>[Column]> } };
 
 const COLUMNS = {
+  releases: {
+    id: 'integer', project_id: 'integer', tag: 'text', name: 'text?', description: 'text?', author_id: 'integer?', sha: 'text?', released_at: 'text',
+    created_at: 'text', updated_at: 'text',
+  },
+  release_links: { id: 'integer', release_id: 'integer', name: 'text', url: 'text', filepath: 'text?', link_type: 'text', created_at: 'text', updated_at: 'text' },
+  milestone_releases: { milestone_id: 'integer', release_id: 'integer' },
+  release_evidences: { id: 'integer', release_id: 'integer', summary: 'text', summary_sha: 'text', created_at: 'text', updated_at: 'text' },
   internal_ids: { id: 'integer', project_id: 'integer?', namespace_id: 'integer?', usage: 'text', last_value: 'integer' },
   labels: { id: 'integer', project_id: 'integer?', group_id: 'integer?', title: 'text', color: 'text', description: 'text?', created_at: 'text', updated_at: 'text' },
   label_priorities: { id: 'integer', project_id: 'integer', label_id: 'integer', priority: 'integer', created_at: 'text', updated_at: 'text' },

@@ -722,6 +722,53 @@ export interface SubscriptionsTable {
   updated_at: string;
 }
 
+// ---- Releases (0019) -------------------------------------------------------------------------
+
+/** A release of a tag; the tag may be gone from the repository since. */
+export interface ReleasesTable {
+  id: Generated<number>;
+  project_id: number;
+  tag: string;
+  /** Null reads as the tag's name. */
+  name: string | null;
+  description: string | null;
+  author_id: number | null;
+  /** The commit the tag named when the release was made. */
+  sha: string | null;
+  released_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An asset of a release: a link to a file kept elsewhere. */
+export interface ReleaseLinksTable {
+  id: Generated<number>;
+  release_id: number;
+  name: string;
+  url: string;
+  /** The path of the release's permanent download link to it (`/bin/app`). */
+  filepath: string | null;
+  /** 'other', 'runbook', 'package' or 'image'. */
+  link_type: Generated<string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MilestoneReleasesTable {
+  milestone_id: number;
+  release_id: number;
+}
+
+/** What a release was when its evidence was collected: a JSON summary and its SHA-256. */
+export interface ReleaseEvidencesTable {
+  id: Generated<number>;
+  release_id: number;
+  summary: string;
+  summary_sha: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -780,9 +827,16 @@ export interface DB {
   label_links: LabelLinksTable;
   notes: NotesTable;
   subscriptions: SubscriptionsTable;
+  releases: ReleasesTable;
+  release_links: ReleaseLinksTable;
+  milestone_releases: MilestoneReleasesTable;
+  release_evidences: ReleaseEvidencesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
+export type ReleaseRow = Selectable<ReleasesTable>;
+export type ReleaseLinkRow = Selectable<ReleaseLinksTable>;
+export type MilestoneRow = Selectable<MilestonesTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type IdentityRow = Selectable<IdentitiesTable>;

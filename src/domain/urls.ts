@@ -30,7 +30,7 @@ export function apiUrl(base: string, path: string): string {
 /** Characters a URL path keeps as they are (RFC 3986 pchar and `/`); the rest is percent-encoded. */
 const PATH_SAFE = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]/;
 
-function escapePath(path: string): string {
+export function escapePath(path: string): string {
   let out = '';
   for (const ch of path) out += PATH_SAFE.test(ch) ? ch : encodeURIComponent(ch);
   return out;

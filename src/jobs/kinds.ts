@@ -7,6 +7,7 @@ import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jo
 import { createDownstreamJob, processPipelineJob } from '../modules/pipelines/pipeline-processing.jobs.ts';
 import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
 import { runScheduleJob } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
+import { createEvidenceJob } from '../modules/releases/releases.jobs.ts';
 import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import type { JobKind } from './queue.ts';
 
@@ -22,4 +23,5 @@ export const backgroundJobKinds: readonly JobKind[] = [
   createDownstreamJob,
   runScheduleJob,
   removeStoredFilesJob,
+  createEvidenceJob,
 ];

@@ -21,7 +21,11 @@ export type ProjectAbility =
   | 'admin_protected_branch'
   | 'manage_protected_tags'
   | 'read_label'
-  | 'admin_label';
+  | 'admin_label'
+  | 'read_release'
+  | 'create_release'
+  | 'update_release'
+  | 'destroy_release';
 
 export type GroupAbility =
   | 'read_group'
@@ -75,12 +79,13 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   const level = admin ? ACCESS.OWNER : access;
   const publicAccess = visibleWithoutMembership(viewer, project.visibility_level);
   if (level < ACCESS.GUEST && !publicAccess) return can;
-  can.add('read_project').add('read_project_member').add('read_label');
+  // Release abilities also need the repository feature, which the releases routes check.
+  can.add('read_project').add('read_project_member').add('read_label').add('read_release');
   if (level >= DOWNLOAD_CODE_MINIMUM || publicAccess) can.add('download_code');
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
   // An archived project is read-only: its labels too.
   if (level >= ACCESS.REPORTER && !project.archived) can.add('admin_label');
-  if (level >= ACCESS.DEVELOPER && !project.archived) can.add('push_code');
+  if (level >= ACCESS.DEVELOPER && !project.archived) can.add('push_code').add('create_release').add('update_release').add('destroy_release');
   // Any signed-in reader may open a merge request into a project that is not archived.
   if (viewer && (level >= ACCESS.GUEST || publicAccess) && !project.archived) can.add('create_merge_request_in');
   if (level >= ACCESS.MAINTAINER) {

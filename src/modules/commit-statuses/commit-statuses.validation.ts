@@ -3,21 +3,14 @@
 // most 255 characters as later releases bound them (14.x bounded only the URL), so that a status
 // cannot carry megabytes into every list.
 import type { FieldErrors } from '../../core/errors.ts';
+import { blockedUrlMessage } from '../../domain/url-blocker.ts';
 import { BLANK, addError, tooLong } from '../../domain/validation.ts';
 
 const MAX_LENGTH = 255;
-const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
+const TARGET_URL_SCHEMES = ['http', 'https'];
 
 const blank = (value: string) => value.trim() === '';
 const longerThan = (value: string, max: number) => [...value].length > max;
-
-/** Why the URL blocker refuses a target URL, or null when it lets it through. */
-function blockedUrl(url: string): string | null {
-  const scheme = SCHEME.exec(url)?.[1].toLowerCase();
-  if (scheme !== 'http' && scheme !== 'https') return 'is blocked: Only allowed schemes are http, https';
-  if (/[\r\n]/.test(url) || !URL.canParse(url)) return 'is blocked: URI is invalid';
-  return null;
-}
 
 export interface CommitStatusFields {
   name: string;
@@ -34,7 +27,7 @@ export function commitStatusErrors(fields: CommitStatusFields): FieldErrors {
   if (fields.ref !== undefined && blank(fields.ref)) addError(errors, 'ref', BLANK);
   if (fields.ref !== undefined && longerThan(fields.ref, MAX_LENGTH)) addError(errors, 'ref', tooLong(MAX_LENGTH));
   if (fields.targetUrl !== undefined) {
-    const blocked = blockedUrl(fields.targetUrl);
+    const blocked = blockedUrlMessage(fields.targetUrl, TARGET_URL_SCHEMES);
     if (blocked) addError(errors, 'target_url', blocked);
     if (longerThan(fields.targetUrl, MAX_LENGTH)) addError(errors, 'target_url', tooLong(MAX_LENGTH));
   }

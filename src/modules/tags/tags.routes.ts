@@ -12,6 +12,7 @@ import { NoContent } from '../../core/schema.ts';
 import type { DetailedRef } from '../../git/ref-details.ts';
 import { repositoryDir, requireRepositoryDir } from '../../domain/project-repository.ts';
 import { paginateList, searchRefs } from '../../domain/ref-list.ts';
+import { releasesOfTags } from '../../domain/releases.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { loadRepository } from '../repository/index.ts';
@@ -29,9 +30,14 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const read = loadRepository('download_code');
   const write = loadRepository('push_code');
 
-  async function view(req: FastifyRequest): Promise<TagView> {
+  /** What presenting these tags needs, read once for all of them. */
+  async function view(req: FastifyRequest, tags: readonly DetailedRef[]): Promise<TagView> {
     const row = loadedProject(req).row;
-    return { protections: await loadRefProtections(db, row.id), projectWebUrl: projectWebUrl(config.externalUrl, row) };
+    const [protections, releases] = await Promise.all([
+      loadRefProtections(db, row.id),
+      releasesOfTags(db, row.id, tags.map((t) => t.name)),
+    ]);
+    return { protections, releases, projectWebUrl: projectWebUrl(config.externalUrl, row) };
   }
 
   async function requireTag(dir: string | null, name: string): Promise<DetailedRef> {
@@ -41,8 +47,8 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (api) => {
   }
 
   async function showTag(req: FastifyRequest, dir: string | null, name: string): Promise<Tag> {
-    const [tag, shown] = await Promise.all([requireTag(dir, name), view(req)]);
-    return presentTag(tag, shown);
+    const tag = await requireTag(dir, name);
+    return presentTag(tag, await view(req, [tag]));
   }
 
   api.get(
@@ -50,8 +56,10 @@ export const tagRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: ProjectParams, querystring: ListTagsQuery, response: { 200: Type.Array(TagEntity) } }, config: OPTIONAL, preHandler: read },
     async (req, reply) => {
       const { query } = req;
-      const [tags, shown] = await Promise.all([listTags(repositoryDir(config, loadedProject(req).row), query.order_by ?? 'updated', query.sort ?? 'desc'), view(req)]);
-      return paginateList(req, reply, searchRefs(tags, query.search)).map((t) => presentTag(t, shown));
+      const tags = await listTags(repositoryDir(config, loadedProject(req).row), query.order_by ?? 'updated', query.sort ?? 'desc');
+      const page = paginateList(req, reply, searchRefs(tags, query.search));
+      const shown = await view(req, page);
+      return page.map((t) => presentTag(t, shown));
     },
   );
 

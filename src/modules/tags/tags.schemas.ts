@@ -7,7 +7,7 @@ import { Entity, Nullable } from '../../core/schema.ts';
 import { CommitEntity } from '../../domain/commit-entity.ts';
 
 /** The release made from a tag. */
-export const TagReleaseEntity = Entity({ tag_name: Type.String(), description: Type.String() });
+export const TagReleaseEntity = Entity({ tag_name: Type.String(), description: Nullable(Type.String()) });
 
 export const TagEntity = Entity({
   name: Type.String(),
@@ -17,7 +17,7 @@ export const TagEntity = Entity({
   target: Type.String(),
   /** null for a tag of a tree or a blob. */
   commit: Nullable(CommitEntity),
-  /** Releases do not exist yet: always null. */
+  /** The tag's release; null when it has none. */
   release: Nullable(TagReleaseEntity),
   protected: Type.Boolean(),
 });

@@ -12,18 +12,24 @@ import { GitError } from '../../git/run.ts';
 import { createTag as writeTag } from '../../git/tags.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../../domain/project-repository.ts';
 import { pusherOf, tagChangeRefusal } from '../../domain/ref-protection.ts';
+import { deleteReleaseOfTag } from '../../domain/releases.ts';
 import { changeRefs } from '../pushes/push.service.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import type { CreateTagBody } from './tags.schemas.ts';
 
-// Spec part 1 §4.4: "On creation failure status 405 with an explanatory message".
-const creationFailed = (message: string) => apiError(405, message);
+// Spec part 1 §4.4: "On creation failure status 405 with an explanatory message" (the tags
+// route's; the releases API answers the platform's 400 for the same failures).
+const TAGS_API_FAILURE = 405;
 const isConflict = (error: unknown) => error instanceof GitError && error.kind === 'conflict';
 /** Ruby's String#strip: ASCII whitespace only. */
 const strip = (text: string) => text.replace(/^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g, '');
 
-/** POST /projects/:id/repository/tags: lightweight, or annotated when the stripped message is not blank. */
-export async function createTag(ctx: ServiceContext, project: LoadedProject, dir: string, body: CreateTagBody): Promise<void> {
+/**
+ * POST /projects/:id/repository/tags: lightweight, or annotated when the stripped message is not
+ * blank. A failure answers `failureStatus` with its reason.
+ */
+export async function createTag(ctx: ServiceContext, project: LoadedProject, dir: string, body: CreateTagBody, failureStatus = TAGS_API_FAILURE): Promise<void> {
+  const creationFailed = (message: string) => apiError(failureStatus, message);
   const actor = requireActor(ctx);
   const name = body.tag_name;
   if (!validTagName(name)) throw creationFailed('Tag name invalid');
@@ -56,7 +62,7 @@ export async function createTag(ctx: ServiceContext, project: LoadedProject, dir
   });
 }
 
-/** DELETE /projects/:id/repository/tags/:tag_name, once the tag is found. */
+/** DELETE /projects/:id/repository/tags/:tag_name, once the tag is found; its release goes with it. */
 export async function deleteTag(ctx: ServiceContext, project: LoadedProject, dir: string, tag: DetailedRef): Promise<void> {
   const actor = requireActor(ctx);
   const protections = await loadRefProtections(ctx.db, project.row.id);
@@ -72,4 +78,5 @@ export async function deleteTag(ctx: ServiceContext, project: LoadedProject, dir
     }
     return [{ ref: tag.ref, before: tag.target, after: ZERO_OID }];
   });
+  await deleteReleaseOfTag(ctx.db, project.row.id, tag.name);
 }
