@@ -12,14 +12,10 @@ import type { Actor } from '../../core/auth/actor.ts';
 import { fuzzyMatch } from '../../core/search.ts';
 import type { DB, NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import { issueVisibleTo, projectFeatureOpenTo } from '../../domain/issue-visibility.ts';
+import type { LabelRow } from '../../domain/labels.ts';
 
-export interface StoredLabel {
-  id: number;
-  title: string;
-  color: string;
-  description: string | null;
-  project_id: number | null;
-  group_id: number | null;
+/** A label as the routes read it: the fields issues use, and when it last changed. */
+export interface StoredLabel extends LabelRow {
   updated_at: string;
 }
 
