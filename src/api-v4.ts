@@ -21,6 +21,7 @@ import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { groupRoutes } from './modules/groups/groups.routes.ts';
+import { labelRoutes } from './modules/labels/labels.routes.ts';
 import { memberRoutes } from './modules/members/members.routes.ts';
 import { metadataRoutes } from './modules/metadata/metadata.routes.ts';
 import { namespaceRoutes } from './modules/namespaces/namespaces.routes.ts';
@@ -56,6 +57,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(commitStatusRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);
+  await api.register(labelRoutes);
   await api.register(memberRoutes);
   await api.register(metadataRoutes);
   await api.register(namespaceRoutes);

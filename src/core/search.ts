@@ -10,14 +10,14 @@ export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 /** Spaces squeezed, trimmed, lower case: the form every search compares. */
 export const searchTerm = (query: string) => query.trim().replace(/\s+/g, ' ').toLowerCase();
 
-/** Words of at least three characters (as the platform counts them: code points); "quoted phrases" count as one word. */
-function words(term: string): string[] {
+/** Words of at least `minimum` characters (as the platform counts them: code points); "quoted phrases" count as one word. */
+function words(term: string, minimum: number): string[] {
   const quoted: string[] = [];
   const rest = term.replace(/"([^"]*)"/g, (_m, phrase: string) => {
     quoted.push(phrase);
     return '';
   });
-  return [...rest.split(' '), ...quoted].filter((w) => [...w].length >= 3);
+  return [...rest.split(' '), ...quoted].filter((w) => w !== '' && [...w].length >= minimum);
 }
 
 /**
@@ -51,11 +51,14 @@ function holds(column: string, word: string, contains: boolean): Expression<SqlB
   return contains ? containsText(value, word) : equalsText(value, word);
 }
 
-/** The condition over `columns` (qualified names), or null when the query is blank (no filter at all). */
-export function fuzzyMatch(query: string, columns: readonly string[]): Expression<SqlBool> | null {
+/**
+ * The condition over `columns` (qualified names), or null when the query is blank (no filter at
+ * all). `minimumWord`: the shortest word looked for inside a column (labels look for any, 1).
+ */
+export function fuzzyMatch(query: string, columns: readonly string[], minimumWord = 3): Expression<SqlBool> | null {
   const term = searchTerm(query);
   if (term === '') return null;
-  const found = words(term);
+  const found = words(term, minimumWord);
   const perColumn = columns.map((column) => {
     const conditions = found.length > 0 ? found.map((w) => holds(column, w, true)) : [holds(column, term, false)];
     return sql<SqlBool>`(${sql.join(conditions, sql` and `)})`;
@@ -70,7 +73,7 @@ export function fuzzyMatch(query: string, columns: readonly string[]): Expressio
  * it keeps every row fuzzyMatch would: it only spares the scan, fuzzyMatch still decides.
  */
 export function trigramPrefilter(query: string, index: string, idColumn: string): Expression<SqlBool> | null {
-  const found = words(searchTerm(query));
+  const found = words(searchTerm(query), 3);
   if (found.length === 0) return null;
   const phrases = found.map((w) => `"${w.replaceAll('"', '""')}"`).join(' AND ');
   return sql<SqlBool>`${sql.ref(idColumn)} in (select rowid from ${sql.table(index)} where ${sql.table(index)} match ${phrases})`;

@@ -36,7 +36,9 @@ export type GroupAbility =
   | 'admin_group'
   | 'remove_group'
   | 'read_namespace'
-  | 'admin_namespace';
+  | 'admin_namespace'
+  | 'read_label'
+  | 'admin_label';
 
 export interface ProjectSubject {
   visibility_level: number;
@@ -136,7 +138,9 @@ export function groupAbilities(viewer: Viewer | null, group: GroupSubject, acces
   const admin = viewer?.isAdmin ?? false;
   const level = admin ? ACCESS.OWNER : access;
   if (level < ACCESS.GUEST && !visibleWithoutMembership(viewer, group.visibility_level) && !hasProjectAccess) return can;
-  can.add('read_group').add('read_group_member');
+  can.add('read_group').add('read_group_member').add('read_label');
+  // Release 14.x lets a group's reporters manage its labels.
+  if (level >= ACCESS.REPORTER) can.add('admin_label');
   const projectMin = group.project_creation_level === 'noone' ? Infinity : group.project_creation_level === 'maintainer' ? ACCESS.MAINTAINER : ACCESS.DEVELOPER;
   if (level >= projectMin || admin) can.add('create_projects');
   const subgroupMin = group.subgroup_creation_level === 'maintainer' ? ACCESS.MAINTAINER : ACCESS.OWNER;

@@ -2,13 +2,14 @@
 // code the actor may download (download_code). Each is one indexed test per row (visibility_level,
 // then a point lookup in project_authorizations or a probe of the actor's authorizations collected
 // once), so its cost per row does not grow with the number of projects; read_project also comes as
-// parts that count without a test per project.
+// parts that count without a test per project. The groups an actor may see (read_group) come last.
 import { type ExpressionBuilder, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { Countable } from '../pagination.ts';
 import { DOWNLOAD_CODE_MINIMUM } from './abilities.ts';
-import { VISIBILITY, visibleLevels } from './levels.ts';
+import { ACCESS, VISIBILITY, visibleLevels } from './levels.ts';
+import { inSubtree } from './subtree.ts';
 
 /**
  * How a project's authorization is tested: 'lookup', a point lookup in project_authorizations per
@@ -92,4 +93,23 @@ function visibleOrAuthorized<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>,
   const id = sql.ref(`${projectsAlias}.id`);
   const atLeast = minimum === null ? sql.raw('') : sql` and pa.access_level >= ${minimum}`;
   return eb.or([byLevel, sql<SqlBool>`exists (select 1 from project_authorizations pa where pa.user_id = ${actor.user.id} and pa.project_id = ${id}${atLeast})`]);
+}
+
+/**
+ * A condition on `namespaces` (aliased `groupsAlias`) that holds for the groups the actor may read,
+ * by the rule loadGroup applies to one group: visible at the actor's levels, or a membership (Guest
+ * or above, unexpired) in the group or above it, or a project the actor reaches below it.
+ */
+export function groupVisibleTo(actor: Actor | null, now: Date, groupsAlias = 'namespaces'): Expression<SqlBool> {
+  if (actor?.isAdmin) return sql<SqlBool>`1 = 1`;
+  const byLevel = sql<SqlBool>`${sql.ref(`${groupsAlias}.visibility_level`)} in (${sql.join(levelsOf(actor))})`;
+  if (!actor) return byLevel;
+  const path = sql.ref<string>(`${groupsAlias}.traversal_path`);
+  const today = now.toISOString().slice(0, 10);
+  return sql<SqlBool>`(${byLevel}
+    or exists (select 1 from members m join namespaces mg on mg.id = m.source_id
+                where m.source_type = 'Namespace' and m.user_id = ${actor.user.id} and m.access_level >= ${ACCESS.GUEST}
+                  and (m.expires_at is null or m.expires_at > ${today}) and ${inSubtree(`${groupsAlias}.traversal_path`, sql.ref<string>('mg.traversal_path'))})
+    or exists (select 1 from project_authorizations pa join projects p on p.id = pa.project_id join namespaces pn on pn.id = p.namespace_id
+                where pa.user_id = ${actor.user.id} and ${inSubtree('pn.traversal_path', path)}))`;
 }

@@ -3,7 +3,6 @@
 // presenter needs for a page of rows.
 import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { ancestorIds } from '../../core/access/authorizations.ts';
-import { privateFeatureMinimum } from '../../core/access/abilities.ts';
 import { ACCESS, VISIBILITY } from '../../core/access/levels.ts';
 import { SET_TEST_OFFSET, projectVisibleTo, projectsVisibleToParts } from '../../core/access/visibility.ts';
 import { type Countable, pageOf } from '../../core/pagination.ts';
@@ -12,8 +11,9 @@ import { escapeLike, fuzzyMatch, searchTerm, startsWithText } from '../../core/s
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { secretBox } from '../../core/secret-box.ts';
-import { FEATURE_LEVEL_CODES, featureSetting, loadProjectSettings } from '../../domain/settings/project-settings.ts';
+import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { hasCustomAttribute } from '../../domain/custom-attribute-tables.ts';
+import { projectFeatureOpenTo } from '../../domain/issue-visibility.ts';
 import { PROJECT_NAMESPACE_COLUMNS, type ProjectForm, type ProjectView } from './projects.presenter.ts';
 import { type ListProjectsQuery, type ProjectStatistics, STATISTICS_ORDERS } from './projects.schemas.ts';
 
@@ -188,23 +188,6 @@ export function countPartsOf(db: Kysely<DB>, actor: Actor | null, q: PersonalQue
   return [db.selectFrom('project_authorizations as pa').where('pa.user_id', '=', actor.user.id).where('pa.access_level', '>=', level)];
 }
 
-/**
- * A feature open to the actor: not disabled, and when 'private', reached by the actor's role. A
- * project without a features row has every feature enabled.
- */
-function featureOpenTo(actor: Actor | null, feature: 'issues' | 'merge_requests'): Expression<SqlBool> {
-  const level = sql.ref(`pf.${featureSetting(feature)}`);
-  const { disabled, private: membersOnly } = FEATURE_LEVEL_CODES;
-  let closed = sql<SqlBool>`${level} = ${disabled}`;
-  if (!actor?.isAdmin) {
-    // The minimum role for issues and merge requests does not depend on the project's visibility.
-    const minimum = privateFeatureMinimum({ visibility_level: VISIBILITY.public }, feature);
-    const member = actor ? authorizedAtLeast(actor, minimum) : sql<SqlBool>`1 = 0`;
-    closed = sql<SqlBool>`(${closed} or (${level} = ${membersOnly} and not ${member}))`;
-  }
-  return sql<SqlBool>`not exists (select 1 from project_features pf where pf.project_id = projects.id and ${closed})`;
-}
-
 export interface FilterOptions {
   /** Custom-attribute filters and repository_storage apply for administrators only. */
   admin: boolean;
@@ -239,8 +222,8 @@ export function filterProjects(qb: ProjectsQuery, actor: Actor | null, q: Partia
     const match = fuzzyMatch(q.search, columns);
     if (match) qb = qb.where(() => match);
   }
-  if (q.with_issues_enabled) qb = qb.where(() => featureOpenTo(actor, 'issues'));
-  if (q.with_merge_requests_enabled) qb = qb.where(() => featureOpenTo(actor, 'merge_requests'));
+  if (q.with_issues_enabled) qb = qb.where(() => projectFeatureOpenTo(actor, 'issues'));
+  if (q.with_merge_requests_enabled) qb = qb.where(() => projectFeatureOpenTo(actor, 'merge_requests'));
   // Languages are detected from repository contents, which are not analysed yet: nothing matches.
   if (q.with_programming_language) qb = qb.where(sql<SqlBool>`1 = 0`);
   if (!options.admin) return qb;
