@@ -1,50 +1,21 @@
 // Reading issues: one project's, every project's the caller may read (/issues), or a group's and
-// its subgroups'. Who sees which issue is one SQL condition (the project readable, its issues
-// feature open to the caller, a confidential issue only for Reporters and up, its author and its
-// assignees), so lists are filtered, ordered and cut in the database.
-import { type ExpressionBuilder, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+// its subgroups'. Who sees which issue is one SQL condition (domain/issue-visibility), so lists are
+// filtered, ordered and cut in the database.
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
-import { ACCESS } from '../../core/access/levels.ts';
 import { inSubtree } from '../../core/access/subtree.ts';
-import { projectVisibleTo } from '../../core/access/visibility.ts';
 import type { DB, IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
-import { FEATURE_LEVEL_CODES } from '../../domain/settings/project-settings.ts';
+import { issueVisibleTo } from '../../domain/issue-visibility.ts';
 
 export type IssuesQuery = SelectQueryBuilder<DB, 'issues', IssueRow>;
-
-const authorized = (actor: Actor, level: number) =>
-  sql<SqlBool>`exists (select 1 from project_authorizations pa where pa.user_id = ${actor.user.id} and pa.project_id = issues.project_id and pa.access_level >= ${level})`;
-
-/** The issues feature of the issue's project is open to the actor (a project without a row: enabled). */
-function featureOpen(actor: Actor | null): Expression<SqlBool> {
-  const level = sql`coalesce((select pf.issues_access_level from project_features pf where pf.project_id = issues.project_id), ${FEATURE_LEVEL_CODES.enabled})`;
-  if (actor?.isAdmin) return sql<SqlBool>`${level} > ${FEATURE_LEVEL_CODES.disabled}`;
-  const open = sql<SqlBool>`${level} >= ${FEATURE_LEVEL_CODES.enabled}`;
-  if (!actor) return open;
-  return sql<SqlBool>`(${open} or (${level} = ${FEATURE_LEVEL_CODES.private} and ${authorized(actor, ACCESS.GUEST)}))`;
-}
-
-/** A confidential issue: Reporters and up, administrators, its author and its assignees. */
-function confidentialReadable(actor: Actor | null): Expression<SqlBool> {
-  if (actor?.isAdmin) return sql<SqlBool>`1 = 1`;
-  if (!actor) return sql<SqlBool>`issues.confidential = ${false}`;
-  const id = actor.user.id;
-  return sql<SqlBool>`(issues.confidential = ${false} or issues.author_id = ${id} or ${authorized(actor, ACCESS.REPORTER)} or exists (select 1 from issue_assignees ia where ia.issue_id = issues.id and ia.user_id = ${id}))`;
-}
 
 /** Issues of projects the actor may read, whose issues the actor may read. */
 export function readableIssues(db: Kysely<DB>, actor: Actor | null): IssuesQuery {
   return db
     .selectFrom('issues')
     .selectAll('issues')
-    .where((eb) =>
-      eb.and([
-        eb.exists(eb.selectFrom('projects').select(sql`1`.as('one')).whereRef('projects.id', '=', 'issues.project_id').where((pe) => projectVisibleTo(pe, actor))),
-        featureOpen(actor),
-        confidentialReadable(actor),
-      ]),
-    );
+    .where((eb) => eb.exists(eb.selectFrom('projects').select(sql`1`.as('one')).whereRef('projects.id', '=', 'issues.project_id').where((pe) => issueVisibleTo(pe, actor))));
 }
 
 /** Narrowed to one project. */
