@@ -50,6 +50,12 @@ test('python-gitlab and the git CLI: files, commits, tree, archive, branches, ta
   assert.equal(run.stdout.trim(), 'ok');
 });
 
+test('python-gitlab: issues, comments, labels', { skip }, async () => {
+  const run = await runScript('python_gitlab_issues_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
 test('python-gitlab and a runner: pipelines from a push and the API, jobs taken, logged, played, canceled, retried; commit statuses', { skip }, async () => {
   // Pipelines move on as background work, which a worker of this test runs.
   const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
