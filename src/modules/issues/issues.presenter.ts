@@ -1,6 +1,6 @@
 // The issue entity (14.x Entities::Issue), from an issue row and what loadIssueRelations found.
 import type { IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
-import { apiUrl, projectWebUrl } from '../../domain/urls.ts';
+import { apiUrl, groupWebUrl, projectWebUrl } from '../../domain/urls.ts';
 import type { LabelRow } from '../../domain/labels.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 import type { IssueRelations } from './issues.finder.ts';
@@ -33,9 +33,9 @@ function presentLabel(label: LabelRow) {
   return { id: label.id, name: label.title, color: label.color, description: label.description, description_html: label.description ?? '', text_color: labelTextColor(label.color) };
 }
 
-function presentMilestone(m: MilestoneRow, baseUrl: string, relations: IssueRelations, today: string) {
+function presentMilestone(m: MilestoneRow & { group_full_path: string | null }, baseUrl: string, relations: IssueRelations, today: string) {
   const owner = m.project_id !== null ? relations.projects.get(m.project_id) : undefined;
-  const webUrl = owner ? `${projectWebUrl(baseUrl, owner)}/-/milestones/${m.iid}` : `${baseUrl}/groups/-/milestones/${m.iid}`;
+  const webUrl = owner ? `${projectWebUrl(baseUrl, owner)}/-/milestones/${m.iid}` : `${groupWebUrl(baseUrl, m.group_full_path ?? '')}/-/milestones/${m.iid}`;
   return {
     id: m.id,
     iid: m.iid,
