@@ -2,6 +2,7 @@
 import type { IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
 import { apiUrl, groupWebUrl, projectWebUrl } from '../../domain/urls.ts';
 import type { LabelRow } from '../../domain/labels.ts';
+import { presentMilestone } from '../milestones/milestones.presenter.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 import type { IssueRelations } from './issues.finder.ts';
 
@@ -33,23 +34,9 @@ function presentLabel(label: LabelRow) {
   return { id: label.id, name: label.title, color: label.color, description: label.description, description_html: label.description ?? '', text_color: labelTextColor(label.color) };
 }
 
-function presentMilestone(m: MilestoneRow & { group_full_path: string | null }, baseUrl: string, relations: IssueRelations, today: string) {
-  const owner = m.project_id !== null ? relations.projects.get(m.project_id) : undefined;
-  const webUrl = owner ? `${projectWebUrl(baseUrl, owner)}/-/milestones/${m.iid}` : `${groupWebUrl(baseUrl, m.group_full_path ?? '')}/-/milestones/${m.iid}`;
-  return {
-    id: m.id,
-    iid: m.iid,
-    ...(m.project_id !== null ? { project_id: m.project_id } : { group_id: m.group_id! }),
-    title: m.title,
-    description: m.description,
-    state: m.state,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
-    due_date: m.due_date,
-    start_date: m.start_date,
-    expired: m.due_date !== null && m.due_date < today,
-    web_url: webUrl,
-  };
+function milestoneOwnerUrl(m: MilestoneRow & { group_full_path: string | null }, baseUrl: string, relations: IssueRelations): string {
+  const project = m.project_id !== null ? relations.projects.get(m.project_id) : undefined;
+  return project ? projectWebUrl(baseUrl, project) : groupWebUrl(baseUrl, m.group_full_path ?? '');
 }
 
 /** Markdown task list items of a description: `- [ ]` open, `- [x]` done. */
@@ -84,7 +71,7 @@ export function presentIssue(issue: IssueRow, relations: IssueRelations, view: I
     closed_at: issue.closed_at,
     closed_by: issue.closed_by_id !== null ? user(relations.users.get(issue.closed_by_id), view.baseUrl) : null,
     labels: view.withLabelsDetails ? labels.map(presentLabel) : labels.map((l) => l.title).sort(),
-    milestone: milestone ? presentMilestone(milestone, view.baseUrl, relations, today) : null,
+    milestone: milestone ? presentMilestone(milestone, milestoneOwnerUrl(milestone, view.baseUrl, relations), today) : null,
     assignees,
     author: user(issue.author_id !== null ? relations.users.get(issue.author_id) : undefined, view.baseUrl),
     type: issue.issue_type.toUpperCase() as 'ISSUE' | 'INCIDENT' | 'TEST_CASE',

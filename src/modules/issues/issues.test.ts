@@ -162,7 +162,7 @@ test('list filters: state, labels (incl. None/Any), milestone, search, author, a
   const b = await make({ title: 'beta', labels: 'bug', assignee_ids: [1] });
   const c = await make({ title: 'gamma', description: 'a crash inside' });
   assert.equal(a.milestone.web_url, 'http://quarry.test/filters-group/filters/-/milestones/1');
-  assert.equal(a.milestone.expired, false);
+  assert.equal(a.milestone.expired, null, 'no due date: neither expired nor not');
   await t.put(`${url}/${c.iid}`, { token: ROOT_TOKEN, body: { state_event: 'close' } });
   const ids = async (query: Record<string, string | string[]>) => {
     const res = await t.get(url, { token: ROOT_TOKEN, query });
