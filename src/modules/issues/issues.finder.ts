@@ -53,7 +53,7 @@ export interface IssueRelations {
   /** With the full path of a group milestone's group (null for a project's). */
   milestones: Map<number, MilestoneRow & { group_full_path: string | null }>;
   userNotes: Map<number, number>;
-  projects: Map<number, { id: number; full_path: string; namespace_full_path: string; namespace_type: string }>;
+  projects: Map<number, { id: number; path: string; full_path: string; namespace_id: number; namespace_full_path: string; namespace_type: string }>;
   /**
    * Issues the subscriber follows (single issues only): an explicit choice wins; without one, the
    * issue's participants (its author, assignees and commenters) follow it.
@@ -86,7 +86,7 @@ export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueR
     db
       .selectFrom('projects')
       .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-      .select(['projects.id', 'projects.full_path', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
+      .select(['projects.id', 'projects.path', 'projects.full_path', 'projects.namespace_id', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
       .where('projects.id', 'in', [...new Set(issues.map((i) => i.project_id))])
       .execute(),
     subscriber === null

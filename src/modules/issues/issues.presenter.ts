@@ -8,8 +8,12 @@ import type { IssueRelations } from './issues.finder.ts';
 
 export interface IssueView {
   baseUrl: string;
-  /** The project the request names: its issues' `references.relative` is `#iid`. */
+  /**
+   * What the request names, which `references.relative` is relative to: a project (its issues are
+   * `#iid`) or a group (the issues of its own projects are `<project path>#iid`); others are full.
+   */
   fromProjectId: number | null;
+  fromGroupId?: number;
   withLabelsDetails: boolean;
   /** Single issues show `subscribed`; lists do not. */
   withSubscribed: boolean;
@@ -102,7 +106,7 @@ export function presentIssue(issue: IssueRow, relations: IssueRelations, view: I
     },
     references: {
       short: `#${issue.iid}`,
-      relative: view.fromProjectId === issue.project_id ? `#${issue.iid}` : `${project.full_path}#${issue.iid}`,
+      relative: view.fromProjectId === issue.project_id ? `#${issue.iid}` : `${view.fromGroupId === project.namespace_id ? project.path : project.full_path}#${issue.iid}`,
       full: `${project.full_path}#${issue.iid}`,
     },
     severity: 'UNKNOWN',

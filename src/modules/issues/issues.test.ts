@@ -195,7 +195,9 @@ test('list filters: state, labels (incl. None/Any), milestone, search, author, a
   assert.equal(detailed[0].labels[0].name, 'bug');
   assert.equal(detailed[0].labels[0].color, '#428BCA');
   // The group's list and /issues find them too.
-  assert.deepEqual((await t.get(`/api/v4/groups/${group.id}/issues`, { token: ROOT_TOKEN, query: { labels: 'bug' } })).json().map((i: { id: number }) => i.id), [b.id, a.id]);
+  const inGroup = (await t.get(`/api/v4/groups/${group.id}/issues`, { token: ROOT_TOKEN, query: { labels: 'bug' } })).json();
+  assert.deepEqual(inGroup.map((i: { id: number }) => i.id), [b.id, a.id]);
+  assert.equal(inGroup[0].references.relative, `filters#${b.iid}`, 'relative to the group: the project path');
   const mine = (await t.get('/api/v4/issues', { token: ROOT_TOKEN, query: { search: 'beta' } })).json();
   assert.deepEqual(mine.map((i: { id: number }) => i.id), [b.id]);
   assert.equal(mine[0].references.relative, 'filters-group/filters#' + b.iid);
