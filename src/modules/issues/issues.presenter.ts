@@ -19,11 +19,9 @@ export interface IssueView {
   withSubscribed: boolean;
 }
 
-/** A deleted user's records show the platform's ghost user. */
-const GHOST = { id: 0, username: 'ghost', name: 'Ghost User', state: 'active' } as const;
-
+/** A user the page names; null once the account is gone. */
 function user(row: UserRow | undefined, baseUrl: string) {
-  return userBasicFields(row ?? GHOST, baseUrl);
+  return row ? userBasicFields(row, baseUrl) : null;
 }
 
 /** The text colour the platform picks for a label's background (LabelsHelper.text_color_for_bg). */
@@ -58,7 +56,7 @@ export function presentIssue(issue: IssueRow, relations: IssueRelations, view: I
   const project = relations.projects.get(issue.project_id)!;
   const projectUrl = projectWebUrl(view.baseUrl, project);
   const labels = relations.labels.get(issue.id) ?? [];
-  const assignees = (relations.assignees.get(issue.id) ?? []).map((id) => user(relations.users.get(id), view.baseUrl));
+  const assignees = (relations.assignees.get(issue.id) ?? []).flatMap((id) => user(relations.users.get(id), view.baseUrl) ?? []);
   const milestone = issue.milestone_id !== null ? relations.milestones.get(issue.milestone_id) : undefined;
   const { count, completed } = tasks(issue.description);
   const api = (path: string) => apiUrl(view.baseUrl, path);

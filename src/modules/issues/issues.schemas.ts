@@ -37,7 +37,8 @@ export const IssueEntity = Entity({
   labels: Type.Union([Type.Array(Type.String()), Type.Array(LabelDetailsEntity)]),
   milestone: Nullable(MilestoneEntity),
   assignees: Type.Array(UserBasic),
-  author: UserBasic,
+  /** Null once its author's account was deleted for good (hard_delete); otherwise the ghost user holds it. */
+  author: Nullable(UserBasic),
   type: Literals(['ISSUE', 'INCIDENT', 'TEST_CASE'] as const),
   assignee: Nullable(UserBasic),
   user_notes_count: Type.Integer(),
