@@ -1,12 +1,12 @@
-// Notes on issues (and, later, merge requests): comments people write and the system notes that
-// record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
+// Notes on issues, commits (and, later, merge requests): comments people write and the system
+// notes that record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
 // activity event (target Note); a system note records none.
 import { randomBytes } from 'node:crypto';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { badRequest } from '../../core/errors.ts';
 import type { NoteRow } from '../../db/schema.ts';
 import { BLANK, tooLong } from '../../domain/validation.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../../domain/activity-events.ts';
 
 /** What a note is about: an issue or a merge request of a project. */
 export interface Noteable {
@@ -22,14 +22,31 @@ export const NOTE_MAX_LENGTH = 1_000_000;
 
 const discussionId = () => randomBytes(20).toString('hex');
 
-async function insertNote(ctx: ServiceContext, noteable: Noteable, authorId: number, body: string, system: boolean, createdAt: string): Promise<NoteRow> {
+/** Where a note goes: a noteable's id, or a commit's sha. */
+interface NoteTarget {
+  projectId: number;
+  noteableType: string;
+  noteableId: number | null;
+  commitId: string | null;
+}
+
+/** A line comment's place in a commit's diff (the platform's legacy diff note). */
+export interface DiffPosition {
+  path: string;
+  line: number;
+  lineType: 'new' | 'old';
+}
+
+const targetOf = (noteable: Noteable): NoteTarget => ({ projectId: noteable.projectId, noteableType: noteable.type, noteableId: noteable.id, commitId: null });
+
+async function insertNote(ctx: ServiceContext, target: NoteTarget, authorId: number, body: string, system: boolean, createdAt: string, position: DiffPosition | null = null): Promise<NoteRow> {
   const row = await ctx.db
     .insertInto('notes')
     .values({
-      project_id: noteable.projectId,
-      noteable_type: noteable.type,
-      noteable_id: noteable.id,
-      commit_id: null,
+      project_id: target.projectId,
+      noteable_type: target.noteableType,
+      noteable_id: target.noteableId,
+      commit_id: target.commitId,
       author_id: authorId,
       body,
       system,
@@ -37,11 +54,11 @@ async function insertNote(ctx: ServiceContext, noteable: Noteable, authorId: num
       resolvable: false,
       resolved_at: null,
       resolved_by_id: null,
-      type: null,
+      type: position ? 'LegacyDiffNote' : null,
       discussion_id: discussionId(),
-      path: null,
-      line: null,
-      line_type: null,
+      path: position?.path ?? null,
+      line: position?.line ?? null,
+      line_type: position?.lineType ?? null,
       updated_by_id: null,
       created_at: createdAt,
       updated_at: createdAt,
@@ -54,7 +71,7 @@ async function insertNote(ctx: ServiceContext, noteable: Noteable, authorId: num
 /** A system note by the acting user, inside the caller's transaction. */
 export async function addSystemNote(ctx: ServiceContext, noteable: Noteable, body: string): Promise<void> {
   const author = requireActor(ctx).user;
-  await insertNote(ctx, noteable, author.id, body, true, ctx.now().toISOString());
+  await insertNote(ctx, targetOf(noteable), author.id, body, true, ctx.now().toISOString());
 }
 
 /** Ruby's Hash#inspect of validation messages, as the platform writes them into its 400 answers. */
@@ -75,9 +92,31 @@ export async function createComment(ctx: ServiceContext, noteable: Noteable, bod
   const author = requireActor(ctx).user;
   return withTransaction(ctx, async (tx) => {
     const at = createdAt ?? tx.now().toISOString();
-    const note = await insertNote(tx, noteable, author.id, body, false, at);
+    const note = await insertNote(tx, targetOf(noteable), author.id, body, false, at);
     await touchNoteable(tx, noteable);
     await recordEvent(tx, { projectId: noteable.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id, targetTitle: noteable.title });
+    return note;
+  });
+}
+
+/** A commit of a project, as its comments name it. */
+export interface CommentedCommit {
+  projectId: number;
+  sha: string;
+  title: string;
+}
+
+/**
+ * POST …/repository/commits/:sha/comments: a comment on the commit, on a line of its diff when
+ * `position` names one, and its activity event.
+ */
+export async function createCommitComment(ctx: ServiceContext, commit: CommentedCommit, body: string, position: DiffPosition | null): Promise<NoteRow> {
+  checkBody(body, 'Failed to save note');
+  const author = requireActor(ctx).user;
+  return withTransaction(ctx, async (tx) => {
+    const target = { projectId: commit.projectId, noteableType: 'Commit', noteableId: null, commitId: commit.sha };
+    const note = await insertNote(tx, target, author.id, body, false, tx.now().toISOString(), position);
+    await recordEvent(tx, { projectId: commit.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id, targetTitle: commit.title });
     return note;
   });
 }
