@@ -3,7 +3,7 @@
 // activity event (target Note); a system note records none.
 import { randomBytes } from 'node:crypto';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
-import { badRequest } from '../../core/errors.ts';
+import { apiError, badRequest } from '../../core/errors.ts';
 import type { NoteRow } from '../../db/schema.ts';
 import { BLANK, tooLong } from '../../domain/validation.ts';
 import { recordEvent } from '../../domain/activity-events.ts';
@@ -80,10 +80,14 @@ const rubyHash = (fields: Record<string, string[]>) =>
     .map(([k, v]) => `:${k}=>[${v.map((m) => JSON.stringify(m)).join(', ')}]`)
     .join(', ')}}`;
 
-/** The note model's validation, as "<prefix> {:note=>[…]}" in a 400. */
-function checkBody(body: string, prefix: string): void {
+/**
+ * The note model's validation, as "<prefix> {:note=>[…]}" in a 400: after "400 Bad request - "
+ * (bad_request!) unless `bare` (render_api_error!, as the commits API answers).
+ */
+function checkBody(body: string, prefix: string, bare = false): void {
   const problems = body.trim() === '' ? [BLANK] : [...body].length > NOTE_MAX_LENGTH ? [tooLong(NOTE_MAX_LENGTH)] : [];
-  if (problems.length > 0) throw badRequest(`${prefix} ${rubyHash({ note: problems })}`);
+  const message = `${prefix} ${rubyHash({ note: problems })}`;
+  if (problems.length > 0) throw bare ? apiError(400, message) : badRequest(message);
 }
 
 /** POST …/notes: a comment, its activity event, and the noteable's updated_at. */
@@ -111,7 +115,7 @@ export interface CommentedCommit {
  * `position` names one, and its activity event.
  */
 export async function createCommitComment(ctx: ServiceContext, commit: CommentedCommit, body: string, position: DiffPosition | null): Promise<NoteRow> {
-  checkBody(body, 'Failed to save note');
+  checkBody(body, 'Failed to save note', true);
   const author = requireActor(ctx).user;
   return withTransaction(ctx, async (tx) => {
     const target = { projectId: commit.projectId, noteableType: 'Commit', noteableId: null, commitId: commit.sha };
