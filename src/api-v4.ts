@@ -12,6 +12,7 @@ import { ciVariableRoutes } from './modules/ci-variables/ci-variables.routes.ts'
 import { ciTriggerRoutes } from './modules/ci-triggers/ci-triggers.routes.ts';
 import { pipelineScheduleRoutes } from './modules/pipeline-schedules/pipeline-schedules.routes.ts';
 import { issueNoteRoutes } from './modules/issues/issue-notes.routes.ts';
+import { issueSubscriptionRoutes } from './modules/issues/issue-subscriptions.routes.ts';
 import { issueRoutes } from './modules/issues/issues.routes.ts';
 import { artifactRoutes } from './modules/ci-artifacts/artifacts.routes.ts';
 import { runnerArtifactRoutes } from './modules/ci-artifacts/runner-artifacts.routes.ts';
@@ -51,6 +52,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(pipelineScheduleRoutes);
   await api.register(issueRoutes);
   await api.register(issueNoteRoutes);
+  await api.register(issueSubscriptionRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);
   await api.register(testReportRoutes);
