@@ -33,7 +33,7 @@ export const CommitEntity = Entity(commitFields);
 export type CommitJson = Static<typeof CommitEntity>;
 
 /** Commit#full_title: the first line, or the platform's placeholder for an empty message. */
-export function fullTitle(message: string): string {
+function fullTitle(message: string): string {
   if (message.trim() === '') return 'No commit message';
   return message.split(/[\r\n]/, 1)[0];
 }

@@ -12,7 +12,6 @@ import { serviceContext } from '../../core/context.ts';
 import { forbidden, notFound, paramError } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import type { NoteRow } from '../../db/schema.ts';
-import { fullTitle } from '../../domain/commit-entity.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import type { Commit } from '../../git/commits.ts';
 import { commitFileDiff } from '../../git/diffs.ts';
@@ -64,7 +63,7 @@ export const commitCommentRoutes: FastifyPluginAsyncTypebox = async (api) => {
         const found = diff?.lines.find((l) => l.newPos === line && l.type === lineType);
         if (diff && found) position = { path: diff.newPath, line: lineType === 'new' ? found.newPos : found.oldPos, lineType };
       }
-      const row = await createCommitComment(serviceContext(req), { projectId: project.row.id, sha: commit.id, title: fullTitle(commit.message) }, note, position);
+      const row = await createCommitComment(serviceContext(req), { projectId: project.row.id, sha: commit.id }, note, position);
       reply.code(201);
       return (await present([row]))[0];
     },

@@ -110,7 +110,7 @@ test('a comment records a commented event carrying its note; the note entity of 
   const [event] = events.json();
   assert.equal(event.action_name, 'commented on');
   assert.equal(event.target_type, 'Note');
-  assert.equal(event.target_title, 'Add two lines');
+  assert.equal(event.target_title, null, 'a note has no title');
   assert.equal(event.note.body, 'For the feed');
   assert.deepEqual(
     [event.note.noteable_type, event.note.noteable_id, event.note.noteable_iid, event.note.id, event.target_id],

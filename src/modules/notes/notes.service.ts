@@ -107,7 +107,6 @@ export async function createComment(ctx: ServiceContext, noteable: Noteable, bod
 export interface CommentedCommit {
   projectId: number;
   sha: string;
-  title: string;
 }
 
 /**
@@ -120,7 +119,8 @@ export async function createCommitComment(ctx: ServiceContext, commit: Commented
   return withTransaction(ctx, async (tx) => {
     const target = { projectId: commit.projectId, noteableType: 'Commit', noteableId: null, commitId: commit.sha };
     const note = await insertNote(tx, target, author.id, body, false, tx.now().toISOString(), position);
-    await recordEvent(tx, { projectId: commit.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id, targetTitle: commit.title });
+    // A note has no title: the event's target_title is null, as on the platform.
+    await recordEvent(tx, { projectId: commit.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id });
     return note;
   });
 }
