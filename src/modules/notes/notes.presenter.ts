@@ -32,7 +32,8 @@ export function presentCommitNote(note: NoteRow, author: UserRow | undefined, ba
     path: onLine ? note.path : null,
     line: onLine ? note.line : null,
     line_type: onLine ? note.line_type : null,
-    author: userBasicFields(author ?? GHOST, baseUrl),
+    // Null once its author's account was deleted for good.
+    author: author ? userBasicFields(author, baseUrl) : null,
     created_at: note.created_at,
   };
 }

@@ -40,7 +40,7 @@ export const CommitNoteEntity = Entity({
   path: Nullable(Type.String()),
   line: Nullable(Type.Integer()),
   line_type: Nullable(Type.String()),
-  author: Entity(userBasicFields),
+  author: Nullable(Entity(userBasicFields)),
   created_at: Timestamp,
 });
 
