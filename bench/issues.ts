@@ -83,7 +83,7 @@ async function main(): Promise<string[]> {
     '',
     machineLine(started),
     '',
-    `Yardstick: GET /-/liveness ${liveness.rps.toLocaleString('en')} req/s (p99 ${liveness.p99} ms), measured in the same run; ratios are req/s over the yardstick's.`,
+    `Yardstick: GET /-/liveness ${liveness.rps.toLocaleString('en')} req/s (p99 ${liveness.p99} ms${liveness.non2xx > 0 ? `, ${liveness.non2xx.toLocaleString('en')} not 2xx` : ''}), measured in the same run; ratios are req/s over the yardstick's.`,
     '',
     '| Measure | value | ratio | target | |',
     '|---|--:|--:|---|---|',
