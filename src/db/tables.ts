@@ -38,6 +38,8 @@ export const DATA_TABLES = [
   'milestones',
   'label_priorities',
   'labels',
+  // After what it counts: deleting those rows one by one updates it through its triggers.
+  'issue_label_counts',
   'internal_ids',
   'events',
   'namespace_member_counts',

@@ -212,6 +212,11 @@ describe('ephemeral mode: /-/test routes', { skip: onPostgres ? 'the start state
     // Reads that fill the caches: settings, refs, objects and a reader process.
     assert.equal((await t.get(`/api/v4/projects/${project.id}/repository/branches`, { token: ROOT_TOKEN })).statusCode, 200);
     assert.equal((await t.get(`/api/v4/projects/${project.id}/repository/files/src%2Fapp.py/raw?ref=main`, { token: ROOT_TOKEN })).statusCode, 200);
+    // Issues, labels, comments and a release: their tables and the label counters go too.
+    const issue = await t.post(`/api/v4/projects/${project.id}/issues`, { token: ROOT_TOKEN, body: { title: 'Reset me', labels: 'bug' } });
+    assert.equal(issue.statusCode, 201, issue.body);
+    assert.equal((await t.post(`/api/v4/projects/${project.id}/issues/1/notes`, { token: ROOT_TOKEN, body: { body: 'gone soon' } })).statusCode, 201);
+    assert.equal((await t.post(`/api/v4/projects/${project.id}/releases`, { token: ROOT_TOKEN, body: { tag_name: 'v-reset', ref: 'main' } })).statusCode, 201);
     const changed = await t.put('/api/v4/application/settings', { token: ROOT_TOKEN, body: { default_branch_name: 'trunk' } });
     assert.equal(changed.statusCode, 200);
     const repository = path.join(t.deps.config.dataDir, 'repositories', '@hashed');
