@@ -29,11 +29,11 @@ export function labelTextColor(color: string): string {
   return r + g + b > 500 ? '#333333' : '#FFFFFF';
 }
 
-function presentLabel(label: LabelRow) {
+export function presentLabel(label: LabelRow) {
   return { id: label.id, name: label.title, color: label.color, description: label.description, description_html: label.description ?? '', text_color: labelTextColor(label.color) };
 }
 
-function presentMilestone(m: MilestoneRow, baseUrl: string, relations: IssueRelations, today: string) {
+export function presentMilestone(m: MilestoneRow, baseUrl: string, relations: Pick<IssueRelations, 'projects'>, today: string) {
   const owner = m.project_id !== null ? relations.projects.get(m.project_id) : undefined;
   const webUrl = owner ? `${projectWebUrl(baseUrl, owner)}/-/milestones/${m.iid}` : `${baseUrl}/groups/-/milestones/${m.iid}`;
   return {
@@ -53,7 +53,7 @@ function presentMilestone(m: MilestoneRow, baseUrl: string, relations: IssueRela
 }
 
 /** Markdown task list items of a description: `- [ ]` open, `- [x]` done. */
-function tasks(description: string | null): { count: number; completed: number } {
+export function tasks(description: string | null): { count: number; completed: number } {
   let count = 0;
   let completed = 0;
   for (const match of (description ?? '').matchAll(/^[ \t]*(?:[-+*]|\d+[.)])[ \t]+\[([ xX])\][ \t]/gm)) {
