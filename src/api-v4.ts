@@ -13,6 +13,7 @@ import { ciTriggerRoutes } from './modules/ci-triggers/ci-triggers.routes.ts';
 import { pipelineScheduleRoutes } from './modules/pipeline-schedules/pipeline-schedules.routes.ts';
 import { issueNoteRoutes } from './modules/issues/issue-notes.routes.ts';
 import { issueRoutes } from './modules/issues/issues.routes.ts';
+import { mergeRequestNoteRoutes } from './modules/merge-requests/merge-request-notes.routes.ts';
 import { mergeRequestRoutes } from './modules/merge-requests/merge-requests.routes.ts';
 import { artifactRoutes } from './modules/ci-artifacts/artifacts.routes.ts';
 import { runnerArtifactRoutes } from './modules/ci-artifacts/runner-artifacts.routes.ts';
@@ -52,6 +53,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(issueRoutes);
   await api.register(issueNoteRoutes);
   await api.register(mergeRequestRoutes);
+  await api.register(mergeRequestNoteRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);
   await api.register(testReportRoutes);
