@@ -25,6 +25,9 @@ export interface FileChange {
   diff: string;
 }
 
+/** A mode as the platform shows it: octal without leading zeros ("0" for an absent side). */
+const octal = (mode: string) => Number.parseInt(mode, 8).toString(8);
+
 /** Parses `diff-tree -z --raw` entries: `:mode mode id id status\0path\0[path\0]`. */
 function parseRaw(raw: string): Omit<FileChange, 'diff'>[] {
   const parts = raw.split('\0');
@@ -36,7 +39,7 @@ function parseRaw(raw: string): Omit<FileChange, 'diff'>[] {
     const letter = status[0];
     const first = parts[i++];
     const second = letter === 'R' || letter === 'C' ? parts[i++] : first;
-    out.push({ oldPath: first, newPath: second, aMode, bMode, newFile: letter === 'A', deletedFile: letter === 'D', renamedFile: letter === 'R' });
+    out.push({ oldPath: first, newPath: second, aMode: octal(aMode), bMode: octal(bMode), newFile: letter === 'A', deletedFile: letter === 'D', renamedFile: letter === 'R' });
   }
   return out;
 }
