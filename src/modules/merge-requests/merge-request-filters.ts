@@ -4,6 +4,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
 import { fuzzyMatch } from '../../core/search.ts';
+import { labelCondition, milestoneCondition } from '../../domain/issuables.ts';
 import type { MergeRequestsQuery } from './merge-requests.finder.ts';
 import type { ORDERS } from './merge-requests.schemas.ts';
 
@@ -35,23 +36,8 @@ export interface MergeRequestFilters extends NegatableFilters {
   non_archived?: boolean;
 }
 
-const TRUE = sql<SqlBool>`1 = 1`;
 const FALSE = sql<SqlBool>`1 = 0`;
 const isWord = (value: unknown, word: 'none' | 'any') => typeof value === 'string' && value.toLowerCase() === word;
-const labelsOn = sql`select 1 from label_links ll where ll.target_type = 'MergeRequest' and ll.target_id = merge_requests.id`;
-
-function labelCondition(titles: string[]): Expression<SqlBool> {
-  if (titles.length === 1 && (isWord(titles[0], 'none') || titles[0] === 'No Label')) return sql<SqlBool>`not exists (${labelsOn})`;
-  if (titles.length === 1 && isWord(titles[0], 'any')) return sql<SqlBool>`exists (${labelsOn})`;
-  const each = titles.map((title) => sql<SqlBool>`exists (${labelsOn} and ll.label_id in (select l.id from labels l where l.title = ${title.trim()}))`);
-  return each.length > 0 ? sql<SqlBool>`(${sql.join(each, sql` and `)})` : TRUE;
-}
-
-function milestoneCondition(title: string): Expression<SqlBool> {
-  if (isWord(title, 'none')) return sql<SqlBool>`merge_requests.milestone_id is null`;
-  if (isWord(title, 'any')) return sql<SqlBool>`merge_requests.milestone_id is not null`;
-  return sql<SqlBool>`merge_requests.milestone_id in (select m.id from milestones m where m.title = ${title})`;
-}
 
 /** Assignees or reviewers: a user id, None or Any. */
 function peopleCondition(table: 'merge_request_assignees' | 'merge_request_reviewers', id: number | string): Expression<SqlBool> {
@@ -71,8 +57,8 @@ function searchColumns(inParam: string | undefined): string[] {
 
 function negatableConditions(f: NegatableFilters): Expression<SqlBool>[] {
   const out: Expression<SqlBool>[] = [];
-  if (f.labels && f.labels.length > 0) out.push(labelCondition(f.labels.flatMap((l) => l.split(','))));
-  if (f.milestone !== undefined && f.milestone !== '') out.push(milestoneCondition(f.milestone));
+  if (f.labels && f.labels.length > 0) out.push(labelCondition('MergeRequest', 'merge_requests.id', f.labels.flatMap((l) => l.split(','))));
+  if (f.milestone !== undefined && f.milestone !== '') out.push(milestoneCondition('merge_requests.milestone_id', f.milestone));
   if (f.author_id !== undefined) out.push(sql<SqlBool>`merge_requests.author_id = ${f.author_id}`);
   if (f.author_username !== undefined) out.push(sql<SqlBool>`merge_requests.author_id in (select u.id from users u where lower(u.username) = ${f.author_username.toLowerCase()})`);
   if (f.assignee_id !== undefined) out.push(peopleCondition('merge_request_assignees', f.assignee_id));

@@ -5,6 +5,7 @@ import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } fro
 import type { Actor } from '../../core/auth/actor.ts';
 import { inSubtree } from '../../core/access/subtree.ts';
 import type { DB, MergeRequestRow, MilestoneRow, UserRow } from '../../db/schema.ts';
+import { type IssuableProject, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
 import type { LabelRow } from '../../domain/labels.ts';
 import { mergeRequestsOpenTo } from '../../domain/merge-request-visibility.ts';
 
@@ -70,7 +71,7 @@ export interface MergeRequestRelations {
   labels: Map<number, LabelRow[]>;
   milestones: Map<number, MilestoneRow>;
   userNotes: Map<number, number>;
-  projects: Map<number, { id: number; full_path: string; namespace_full_path: string; namespace_type: string }>;
+  projects: Map<number, IssuableProject>;
   /** Merge requests the subscriber follows (single merge requests only). */
   subscribed: Set<number>;
 }
@@ -89,35 +90,17 @@ export async function loadMergeRequestRelations(db: Kysely<DB>, mrs: readonly Me
   const ids = mrs.map((m) => m.id);
   const out: MergeRequestRelations = { users: new Map(), assignees: new Map(), reviewers: new Map(), labels: new Map(), milestones: new Map(), userNotes: new Map(), projects: new Map(), subscribed: new Set() };
   if (ids.length === 0) return out;
-  const [assigneeRows, reviewerRows, labelRows, noteRows, projectRows, subscriptionRows] = await Promise.all([
+  const [assigneeRows, reviewerRows, labels, userNotes, projects, subscriptionRows] = await Promise.all([
     db.selectFrom('merge_request_assignees').select(['merge_request_id as key', 'user_id']).where('merge_request_id', 'in', ids).orderBy('user_id').execute(),
     db.selectFrom('merge_request_reviewers').select(['merge_request_id as key', 'user_id']).where('merge_request_id', 'in', ids).orderBy('user_id').execute(),
-    db
-      .selectFrom('label_links')
-      .innerJoin('labels', 'labels.id', 'label_links.label_id')
-      .select(['label_links.target_id', 'labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
-      .where('label_links.target_type', '=', 'MergeRequest')
-      .where('label_links.target_id', 'in', ids)
-      .orderBy('labels.title')
-      .execute(),
-    db
-      .selectFrom('notes')
-      .select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('noteable_type', '=', 'MergeRequest')
-      .where('noteable_id', 'in', ids)
-      .where('system', '=', false)
-      .groupBy('noteable_id')
-      .execute(),
-    db
-      .selectFrom('projects')
-      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-      .select(['projects.id', 'projects.full_path', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
-      .where('projects.id', 'in', [...new Set(mrs.map((m) => m.project_id))])
-      .execute(),
+    labelsOf(db, 'MergeRequest', ids),
+    userNoteCounts(db, 'MergeRequest', ids),
+    issuableProjects(db, mrs.map((m) => m.project_id)),
     subscriber === null
       ? Promise.resolve([])
       : db.selectFrom('subscriptions').select(['subscribable_id', 'subscribed']).where('subscribable_type', '=', 'MergeRequest').where('subscribable_id', 'in', ids).where('user_id', '=', subscriber).execute(),
   ]);
+  Object.assign(out, { labels, userNotes, projects });
   out.assignees = group(assigneeRows);
   out.reviewers = group(reviewerRows);
   const userIds = new Set<number>([...assigneeRows, ...reviewerRows].map((r) => Number(r.user_id)));
@@ -129,13 +112,6 @@ export async function loadMergeRequestRelations(db: Kysely<DB>, mrs: readonly Me
   ]);
   for (const u of users) out.users.set(u.id, u);
   for (const m of milestones) out.milestones.set(m.id, m);
-  for (const row of labelRows) {
-    const list = out.labels.get(Number(row.target_id)) ?? [];
-    list.push({ id: row.id, title: row.title, color: row.color, description: row.description, project_id: row.project_id, group_id: row.group_id });
-    out.labels.set(Number(row.target_id), list);
-  }
-  for (const row of noteRows) out.userNotes.set(Number(row.noteable_id), Number(row.n));
-  for (const row of projectRows) out.projects.set(row.id, row);
   if (subscriber !== null) {
     // An explicit choice wins; without one, the author, assignees and reviewers follow it.
     const chosen = new Map(subscriptionRows.map((row) => [Number(row.subscribable_id), Boolean(row.subscribed)]));

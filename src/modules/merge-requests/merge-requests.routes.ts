@@ -15,6 +15,7 @@ import { pageOf, paginate, setOffsetHeaders } from '../../core/pagination.ts';
 import { NoContent } from '../../core/schema.ts';
 import type { MergeRequestRow } from '../../db/schema.ts';
 import { CommitEntity, presentCommit } from '../../domain/commit-entity.ts';
+import { assignableUsers } from '../../domain/issuables.ts';
 import { projectLabelScope } from '../../domain/labels.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { canMergeToBranch, pusherOf } from '../../domain/ref-protection.ts';
@@ -129,23 +130,7 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
       createLabels: project.can.has('admin_label'),
       gitDir: repositoryDir(config, project.row),
       milestone: (handle, id) => usableMilestone(handle, scope, id),
-      assignable: async (handle, ids) => {
-        const wanted = [...new Set(ids.filter((id) => id > 0))];
-        if (wanted.length === 0) return [];
-        const rows = await handle
-          .selectFrom('users')
-          .select('id')
-          .where('id', 'in', wanted)
-          .where((eb) =>
-            eb.or([
-              eb.exists(eb.selectFrom('project_authorizations').select('user_id').whereRef('project_authorizations.user_id', '=', 'users.id').where('project_authorizations.project_id', '=', project.row.id)),
-              eb('users.admin', '=', true),
-              eb.lit(project.row.visibility_level >= 10),
-            ]),
-          )
-          .execute();
-        return wanted.filter((id) => rows.some((r) => r.id === id));
-      },
+      assignable: (handle, ids) => assignableUsers(handle, project.row, ids),
     };
   }
 

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, CommaList, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
-import { IssueMilestoneEntity, LabelDetailsEntity } from '../issues/issues.schemas.ts';
+import { IssueMilestoneEntity, LabelDetailsEntity, TimeStatsEntity } from '../issues/issues.schemas.ts';
 import { PipelineBasicEntity, PipelineEntity } from '../pipelines/pipelines.schemas.ts';
 import { userBasicFields } from '../users/users.schemas.ts';
 
@@ -58,12 +58,7 @@ const basicFields = {
   reference: Type.String(),
   references: Entity({ short: Type.String(), relative: Type.String(), full: Type.String() }),
   web_url: Type.String(),
-  time_stats: Entity({
-    time_estimate: Type.Integer(),
-    total_time_spent: Type.Integer(),
-    human_time_estimate: Nullable(Type.String()),
-    human_total_time_spent: Nullable(Type.String()),
-  }),
+  time_stats: TimeStatsEntity,
   squash: Type.Boolean(),
   task_completion_status: Entity({ count: Type.Integer(), completed_count: Type.Integer() }),
   has_conflicts: Type.Boolean(),

@@ -8,7 +8,8 @@ import { type ServiceContext, requireActor, withTransaction } from '../../core/c
 import { type FieldErrors, invalidFields, messageList } from '../../core/errors.ts';
 import type { DB, MergeRequestRow } from '../../db/schema.ts';
 import { nextInternalId } from '../../domain/internal-ids.ts';
-import { type LabelRow, type LabelScope, findOrCreateLabels } from '../../domain/labels.ts';
+import { labelsOf, mentionList, nextLabels, setLabelLinks } from '../../domain/issuables.ts';
+import type { LabelScope } from '../../domain/labels.ts';
 import { BLANK, addError, tooLong } from '../../domain/validation.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { enqueue } from '../../jobs/queue.ts';
@@ -85,42 +86,6 @@ async function checkBranches(ctx: ServiceContext, projectId: number, source: str
   return { source: sourceHead as string, target: targetHead as string };
 }
 
-async function currentLabels(ctx: ServiceContext, mrId: number): Promise<LabelRow[]> {
-  return ctx.db
-    .selectFrom('label_links')
-    .innerJoin('labels', 'labels.id', 'label_links.label_id')
-    .select(['labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
-    .where('label_links.target_type', '=', 'MergeRequest')
-    .where('label_links.target_id', '=', mrId)
-    .orderBy('labels.title')
-    .execute();
-}
-
-/** `labels` replaces, then `add_labels` and `remove_labels` apply; null when none was given. */
-async function nextLabels(ctx: ServiceContext, current: LabelRow[], changes: MergeRequestChanges, powers: MergeRequestPowers): Promise<LabelRow[] | null> {
-  if (changes.labels === undefined && changes.addLabels === undefined && changes.removeLabels === undefined) return null;
-  const find = (titles: string[]) => findOrCreateLabels(ctx, powers.labelScope, titles, powers.createLabels);
-  const result = changes.labels !== undefined ? await find(changes.labels) : [...current];
-  for (const label of changes.addLabels ? await find(changes.addLabels) : []) if (!result.some((l) => l.id === label.id)) result.push(label);
-  const removed = new Set((changes.removeLabels ?? []).map((t) => t.trim()));
-  return result.filter((label) => !removed.has(label.title));
-}
-
-async function setLabels(ctx: ServiceContext, mr: MergeRequestRow, current: LabelRow[], next: LabelRow[]): Promise<string | null> {
-  const at = ctx.now().toISOString();
-  const added = next.filter((l) => !current.some((c) => c.id === l.id));
-  const removed = current.filter((c) => !next.some((l) => l.id === c.id));
-  if (removed.length > 0) {
-    await ctx.db.deleteFrom('label_links').where('target_type', '=', 'MergeRequest').where('target_id', '=', mr.id).where('label_id', 'in', removed.map((l) => l.id)).execute();
-  }
-  if (added.length > 0) {
-    await ctx.db.insertInto('label_links').values(added.map((l) => ({ label_id: l.id, target_type: 'MergeRequest', target_id: mr.id, created_at: at, updated_at: at }))).execute();
-  }
-  const words = (verb: string, labels: LabelRow[]) => `${verb} ${labels.map((l) => `~${l.id}`).join(' ')} ${labels.length === 1 ? 'label' : 'labels'}`;
-  const parts = [...(added.length > 0 ? [words('added', added)] : []), ...(removed.length > 0 ? [words('removed', removed)] : [])];
-  return parts.length > 0 ? parts.join(' and ') : null;
-}
-
 type PeopleTable = 'merge_request_assignees' | 'merge_request_reviewers';
 
 /** Sets assignees or reviewers; the system note's text, or null when nothing changed. */
@@ -131,11 +96,10 @@ async function setPeople(ctx: ServiceContext, table: PeopleTable, mrId: number, 
   if (added.length === 0 && removed.length === 0) return null;
   if (removed.length > 0) await ctx.db.deleteFrom(table).where('merge_request_id', '=', mrId).where('user_id', 'in', removed).execute();
   if (added.length > 0) await ctx.db.insertInto(table).values(added.map((user_id) => ({ merge_request_id: mrId, user_id }))).execute();
-  const names = async (ids: number[]) => (await ctx.db.selectFrom('users').select('username').where('id', 'in', ids).orderBy('id').execute()).map((u) => `@${u.username}`).join(' and ');
   const [on, off] = table === 'merge_request_assignees' ? ['assigned to', 'unassigned'] : ['requested review from', 'removed review request for'];
   const parts = [];
-  if (added.length > 0) parts.push(`${on} ${await names(added)}`);
-  if (removed.length > 0) parts.push(`${off} ${await names(removed)}`);
+  if (added.length > 0) parts.push(`${on} ${await mentionList(ctx.db, added)}`);
+  if (removed.length > 0) parts.push(`${off} ${await mentionList(ctx.db, removed)}`);
   return parts.join(' and ');
 }
 
@@ -194,8 +158,8 @@ export async function createMergeRequest(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    const labels = await nextLabels(tx, [], changes, powers);
-    if (labels && labels.length > 0) await setLabels(tx, mr, [], labels);
+    const labels = await nextLabels(tx, [], changes, powers.labelScope, powers.createLabels);
+    if (labels && labels.length > 0) await setLabelLinks(tx, 'MergeRequest', mr.id, [], labels);
     for (const [table, ids] of [['merge_request_assignees', changes.assigneeIds], ['merge_request_reviewers', changes.reviewerIds]] as const) {
       const users = ids ? await powers.assignable(tx.db, ids) : [];
       if (users.length > 0) await tx.db.insertInto(table).values(users.map((user_id) => ({ merge_request_id: mr.id, user_id }))).execute();
@@ -261,9 +225,9 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
       notes.push('reopened');
       await event('reopened');
     }
-    const current = await currentLabels(tx, mr.id);
-    const labels = await nextLabels(tx, current, changes, powers);
-    if (labels) notes.push(...[await setLabels(tx, mr, current, labels)].filter((n): n is string => n !== null));
+    const current = (await labelsOf(tx.db, 'MergeRequest', [mr.id])).get(mr.id) ?? [];
+    const labels = await nextLabels(tx, current, changes, powers.labelScope, powers.createLabels);
+    if (labels) notes.push(...[await setLabelLinks(tx, 'MergeRequest', mr.id, current, labels)].filter((n): n is string => n !== null));
     if (changes.assigneeIds !== undefined) notes.push(...[await setPeople(tx, 'merge_request_assignees', mr.id, await powers.assignable(tx.db, changes.assigneeIds))].filter((n): n is string => n !== null));
     if (changes.reviewerIds !== undefined) notes.push(...[await setPeople(tx, 'merge_request_reviewers', mr.id, await powers.assignable(tx.db, changes.reviewerIds))].filter((n): n is string => n !== null));
     for (const body of notes) await addSystemNote(tx, noteableOf(mr), body);
