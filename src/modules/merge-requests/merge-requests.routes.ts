@@ -10,7 +10,7 @@ import { projectFeatureAvailable } from '../../core/access/abilities.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import { type LoadedProject, loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
 import { serviceContext } from '../../core/context.ts';
-import { apiError, forbidden, unauthorized } from '../../core/errors.ts';
+import { apiError, forbidden, messageList, unauthorized } from '../../core/errors.ts';
 import { pageOf, paginate, setOffsetHeaders } from '../../core/pagination.ts';
 import { NoContent } from '../../core/schema.ts';
 import type { MergeRequestRow } from '../../db/schema.ts';
@@ -190,6 +190,8 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const project = loadedProject(req);
     const access = await mergeRequestAccess(req, project);
     if (!access.admin) throw forbidden();
+    // Forks are not kept: a merge request stays inside its project.
+    if (req.body.target_project_id !== undefined && req.body.target_project_id !== project.row.id) throw messageList(['Source project is not a fork of the target project'], 422);
     const { title, source_branch: sourceBranch, target_branch: targetBranch } = req.body;
     const mr = await createMergeRequest(serviceContext(req), project.row.id, { ...changesOf(req.body), title, sourceBranch, targetBranch }, powers(req, access));
     reply.code(201);

@@ -419,3 +419,63 @@ describe('notes', () => {
     expectError(await t.get(`${base()}/424242/notes`, { token: developer.token }), 404, { message: '404 Not found' });
   });
 });
+
+describe('the single entity', () => {
+  test('head_pipeline and pipeline: the latest pipeline of the source head; render_html; diverged commits', async () => {
+    const { iid, sha, source } = await open('With a pipeline', { description: '**bold**' });
+    const at = new Date().toISOString();
+    const pipeline = await t.deps.db
+      .insertInto('ci_pipelines')
+      .values({ project_id: project.id, iid: 1, ref: source, sha, before_sha: '0'.repeat(40), tag: false, protected: false, source: 'push', status: 'success', failure_reason: null, yaml_errors: null, user_id: developer.user.id, config_path: null, source_job_id: null, source_pipeline_id: null, source_project_id: null, trigger_id: null, schedule_id: null, duration: 3, committed_at: null, started_at: at, finished_at: at, created_at: at, updated_at: at })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await commitOn(dir, 'main');
+    const res = await t.get(`${base()}/${iid}`, { token: developer.token, query: { render_html: 'true', include_diverged_commits_count: 'true' } });
+    expectStatus(res, 200);
+    const mr = res.json();
+    expectEntity(mr, MergeRequestEntity);
+    assert.equal(mr.head_pipeline.id, pipeline.id);
+    assert.equal(mr.head_pipeline.status, 'success');
+    assert.equal(mr.head_pipeline.user.id, developer.user.id);
+    assert.equal(mr.pipeline.id, pipeline.id);
+    assert.equal(mr.latest_build_started_at, at);
+    assert.ok(mr.description_html.includes('<strong>bold</strong>'), mr.description_html);
+    assert.equal(typeof mr.title_html, 'string');
+    assert.equal(mr.diverged_commits_count, 1);
+    // Anonymous readers of a public project see the pipeline too; without render_html, no html.
+    const anonymous = (await t.get(`${base()}/${iid}`)).json();
+    expectEntity(anonymous, MergeRequestEntity);
+    assert.equal(anonymous.title_html, undefined);
+    assert.equal(anonymous.user.can_merge, false);
+  });
+
+  test('retargeting to another branch, to a missing one, and target_project_id of another project', async () => {
+    const { iid } = await open('Retarget');
+    const other = `other-${++sequence}`;
+    await commitOn(dir, other, { from: 'main' });
+    const res = await t.put(`${base()}/${iid}`, { token: developer.token, body: { target_branch: other } });
+    expectStatus(res, 200);
+    assert.equal(res.json().target_branch, other);
+    assert.equal(res.json().diff_refs.start_sha, await head(other));
+    expectError(await t.put(`${base()}/${iid}`, { token: developer.token, body: { target_branch: 'nowhere' } }), 422, { message: ['Target branch "nowhere" does not exist'] });
+    const b = await branch();
+    expectError(await create({ title: 'fork', source_branch: b.name, target_branch: 'main', target_project_id: project.id + 1000 }), 422, { message: ['Source project is not a fork of the target project'] });
+  });
+
+  test('a group lists the merge requests of its projects the caller may read', async () => {
+    const group = (await t.post('/api/v4/groups', { token: ROOT_TOKEN, body: { name: 'mr-group', path: 'mr-group', visibility: 'public' } })).json();
+    const inGroup = (await t.post('/api/v4/projects', { token: ROOT_TOKEN, body: { name: 'grouped', namespace_id: group.id, initialize_with_readme: true, visibility: 'public' } })).json();
+    const groupDir = projectRepositoryPath(t.deps.config.repositoryStorages, { id: inGroup.id, repository_storage: 'default' }) as string;
+    await commitOn(groupDir, 'topic', { from: 'main' });
+    const made = await t.post(`/api/v4/projects/${inGroup.id}/merge_requests`, { token: ROOT_TOKEN, body: { title: 'Grouped', source_branch: 'topic', target_branch: 'main' } });
+    expectStatus(made, 201);
+    const res = await t.get(`/api/v4/groups/${group.id}/merge_requests`);
+    expectStatus(res, 200);
+    expectEntities(res.json(), MergeRequestBasicEntity);
+    assert.deepEqual(res.json().map((m: { id: number }) => m.id), [made.json().id]);
+    assert.equal(res.json()[0].references.relative, `mr-group/grouped!1`);
+    // With the merge requests feature private, outsiders see none of them.
+    await updateProjectSettings(t.deps.db, inGroup.id, { features: { merge_requests_access_level: 'private' } });
+    assert.deepEqual((await t.get(`/api/v4/groups/${group.id}/merge_requests`)).json(), []);
+  });
+});
