@@ -167,14 +167,14 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
   api.get('/merge_requests', { schema: { querystring: ListMergeRequestsQuery, response: list }, config: OPTIONAL }, async (req, reply) => {
     const scope = req.query.scope ?? 'created_by_me';
     if (!req.actor && scope !== 'all') throw unauthorized();
-    const q = filterMergeRequests(readableMergeRequests(db, req.actor), { ...req.query, scope }, req.actor, 'created_by_me');
+    const q = filterMergeRequests(readableMergeRequests(db, req.actor), { ...req.query, scope, non_archived: req.query.non_archived ?? true }, req.actor, 'created_by_me');
     const rows = await paginate(req, reply, orderMergeRequests(q, req.query.order_by, req.query.sort));
     return presentList(rows, view(null, req.query.with_labels_details), req.query.with_merge_status_recheck ?? false);
   });
 
   api.get('/groups/:id/merge_requests', { schema: { params: ProjectParams, querystring: ListMergeRequestsQuery, response: list }, config: OPTIONAL, preHandler: loadGroup('read_group') }, async (req, reply) => {
     const group = loadedGroup(req);
-    const q = filterMergeRequests(groupMergeRequests(db, req.actor, group.row.traversal_path), req.query, req.actor, 'all');
+    const q = filterMergeRequests(groupMergeRequests(db, req.actor, group.row.traversal_path), { ...req.query, non_archived: req.query.non_archived ?? true }, req.actor, 'all');
     const rows = await paginate(req, reply, orderMergeRequests(q, req.query.order_by, req.query.sort));
     return presentList(rows, view(null, req.query.with_labels_details), req.query.with_merge_status_recheck ?? false);
   });
