@@ -23,8 +23,7 @@ const user = (row: UserRow | undefined, baseUrl: string) => userBasicFields(row 
 const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft$|\[wip\]|wip:|wip$)/i;
 export const isDraftTitle = (title: string) => DRAFT_PREFIX.test(title);
 
-/** The user ids a row names directly (author, merger, closer). */
-export const usersOf = (mr: MergeRequestRow) => [mr.author_id, mr.merged_by_id, mr.closed_by_id];
+const webUrl = (mr: MergeRequestRow, project: { full_path: string }, baseUrl: string) => `${projectWebUrl(baseUrl, project)}/-/merge_requests/${mr.iid}`;
 
 export function presentMergeRequestBasic(mr: MergeRequestRow, relations: MergeRequestRelations, view: MergeRequestView, today: string) {
   const project = relations.projects.get(mr.project_id)!;
@@ -79,7 +78,7 @@ export function presentMergeRequestBasic(mr: MergeRequestRow, relations: MergeRe
     force_remove_source_branch: mr.force_remove_source_branch === null ? null : Boolean(mr.force_remove_source_branch),
     reference: relative,
     references: { short: `!${mr.iid}`, relative, full: `${project.full_path}!${mr.iid}` },
-    web_url: `${projectWebUrl(view.baseUrl, project)}/-/merge_requests/${mr.iid}`,
+    web_url: webUrl(mr, project, view.baseUrl),
     time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
     squash: Boolean(mr.squash),
     task_completion_status: { count, completed_count: completed },
@@ -98,6 +97,7 @@ export interface SingleParts {
   /** Present when the caller may read pipelines. */
   headPipeline: Pipeline | null | undefined;
   divergedCommitsCount?: number;
+  rebaseInProgress?: boolean;
   firstContribution: boolean;
   canMerge: boolean;
 }
@@ -115,7 +115,23 @@ export function presentMergeRequest(mr: MergeRequestRow, relations: MergeRequest
     diff_refs: diffRefs,
     merge_error: mr.merge_error,
     ...(parts.divergedCommitsCount !== undefined ? { diverged_commits_count: parts.divergedCommitsCount } : {}),
+    ...(parts.rebaseInProgress !== undefined ? { rebase_in_progress: parts.rebaseInProgress } : {}),
     first_contribution: parts.firstContribution,
     user: { can_merge: parts.canMerge },
+  };
+}
+
+/** `view=simple`: what a list shows of each merge request when asked for little. */
+export function presentMergeRequestSimple(mr: MergeRequestRow, relations: Pick<MergeRequestRelations, 'projects'>, baseUrl: string) {
+  return {
+    id: mr.id,
+    iid: mr.iid,
+    project_id: mr.project_id,
+    title: mr.title,
+    description: mr.description,
+    state: mr.state as 'opened' | 'closed' | 'merged' | 'locked',
+    created_at: mr.created_at,
+    updated_at: mr.updated_at,
+    web_url: webUrl(mr, relations.projects.get(mr.project_id)!, baseUrl),
   };
 }

@@ -15,7 +15,7 @@ import { pageOf, paginate, setOffsetHeaders } from '../../core/pagination.ts';
 import { NoContent } from '../../core/schema.ts';
 import type { MergeRequestRow } from '../../db/schema.ts';
 import { CommitEntity, presentCommit } from '../../domain/commit-entity.ts';
-import { assignableUsers } from '../../domain/issuables.ts';
+import { assignableUsers, issuableProjects } from '../../domain/issuables.ts';
 import { projectLabelScope } from '../../domain/labels.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { canMergeToBranch, pusherOf } from '../../domain/ref-protection.ts';
@@ -32,7 +32,7 @@ import { presentPipeline, presentPipelineBasic } from '../pipelines/pipelines.pr
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { filterMergeRequests, orderMergeRequests } from './merge-request-filters.ts';
 import { findMergeRequestByIid, groupMergeRequests, isFirstContribution, loadMergeRequestRelations, projectMergeRequests, readableMergeRequests } from './merge-requests.finder.ts';
-import { type MergeRequestView, presentMergeRequest, presentMergeRequestBasic } from './merge-requests.presenter.ts';
+import { type MergeRequestView, presentMergeRequest, presentMergeRequestBasic, presentMergeRequestSimple } from './merge-requests.presenter.ts';
 import {
   ChangesQuery,
   CommitsQuery,
@@ -43,6 +43,7 @@ import {
   MergeRequestChangesEntity,
   MergeRequestEntity,
   MergeRequestParams,
+  MergeRequestSimpleEntity,
   ProjectParams,
   SingleQuery,
   UpdateMergeRequestBody,
@@ -77,19 +78,24 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const today = () => api.deps.now().toISOString().slice(0, 10);
   const view = (fromProjectId: number | null, withLabelsDetails = false, renderHtml = false): MergeRequestView => ({ baseUrl: config.externalUrl, fromProjectId, withLabelsDetails, renderHtml });
 
-  async function presentList(rows: MergeRequestRow[], v: MergeRequestView, recheck: boolean) {
+  async function presentList(rows: MergeRequestRow[], v: MergeRequestView, query: { with_merge_status_recheck?: boolean; view?: 'simple' }) {
+    const recheck = query.with_merge_status_recheck ?? false;
     if (recheck) {
       for (const projectId of new Set(rows.filter((r) => r.merge_status === 'unchecked' && r.state === 'opened').map((r) => r.project_id))) {
         const ids = rows.filter((r) => r.project_id === projectId && r.merge_status === 'unchecked').map((r) => r.id);
         await enqueue(db, MERGE_STATUS_CHECK, { projectId, mergeRequestIds: ids });
       }
     }
+    if (query.view === 'simple') {
+      const projects = await issuableProjects(db, rows.map((r) => r.project_id));
+      return rows.map((row) => presentMergeRequestSimple(row, { projects }, config.externalUrl));
+    }
     const relations = await loadMergeRequestRelations(db, rows);
     return rows.map((row) => presentMergeRequestBasic(row, relations, v, today()));
   }
 
   /** The single entity: its subscription, changes count, pipelines, diff refs and whether the caller may merge it. */
-  async function presentSingle(req: FastifyRequest, mr: MergeRequestRow, options: { renderHtml?: boolean; diverged?: boolean } = {}) {
+  async function presentSingle(req: FastifyRequest, mr: MergeRequestRow, options: { renderHtml?: boolean; diverged?: boolean; rebase?: boolean } = {}) {
     const project = loadedProject(req);
     const settings = await readProjectSettings(db, project.row);
     const relations = await loadMergeRequestRelations(db, [mr], req.actor?.user.id ?? null);
@@ -107,6 +113,7 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
       ci: buildsOpen ? { pipeline: pipeline ? presentPipelineBasic(pipeline, pipelineView) : null, startedAt: pipeline?.started_at ?? null, finishedAt: pipeline?.finished_at ?? null } : null,
       headPipeline: ci.has('read_pipeline') ? (pipeline ? presentPipeline(pipeline, pipelineView, await pipelineDetailParts(db, pipeline)) : null) : undefined,
       divergedCommitsCount: options.diverged ? (head !== null && mr.sha !== null && dir !== null ? await countCommits(dir, { revisions: [head, `^${mr.sha}`] }) : 0) : undefined,
+      rebaseInProgress: options.rebase ? false : undefined,
       firstContribution: await isFirstContribution(db, mr),
       canMerge: protections !== null && mr.state === 'opened' && canMergeToBranch(protections, mr.target_branch, pusherOf(project, req.actor)),
     });
@@ -153,7 +160,7 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
     };
   }
 
-  const list = { 200: Type.Array(MergeRequestBasicEntity) };
+  const list = { 200: Type.Array(Type.Union([MergeRequestBasicEntity, MergeRequestSimpleEntity])) };
   const single = { schema: { params: MergeRequestParams }, config: OPTIONAL, preHandler: loadProject('read_project') };
 
   api.get('/projects/:id/merge_requests', { schema: { params: ProjectParams, querystring: ListMergeRequestsQuery, response: list }, config: OPTIONAL, preHandler: loadProject('read_project') }, async (req, reply) => {
@@ -161,7 +168,7 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
     if (!(await mergeRequestAccess(req, project)).read) throw forbidden();
     const q = filterMergeRequests(projectMergeRequests(db, project.row.id), req.query, req.actor, 'all');
     const rows = await paginate(req, reply, orderMergeRequests(q, req.query.order_by, req.query.sort));
-    return presentList(rows, view(project.row.id, req.query.with_labels_details), req.query.with_merge_status_recheck ?? false);
+    return presentList(rows, view(project.row.id, req.query.with_labels_details), req.query);
   });
 
   api.get('/merge_requests', { schema: { querystring: ListMergeRequestsQuery, response: list }, config: OPTIONAL }, async (req, reply) => {
@@ -169,21 +176,21 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
     if (!req.actor && scope !== 'all') throw unauthorized();
     const q = filterMergeRequests(readableMergeRequests(db, req.actor), { ...req.query, scope, non_archived: req.query.non_archived ?? true }, req.actor, 'created_by_me');
     const rows = await paginate(req, reply, orderMergeRequests(q, req.query.order_by, req.query.sort));
-    return presentList(rows, view(null, req.query.with_labels_details), req.query.with_merge_status_recheck ?? false);
+    return presentList(rows, view(null, req.query.with_labels_details), req.query);
   });
 
   api.get('/groups/:id/merge_requests', { schema: { params: ProjectParams, querystring: ListMergeRequestsQuery, response: list }, config: OPTIONAL, preHandler: loadGroup('read_group') }, async (req, reply) => {
     const group = loadedGroup(req);
     const q = filterMergeRequests(groupMergeRequests(db, req.actor, group.row.traversal_path), { ...req.query, non_archived: req.query.non_archived ?? true }, req.actor, 'all');
     const rows = await paginate(req, reply, orderMergeRequests(q, req.query.order_by, req.query.sort));
-    return presentList(rows, view(null, req.query.with_labels_details), req.query.with_merge_status_recheck ?? false);
+    return presentList(rows, view(null, req.query.with_labels_details), req.query);
   });
 
   api.get('/projects/:id/merge_requests/:merge_request_iid', { ...single, schema: { params: MergeRequestParams, querystring: SingleQuery, response: { 200: MergeRequestEntity } } }, async (req) => {
     const { mr } = await requireMergeRequest(req, req.params.merge_request_iid);
     // Reading an unchecked merge request asks for its check (check_mergeability(async: true)).
     if (mr.state === 'opened' && mr.merge_status === 'unchecked') await recheckLater(db, mr);
-    return presentSingle(req, mr, { renderHtml: req.query.render_html, diverged: req.query.include_diverged_commits_count });
+    return presentSingle(req, mr, { renderHtml: req.query.render_html, diverged: req.query.include_diverged_commits_count, rebase: req.query.include_rebase_in_progress });
   });
 
   api.post('/projects/:id/merge_requests', { schema: { params: ProjectParams, body: CreateMergeRequestBody, response: { 201: MergeRequestEntity } }, config: REQUIRED, preHandler: loadProject('read_project') }, async (req, reply) => {

@@ -83,11 +83,26 @@ const singleFields = {
   diff_refs: Nullable(Entity({ base_sha: Nullable(Type.String()), head_sha: Nullable(Type.String()), start_sha: Nullable(Type.String()) })),
   merge_error: Nullable(Type.String()),
   diverged_commits_count: Type.Optional(Type.Integer()),
+  /** include_rebase_in_progress=true only; Quarry never rebases. */
+  rebase_in_progress: Type.Optional(Type.Boolean()),
   first_contribution: Type.Boolean(),
   user: Entity({ can_merge: Type.Boolean() }),
 };
 
 export const MergeRequestEntity = Entity(singleFields);
+
+/** `view=simple` (Entities::MergeRequestSimple). */
+export const MergeRequestSimpleEntity = Entity({
+  id: Type.Integer(),
+  iid: Type.Integer(),
+  project_id: Type.Integer(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  state: Literals(MR_STATES),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  web_url: Type.String(),
+});
 
 export const DiffEntity = Entity({
   old_path: Type.String(),
@@ -144,6 +159,7 @@ export const ListMergeRequestsQuery = Params(
     not: Type.Optional(Params(negatableFilters, negatableRules)),
     iids: Type.Optional(CommaList(Type.Integer())),
     non_archived: Type.Optional(Bool()),
+    view: Type.Optional(OneOf(['simple'] as const)),
   },
   negatableRules,
 );

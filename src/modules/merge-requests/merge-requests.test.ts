@@ -16,7 +16,7 @@ import { createCommit, getCommit } from '../../git/commits.ts';
 import { resolveRef } from '../../git/refs.ts';
 import { projectRepositoryPath } from '../../git/repository.ts';
 import { NoteEntity } from '../notes/notes.schemas.ts';
-import { MergeRequestBasicEntity, MergeRequestChangesEntity, MergeRequestEntity } from './merge-requests.schemas.ts';
+import { MergeRequestBasicEntity, MergeRequestChangesEntity, MergeRequestEntity, MergeRequestSimpleEntity } from './merge-requests.schemas.ts';
 
 let t: TestApp;
 let owner: TestUser;
@@ -168,6 +168,14 @@ describe('lists', () => {
     assert.deepEqual(titles, [...titles].sort());
     const labels = (await t.get(`/api/v4/projects/${project.id}/labels`, { token: developer.token, query: { with_counts: 'true', search: 'listed' } })).json();
     assert.equal(labels[0].open_merge_requests_count, 1);
+  });
+
+  test('view=simple shows little of each', async () => {
+    const res = await t.get(base(), { token: developer.token, query: { view: 'simple', labels: 'listed' } });
+    expectStatus(res, 200);
+    expectEntities(res.json(), MergeRequestSimpleEntity);
+    assert.deepEqual(Object.keys(res.json()[0]).sort(), ['created_at', 'description', 'id', 'iid', 'project_id', 'state', 'title', 'updated_at', 'web_url']);
+    assert.equal((await t.get(`${base()}/${tagged}`, { token: developer.token, query: { include_rebase_in_progress: 'true' } })).json().rebase_in_progress, false);
   });
 
   test('/merge_requests is the caller’s own by default; anonymous callers ask for scope=all', async () => {
