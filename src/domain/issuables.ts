@@ -3,8 +3,10 @@
 // they show, the list conditions on labels and milestones, and who may be assigned to them.
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import type { ServiceContext } from '../core/context.ts';
+import type { FieldErrors } from '../core/errors.ts';
 import type { DB, ProjectRow } from '../db/schema.ts';
 import { type LabelRow, type LabelScope, findOrCreateLabels } from './labels.ts';
+import { BLANK, addError, tooLong } from './validation.ts';
 
 export type IssuableType = 'Issue' | 'MergeRequest';
 
@@ -116,6 +118,21 @@ export async function assignableUsers(db: Kysely<DB>, project: Pick<ProjectRow, 
     )
     .execute();
   return wanted.filter((id) => rows.some((r) => r.id === id));
+}
+
+const TITLE_MAX = 255;
+const DESCRIPTION_MAX = 1_048_576;
+
+/** The model's checks of a title (required when creating) and a description. */
+export function textErrors(changes: { title?: string; description?: string | null }, creating: boolean): FieldErrors {
+  const errors: FieldErrors = {};
+  if (changes.title !== undefined || creating) {
+    const title = changes.title ?? '';
+    if (title.trim() === '') addError(errors, 'title', BLANK);
+    else if ([...title].length > TITLE_MAX) addError(errors, 'title', tooLong(TITLE_MAX));
+  }
+  if (changes.description && [...changes.description].length > DESCRIPTION_MAX) addError(errors, 'description', tooLong(DESCRIPTION_MAX));
+  return errors;
 }
 
 // ---- List conditions -------------------------------------------------------------------------

@@ -5,13 +5,12 @@
 // administrators and owners only.
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { conflict, invalidFields } from '../../core/errors.ts';
-import type { FieldErrors } from '../../core/errors.ts';
 import type { Kysely } from 'kysely';
 import type { DB, IssueRow } from '../../db/schema.ts';
 import { nextInternalId, trackInternalId } from '../../domain/internal-ids.ts';
-import { labelsOf, mentionList, nextLabels, setLabelLinks } from '../../domain/issuables.ts';
+import { labelsOf, mentionList, nextLabels, setLabelLinks, textErrors } from '../../domain/issuables.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
-import { BLANK, addError, atLeast, tooLong } from '../../domain/validation.ts';
+import { addError, atLeast } from '../../domain/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { type Noteable, addSystemNote } from '../notes/notes.service.ts';
 
@@ -46,9 +45,6 @@ export interface IssuePowers {
   milestone: (db: Kysely<DB>, id: number) => Promise<{ id: number; iid: number } | null>;
 }
 
-const TITLE_MAX = 255;
-const DESCRIPTION_MAX = 1_048_576;
-
 /** A due date as clients send it (YYYY-MM-DD or a date-time), as a date; anything else clears it. */
 export function parseDueDate(raw: string | null | undefined): string | null {
   if (!raw) return null;
@@ -57,13 +53,7 @@ export function parseDueDate(raw: string | null | undefined): string | null {
 }
 
 function validate(changes: IssueChanges, creating: boolean): void {
-  const errors: FieldErrors = {};
-  if (changes.title !== undefined || creating) {
-    const title = changes.title ?? '';
-    if (title.trim() === '') addError(errors, 'title', BLANK);
-    else if ([...title].length > TITLE_MAX) addError(errors, 'title', tooLong(TITLE_MAX));
-  }
-  if (changes.description && [...changes.description].length > DESCRIPTION_MAX) addError(errors, 'description', tooLong(DESCRIPTION_MAX));
+  const errors = textErrors(changes, creating);
   if (changes.weight !== undefined && changes.weight !== null && changes.weight < 0) addError(errors, 'weight', atLeast(0));
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 }

@@ -23,6 +23,17 @@ const user = (row: UserRow | undefined, baseUrl: string) => userBasicFields(row 
 const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft$|\[wip\]|wip:|wip$)/i;
 export const isDraftTitle = (title: string) => DRAFT_PREFIX.test(title);
 
+const coreOf = (mr: MergeRequestRow) => ({
+  id: mr.id,
+  iid: mr.iid,
+  project_id: mr.project_id,
+  title: mr.title,
+  description: mr.description,
+  state: mr.state as 'opened' | 'closed' | 'merged' | 'locked',
+  created_at: mr.created_at,
+  updated_at: mr.updated_at,
+});
+
 const webUrl = (mr: MergeRequestRow, project: { full_path: string }, baseUrl: string) => `${projectWebUrl(baseUrl, project)}/-/merge_requests/${mr.iid}`;
 
 export function presentMergeRequestBasic(mr: MergeRequestRow, relations: MergeRequestRelations, view: MergeRequestView, today: string) {
@@ -36,14 +47,7 @@ export function presentMergeRequestBasic(mr: MergeRequestRow, relations: MergeRe
   const relative = view.fromProjectId === mr.project_id ? `!${mr.iid}` : `${project.full_path}!${mr.iid}`;
   const draft = Boolean(mr.draft);
   return {
-    id: mr.id,
-    iid: mr.iid,
-    project_id: mr.project_id,
-    title: mr.title,
-    description: mr.description,
-    state: mr.state as 'opened' | 'closed' | 'merged' | 'locked',
-    created_at: mr.created_at,
-    updated_at: mr.updated_at,
+    ...coreOf(mr),
     merged_by: merger,
     merge_user: merger,
     merged_at: mr.merged_at,
@@ -124,14 +128,7 @@ export function presentMergeRequest(mr: MergeRequestRow, relations: MergeRequest
 /** `view=simple`: what a list shows of each merge request when asked for little. */
 export function presentMergeRequestSimple(mr: MergeRequestRow, relations: Pick<MergeRequestRelations, 'projects'>, baseUrl: string) {
   return {
-    id: mr.id,
-    iid: mr.iid,
-    project_id: mr.project_id,
-    title: mr.title,
-    description: mr.description,
-    state: mr.state as 'opened' | 'closed' | 'merged' | 'locked',
-    created_at: mr.created_at,
-    updated_at: mr.updated_at,
+    ...coreOf(mr),
     web_url: webUrl(mr, relations.projects.get(mr.project_id)!, baseUrl),
   };
 }

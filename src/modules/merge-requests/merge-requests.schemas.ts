@@ -14,7 +14,8 @@ export const MERGE_STATUSES = ['unchecked', 'checking', 'can_be_merged', 'cannot
 
 const UserBasic = Entity(userBasicFields);
 
-const basicFields = {
+/** What every merge request entity starts with (IssuableEntity). */
+const coreFields = {
   id: Type.Integer(),
   iid: Type.Integer(),
   project_id: Type.Integer(),
@@ -23,6 +24,10 @@ const basicFields = {
   state: Literals(MR_STATES),
   created_at: Timestamp,
   updated_at: Timestamp,
+};
+
+const basicFields = {
+  ...coreFields,
   merged_by: Nullable(UserBasic),
   /** 14.7 added merge_user, the same as merged_by for merges made at once. */
   merge_user: Nullable(UserBasic),
@@ -92,17 +97,7 @@ const singleFields = {
 export const MergeRequestEntity = Entity(singleFields);
 
 /** `view=simple` (Entities::MergeRequestSimple). */
-export const MergeRequestSimpleEntity = Entity({
-  id: Type.Integer(),
-  iid: Type.Integer(),
-  project_id: Type.Integer(),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  state: Literals(MR_STATES),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  web_url: Type.String(),
-});
+export const MergeRequestSimpleEntity = Entity({ ...coreFields, web_url: Type.String() });
 
 export const DiffEntity = Entity({
   old_path: Type.String(),

@@ -5,12 +5,11 @@
 // filter_params drops them for others.
 import type { Kysely } from 'kysely';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
-import { type FieldErrors, invalidFields, messageList } from '../../core/errors.ts';
+import { invalidFields, messageList } from '../../core/errors.ts';
 import type { DB, MergeRequestRow } from '../../db/schema.ts';
 import { nextInternalId } from '../../domain/internal-ids.ts';
-import { labelsOf, mentionList, nextLabels, setLabelLinks } from '../../domain/issuables.ts';
+import { labelsOf, mentionList, nextLabels, setLabelLinks, textErrors } from '../../domain/issuables.ts';
 import type { LabelScope } from '../../domain/labels.ts';
-import { BLANK, addError, tooLong } from '../../domain/validation.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
@@ -47,19 +46,10 @@ export interface MergeRequestPowers {
   gitDir: string | null;
 }
 
-const TITLE_MAX = 255;
-const DESCRIPTION_MAX = 1_048_576;
-
 export const noteableOf = (mr: Pick<MergeRequestRow, 'id' | 'iid' | 'project_id' | 'title'>): Noteable => ({ type: 'MergeRequest', id: mr.id, iid: mr.iid, projectId: mr.project_id, title: mr.title });
 
 function validate(changes: MergeRequestChanges, creating: boolean): void {
-  const errors: FieldErrors = {};
-  if (changes.title !== undefined || creating) {
-    const title = changes.title ?? '';
-    if (title.trim() === '') addError(errors, 'title', BLANK);
-    else if ([...title].length > TITLE_MAX) addError(errors, 'title', tooLong(TITLE_MAX));
-  }
-  if (changes.description && [...changes.description].length > DESCRIPTION_MAX) addError(errors, 'description', tooLong(DESCRIPTION_MAX));
+  const errors = textErrors(changes, creating);
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 }
 
