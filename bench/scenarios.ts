@@ -28,6 +28,7 @@ export type ScenarioKey =
   | 'commits-path'
   | 'commit-by-sha'
   | 'commit-stats'
+  | 'commits-path-walk'
   | 'archive'
   | 'create-user';
 
@@ -84,15 +85,15 @@ const REPOSITORY_TARGET = { rps: 500, p99Ms: 50 };
 const GIT_READ_TARGET: Target = { rps: 1000, p99Ms: 30, orShareOf: { key: 'project-by-id-member', share: 0.5 } };
 
 /** A repository scenario: as the administrator, on the fixture's project; `null`: measured, no target. */
-function onRepository(key: ScenarioKey, label: string, path: (counter: number, job: LoadJob) => string, target: Target | null = REPOSITORY_TARGET): Scenario {
+function onRepository(key: ScenarioKey, label: string, path: (counter: number, job: LoadJob, tag: string) => string, target: Target | null = REPOSITORY_TARGET): Scenario {
   return {
     key,
     label,
     expectedStatus: 200,
     ...(target ? { target } : {}),
-    next: (job, counter) => ({
+    next: (job, counter, tag) => ({
       method: 'GET',
-      path: `/api/v4/projects/${job.repositoryProjectId ?? 0}/repository/${path(counter, job)}`,
+      path: `/api/v4/projects/${job.repositoryProjectId ?? 0}/repository/${path(counter, job, tag)}`,
       headers: { 'private-token': job.adminToken },
     }),
   };
@@ -230,6 +231,18 @@ export const SCENARIOS: readonly Scenario[] = [
   // `diff-tree` walk per commit, then cached by its id) and an archive (one `git archive` per
   // request, streamed).
   onRepository('commit-stats', 'GET /projects/:id/repository/commits/:sha?stats=true (100 commits; diff-tree once per commit)', (k, job) => `commits/${job.repositoryCommitIds[k % job.repositoryCommitIds.length] ?? 'main'}?stats=true`, null),
+  // A path's history not asked before: one rev-list per request (then cached by commit and path).
+  // The warm-up walks pairs of its own, so that the measured requests find none cached.
+  onRepository(
+    'commits-path-walk',
+    'GET /projects/:id/repository/commits?ref_name=<commit>&path=<file> (each pair new; rev-list per request)',
+    (k, job, tag) => {
+      const pair = k + (tag.endsWith('m') ? 0 : 25_000);
+      const commits = Math.max(1, job.repositoryCommitIds.length);
+      return `commits?per_page=20&ref_name=${job.repositoryCommitIds[pair % commits] ?? 'main'}&path=${fixtureFile(Math.floor(pair / commits))}`;
+    },
+    null,
+  ),
   onRepository('archive', 'GET /projects/:id/repository/archive.tar.gz?sha=<commit> (500 files; git archive per request)', (k, job) => `archive.tar.gz?sha=${job.repositoryCommitIds[k % job.repositoryCommitIds.length] ?? 'main'}`, null),
   {
     // Last, because it adds users that the list scenario would otherwise count.

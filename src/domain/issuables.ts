@@ -12,7 +12,9 @@ export type IssuableType = 'Issue' | 'MergeRequest';
 
 export interface IssuableProject {
   id: number;
+  path: string;
   full_path: string;
+  namespace_id: number;
   namespace_full_path: string;
   namespace_type: string;
 }
@@ -57,7 +59,7 @@ export async function issuableProjects(db: Kysely<DB>, projectIds: readonly numb
   const rows = await db
     .selectFrom('projects')
     .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-    .select(['projects.id', 'projects.full_path', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
+    .select(['projects.id', 'projects.path', 'projects.full_path', 'projects.namespace_id', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
     .where('projects.id', 'in', [...new Set(projectIds)])
     .execute();
   return new Map(rows.map((row) => [row.id, row]));

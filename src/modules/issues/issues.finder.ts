@@ -51,7 +51,8 @@ export interface IssueRelations {
   users: Map<number, UserRow>;
   assignees: Map<number, number[]>;
   labels: Map<number, LabelRow[]>;
-  milestones: Map<number, MilestoneRow>;
+  /** With the full path of a group milestone's group (null for a project's). */
+  milestones: Map<number, MilestoneRow & { group_full_path: string | null }>;
   userNotes: Map<number, number>;
   projects: Map<number, IssuableProject>;
   /**
@@ -89,7 +90,15 @@ export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueR
   const milestoneIds = [...new Set(issues.map((i) => i.milestone_id).filter((id): id is number => id !== null))];
   const [users, milestones] = await Promise.all([
     userIds.size > 0 ? db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute() : Promise.resolve([]),
-    milestoneIds.length > 0 ? db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds).execute() : Promise.resolve([]),
+    milestoneIds.length > 0
+      ? db
+          .selectFrom('milestones')
+          .leftJoin('namespaces', 'namespaces.id', 'milestones.group_id')
+          .selectAll('milestones')
+          .select('namespaces.full_path as group_full_path')
+          .where('milestones.id', 'in', milestoneIds)
+          .execute()
+      : Promise.resolve([]),
   ]);
   const out: IssueRelations = { ...none, labels, userNotes, projects, subscribed: new Set() };
   for (const u of users) out.users.set(u.id, u);

@@ -1,24 +1,27 @@
 // The issue entity (14.x Entities::Issue), from an issue row and what loadIssueRelations found.
 import type { IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
-import { apiUrl, projectWebUrl } from '../../domain/urls.ts';
+import { apiUrl, groupWebUrl, projectWebUrl } from '../../domain/urls.ts';
 import type { LabelRow } from '../../domain/labels.ts';
+import { presentMilestone } from '../milestones/milestones.presenter.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 import type { IssueRelations } from './issues.finder.ts';
 
 export interface IssueView {
   baseUrl: string;
-  /** The project the request names: its issues' `references.relative` is `#iid`. */
+  /**
+   * What the request names, which `references.relative` is relative to: a project (its issues are
+   * `#iid`) or a group (the issues of its own projects are `<project path>#iid`); others are full.
+   */
   fromProjectId: number | null;
+  fromGroupId?: number;
   withLabelsDetails: boolean;
   /** Single issues show `subscribed`; lists do not. */
   withSubscribed: boolean;
 }
 
-/** A deleted user's records show the platform's ghost user. */
-const GHOST = { id: 0, username: 'ghost', name: 'Ghost User', state: 'active' } as const;
-
+/** A user the page names; null once the account is gone. */
 function user(row: UserRow | undefined, baseUrl: string) {
-  return userBasicFields(row ?? GHOST, baseUrl);
+  return row ? userBasicFields(row, baseUrl) : null;
 }
 
 /** The text colour the platform picks for a label's background (LabelsHelper.text_color_for_bg). */
@@ -33,23 +36,9 @@ export function presentLabel(label: LabelRow) {
   return { id: label.id, name: label.title, color: label.color, description: label.description, description_html: label.description ?? '', text_color: labelTextColor(label.color) };
 }
 
-export function presentMilestone(m: MilestoneRow, baseUrl: string, relations: Pick<IssueRelations, 'projects'>, today: string) {
-  const owner = m.project_id !== null ? relations.projects.get(m.project_id) : undefined;
-  const webUrl = owner ? `${projectWebUrl(baseUrl, owner)}/-/milestones/${m.iid}` : `${baseUrl}/groups/-/milestones/${m.iid}`;
-  return {
-    id: m.id,
-    iid: m.iid,
-    ...(m.project_id !== null ? { project_id: m.project_id } : { group_id: m.group_id! }),
-    title: m.title,
-    description: m.description,
-    state: m.state,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
-    due_date: m.due_date,
-    start_date: m.start_date,
-    expired: m.due_date !== null && m.due_date < today,
-    web_url: webUrl,
-  };
+export function milestoneOwnerUrl(m: MilestoneRow & { group_full_path: string | null }, baseUrl: string, relations: Pick<IssueRelations, 'projects'>): string {
+  const project = m.project_id !== null ? relations.projects.get(m.project_id) : undefined;
+  return project ? projectWebUrl(baseUrl, project) : groupWebUrl(baseUrl, m.group_full_path ?? '');
 }
 
 /** Markdown task list items of a description: `- [ ]` open, `- [x]` done. */
@@ -67,7 +56,7 @@ export function presentIssue(issue: IssueRow, relations: IssueRelations, view: I
   const project = relations.projects.get(issue.project_id)!;
   const projectUrl = projectWebUrl(view.baseUrl, project);
   const labels = relations.labels.get(issue.id) ?? [];
-  const assignees = (relations.assignees.get(issue.id) ?? []).map((id) => user(relations.users.get(id), view.baseUrl));
+  const assignees = (relations.assignees.get(issue.id) ?? []).flatMap((id) => user(relations.users.get(id), view.baseUrl) ?? []);
   const milestone = issue.milestone_id !== null ? relations.milestones.get(issue.milestone_id) : undefined;
   const { count, completed } = tasks(issue.description);
   const api = (path: string) => apiUrl(view.baseUrl, path);
@@ -84,7 +73,7 @@ export function presentIssue(issue: IssueRow, relations: IssueRelations, view: I
     closed_at: issue.closed_at,
     closed_by: issue.closed_by_id !== null ? user(relations.users.get(issue.closed_by_id), view.baseUrl) : null,
     labels: view.withLabelsDetails ? labels.map(presentLabel) : labels.map((l) => l.title).sort(),
-    milestone: milestone ? presentMilestone(milestone, view.baseUrl, relations, today) : null,
+    milestone: milestone ? presentMilestone(milestone, milestoneOwnerUrl(milestone, view.baseUrl, relations), today) : null,
     assignees,
     author: user(issue.author_id !== null ? relations.users.get(issue.author_id) : undefined, view.baseUrl),
     type: issue.issue_type.toUpperCase() as 'ISSUE' | 'INCIDENT' | 'TEST_CASE',
@@ -115,7 +104,7 @@ export function presentIssue(issue: IssueRow, relations: IssueRelations, view: I
     },
     references: {
       short: `#${issue.iid}`,
-      relative: view.fromProjectId === issue.project_id ? `#${issue.iid}` : `${project.full_path}#${issue.iid}`,
+      relative: view.fromProjectId === issue.project_id ? `#${issue.iid}` : `${view.fromGroupId === project.namespace_id ? project.path : project.full_path}#${issue.iid}`,
       full: `${project.full_path}#${issue.iid}`,
     },
     severity: 'UNKNOWN',

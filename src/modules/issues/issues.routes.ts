@@ -152,6 +152,6 @@ export const issueRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const group = loadedGroup(req);
     const q = filterIssues(groupIssues(db, req.actor, group.row.traversal_path), { ...req.query, non_archived: req.query.non_archived ?? true }, req.actor, api.deps.now(), 'all');
     const rows = await paginate(req, reply, orderIssues(q, req.query.order_by, req.query.sort));
-    return present(req, rows, { fromProjectId: null, withLabelsDetails: req.query.with_labels_details ?? false, withSubscribed: false });
+    return present(req, rows, { fromProjectId: null, fromGroupId: group.row.id, withLabelsDetails: req.query.with_labels_details ?? false, withSubscribed: false });
   });
 };

@@ -5,29 +5,13 @@ import { Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, CommaList, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { DateOnly, Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
+import { MilestoneEntity } from '../milestones/milestones.schemas.ts';
 import { userBasicFields } from '../users/users.schemas.ts';
 
 export const ISSUE_TYPES = ['issue', 'incident', 'test_case'] as const;
 export const ISSUE_ORDERS = ['created_at', 'updated_at', 'priority', 'due_date', 'relative_position', 'label_priority', 'milestone_due', 'popularity', 'weight', 'title'] as const;
 
 const UserBasic = Entity(userBasicFields);
-
-/** The milestone as an issue shows it (14.x Entities::Milestone). */
-export const IssueMilestoneEntity = Entity({
-  id: Type.Integer(),
-  iid: Type.Integer(),
-  project_id: Type.Optional(Type.Integer()),
-  group_id: Type.Optional(Type.Integer()),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  state: Type.String(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  due_date: Nullable(DateOnly),
-  start_date: Nullable(DateOnly),
-  expired: Type.Boolean(),
-  web_url: Type.String(),
-});
 
 /** `with_labels_details=true`: labels as objects (Entities::LabelBasic). */
 export const LabelDetailsEntity = Entity({
@@ -59,9 +43,10 @@ export const IssueEntity = Entity({
   closed_at: Nullable(Timestamp),
   closed_by: Nullable(UserBasic),
   labels: Type.Union([Type.Array(Type.String()), Type.Array(LabelDetailsEntity)]),
-  milestone: Nullable(IssueMilestoneEntity),
+  milestone: Nullable(MilestoneEntity),
   assignees: Type.Array(UserBasic),
-  author: UserBasic,
+  /** Null once its author's account was deleted for good (hard_delete); otherwise the ghost user holds it. */
+  author: Nullable(UserBasic),
   type: Literals(['ISSUE', 'INCIDENT', 'TEST_CASE'] as const),
   assignee: Nullable(UserBasic),
   user_notes_count: Type.Integer(),

@@ -161,6 +161,8 @@ test('list filters: state, labels (incl. None/Any), milestone, search, author, a
   const a = await make({ title: 'alpha crash', labels: 'bug,p1', milestone_id: milestone.id });
   const b = await make({ title: 'beta', labels: 'bug', assignee_ids: [1] });
   const c = await make({ title: 'gamma', description: 'a crash inside' });
+  assert.equal(a.milestone.web_url, 'http://quarry.test/filters-group/filters/-/milestones/1');
+  assert.equal(a.milestone.expired, null, 'no due date: neither expired nor not');
   await t.put(`${url}/${c.iid}`, { token: ROOT_TOKEN, body: { state_event: 'close' } });
   const ids = async (query: Record<string, string | string[]>) => {
     const res = await t.get(url, { token: ROOT_TOKEN, query });
@@ -193,7 +195,9 @@ test('list filters: state, labels (incl. None/Any), milestone, search, author, a
   assert.equal(detailed[0].labels[0].name, 'bug');
   assert.equal(detailed[0].labels[0].color, '#428BCA');
   // The group's list and /issues find them too.
-  assert.deepEqual((await t.get(`/api/v4/groups/${group.id}/issues`, { token: ROOT_TOKEN, query: { labels: 'bug' } })).json().map((i: { id: number }) => i.id), [b.id, a.id]);
+  const inGroup = (await t.get(`/api/v4/groups/${group.id}/issues`, { token: ROOT_TOKEN, query: { labels: 'bug' } })).json();
+  assert.deepEqual(inGroup.map((i: { id: number }) => i.id), [b.id, a.id]);
+  assert.equal(inGroup[0].references.relative, `filters#${b.iid}`, 'relative to the group: the project path');
   const mine = (await t.get('/api/v4/issues', { token: ROOT_TOKEN, query: { search: 'beta' } })).json();
   assert.deepEqual(mine.map((i: { id: number }) => i.id), [b.id]);
   assert.equal(mine[0].references.relative, 'filters-group/filters#' + b.iid);
@@ -265,4 +269,34 @@ test('a project whose issues are disabled lists none and refuses new ones; priva
   expectError(await t.post(`/api/v4/projects/${p.id}/issues`, { token: outsider.token, body: { title: 'x' } }), 403, { message: '403 Forbidden' });
   await addMember(t, p, outsider.user.id, ACCESS.GUEST);
   assert.equal((await t.post(`/api/v4/projects/${p.id}/issues`, { token: outsider.token, body: { title: 'x' } })).statusCode, 201);
+});
+
+test('a deleted author: the ghost user holds its issues and comments; after a hard delete they have no author', async () => {
+  const leaving = await t.user();
+  await addMember(t, project, leaving.user.id, ACCESS.GUEST);
+  const issue = (await create({ title: 'Orphan' }, leaving.token)).json();
+  await t.post(`${base()}/${issue.iid}/notes`, { token: leaving.token, body: { body: 'bye' } });
+  assert.equal((await t.del(`/api/v4/users/${leaving.user.id}`, { token: ROOT_TOKEN })).statusCode, 204);
+  const kept = (await t.get(`${base()}/${issue.iid}`, { token: ROOT_TOKEN })).json();
+  expectEntity(kept, IssueEntity);
+  assert.equal(kept.author.username, 'ghost');
+  assert.equal(kept.author.name, 'Ghost User');
+  const ghost = await t.deps.db.selectFrom('users').selectAll().where('username', '=', 'ghost').executeTakeFirstOrThrow();
+  assert.equal(ghost.user_type, 'ghost');
+  const note = (await t.get(`${base()}/${issue.iid}/notes`, { token: ROOT_TOKEN, query: { activity_filter: 'only_comments' } })).json()[0];
+  assert.equal(note.author.id, ghost.id);
+
+  const gone = await t.user();
+  await addMember(t, project, gone.user.id, ACCESS.GUEST);
+  const other = (await create({ title: 'Authorless' }, gone.token)).json();
+  assert.equal((await t.del(`/api/v4/users/${gone.user.id}`, { token: ROOT_TOKEN, query: { hard_delete: 'true' } })).statusCode, 204);
+  const left = (await t.get(`${base()}/${other.iid}`, { token: ROOT_TOKEN })).json();
+  expectEntity(left, IssueEntity);
+  assert.equal(left.author, null);
+  // A second deletion finds the same ghost.
+  const third = await t.user();
+  await addMember(t, project, third.user.id, ACCESS.GUEST);
+  await create({ title: 'Third' }, third.token);
+  await t.del(`/api/v4/users/${third.user.id}`, { token: ROOT_TOKEN });
+  assert.equal((await t.deps.db.selectFrom('users').select('id').where('user_type', '=', 'ghost').execute()).length, 1);
 });

@@ -69,7 +69,8 @@ export interface MergeRequestRelations {
   assignees: Map<number, number[]>;
   reviewers: Map<number, number[]>;
   labels: Map<number, LabelRow[]>;
-  milestones: Map<number, MilestoneRow>;
+  /** With the full path of a group milestone's group (null for a project's). */
+  milestones: Map<number, MilestoneRow & { group_full_path: string | null }>;
   userNotes: Map<number, number>;
   projects: Map<number, IssuableProject>;
   /** Merge requests the subscriber follows (single merge requests only). */
@@ -108,7 +109,15 @@ export async function loadMergeRequestRelations(db: Kysely<DB>, mrs: readonly Me
   const milestoneIds = [...new Set(mrs.map((m) => m.milestone_id).filter((id): id is number => id !== null))];
   const [users, milestones] = await Promise.all([
     userIds.size > 0 ? db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute() : Promise.resolve([]),
-    milestoneIds.length > 0 ? db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds).execute() : Promise.resolve([]),
+    milestoneIds.length > 0
+      ? db
+          .selectFrom('milestones')
+          .leftJoin('namespaces', 'namespaces.id', 'milestones.group_id')
+          .selectAll('milestones')
+          .select('namespaces.full_path as group_full_path')
+          .where('milestones.id', 'in', milestoneIds)
+          .execute()
+      : Promise.resolve([]),
   ]);
   for (const u of users) out.users.set(u.id, u);
   for (const m of milestones) out.milestones.set(m.id, m);

@@ -3,7 +3,8 @@
 import type { MergeRequestRow, UserRow } from '../../db/schema.ts';
 import { renderMarkdown } from '../../domain/markdown.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
-import { presentLabel, presentMilestone, tasks } from '../issues/issues.presenter.ts';
+import { milestoneOwnerUrl, presentLabel, tasks } from '../issues/issues.presenter.ts';
+import { presentMilestone } from '../milestones/milestones.presenter.ts';
 import type { Pipeline, PipelineBasic } from '../pipelines/pipelines.schemas.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 import type { MergeRequestRelations } from './merge-requests.finder.ts';
@@ -16,8 +17,8 @@ export interface MergeRequestView {
   renderHtml: boolean;
 }
 
-const GHOST = { id: 0, username: 'ghost', name: 'Ghost User', state: 'active' } as const;
-const user = (row: UserRow | undefined, baseUrl: string) => userBasicFields(row ?? GHOST, baseUrl);
+/** A user the page names; null once the account is gone for good. */
+const user = (row: UserRow | undefined, baseUrl: string) => (row ? userBasicFields(row, baseUrl) : null);
 
 /** A title that marks a draft (14.x MergeRequest.draft?: "Draft:", "[Draft]", "(Draft)", "Draft - ", and the older "WIP:" / "[WIP]"). */
 const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft$|\[wip\]|wip:|wip$)/i;
@@ -39,7 +40,7 @@ const webUrl = (mr: MergeRequestRow, project: { full_path: string }, baseUrl: st
 export function presentMergeRequestBasic(mr: MergeRequestRow, relations: MergeRequestRelations, view: MergeRequestView, today: string) {
   const project = relations.projects.get(mr.project_id)!;
   const labels = relations.labels.get(mr.id) ?? [];
-  const people = (ids: number[] | undefined) => (ids ?? []).map((id) => user(relations.users.get(id), view.baseUrl));
+  const people = (ids: number[] | undefined) => (ids ?? []).flatMap((id) => user(relations.users.get(id), view.baseUrl) ?? []);
   const assignees = people(relations.assignees.get(mr.id));
   const milestone = mr.milestone_id !== null ? relations.milestones.get(mr.milestone_id) : undefined;
   const { count, completed } = tasks(mr.description);
@@ -69,7 +70,7 @@ export function presentMergeRequestBasic(mr: MergeRequestRow, relations: MergeRe
     labels: view.withLabelsDetails ? labels.map(presentLabel) : labels.map((l) => l.title).sort(),
     draft,
     work_in_progress: draft,
-    milestone: milestone ? presentMilestone(milestone, view.baseUrl, relations, today) : null,
+    milestone: milestone ? presentMilestone(milestone, milestoneOwnerUrl(milestone, view.baseUrl, relations), today) : null,
     // Merging when a pipeline succeeds is not offered: merges happen at once.
     merge_when_pipeline_succeeds: false,
     merge_status: mr.merge_status as 'unchecked' | 'checking' | 'can_be_merged' | 'cannot_be_merged' | 'cannot_be_merged_recheck',

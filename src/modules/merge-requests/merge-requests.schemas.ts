@@ -5,7 +5,8 @@ import { Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, CommaList, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
-import { IssueMilestoneEntity, LabelDetailsEntity, TimeStatsEntity } from '../issues/issues.schemas.ts';
+import { LabelDetailsEntity, TimeStatsEntity } from '../issues/issues.schemas.ts';
+import { MilestoneEntity } from '../milestones/milestones.schemas.ts';
 import { PipelineBasicEntity, PipelineEntity } from '../pipelines/pipelines.schemas.ts';
 import { userBasicFields } from '../users/users.schemas.ts';
 
@@ -42,7 +43,8 @@ const basicFields = {
   user_notes_count: Type.Integer(),
   upvotes: Type.Integer(),
   downvotes: Type.Integer(),
-  author: UserBasic,
+  /** Null once its author's account was deleted for good (hard_delete); otherwise the ghost user holds it. */
+  author: Nullable(UserBasic),
   assignees: Type.Array(UserBasic),
   assignee: Nullable(UserBasic),
   reviewers: Type.Array(UserBasic),
@@ -51,7 +53,7 @@ const basicFields = {
   labels: Type.Union([Type.Array(Type.String()), Type.Array(LabelDetailsEntity)]),
   draft: Type.Boolean(),
   work_in_progress: Type.Boolean(),
-  milestone: Nullable(IssueMilestoneEntity),
+  milestone: Nullable(MilestoneEntity),
   merge_when_pipeline_succeeds: Type.Boolean(),
   merge_status: Literals(MERGE_STATUSES),
   sha: Nullable(Type.String()),

@@ -2,15 +2,13 @@
 import type { NoteRow, UserRow } from '../../db/schema.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 
-const GHOST = { id: 0, username: 'ghost', name: 'Ghost User', state: 'active' } as const;
-
 export function presentNote(note: NoteRow, author: UserRow | undefined, noteableIid: number | null, baseUrl: string) {
   return {
     id: note.id,
     type: note.type,
     body: note.body,
     attachment: null,
-    author: userBasicFields(author ?? GHOST, baseUrl),
+    author: author ? userBasicFields(author, baseUrl) : null,
     created_at: note.created_at,
     updated_at: note.updated_at,
     system: Boolean(note.system),

@@ -10,7 +10,8 @@ export const NoteEntity = Entity({
   type: Nullable(Type.String()),
   body: Type.String(),
   attachment: Type.Null(),
-  author: Entity(userBasicFields),
+  /** Null once its author's account was deleted for good (hard_delete). */
+  author: Nullable(Entity(userBasicFields)),
   created_at: Timestamp,
   updated_at: Timestamp,
   system: Type.Boolean(),

@@ -77,7 +77,8 @@ export async function createComment(ctx: ServiceContext, noteable: Noteable, bod
     const at = createdAt ?? tx.now().toISOString();
     const note = await insertNote(tx, noteable, author.id, body, false, at);
     await touchNoteable(tx, noteable);
-    await recordEvent(tx, { projectId: noteable.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id, targetTitle: noteable.title });
+    // A note has no title: the event's target_title is null, as on the platform.
+    await recordEvent(tx, { projectId: noteable.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id });
     return note;
   });
 }

@@ -6,6 +6,7 @@ import { presentCommit } from '../../domain/commit-entity.ts';
 import { renderMarkdown } from '../../domain/markdown.ts';
 import { escapePath } from '../../domain/urls.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
+import { presentMilestone } from '../milestones/milestones.presenter.ts';
 import type { EvidenceSummary, MilestoneWithStats, ReleaseParts } from './releases.finder.ts';
 import type { LinkJson, ReleaseJson } from './releases.schemas.ts';
 
@@ -43,22 +44,8 @@ export function presentLink(link: ReleaseLinkRow, release: Pick<ReleaseRow, 'tag
   };
 }
 
-function presentMilestone(m: MilestoneWithStats, projectWebUrl: string, today: string) {
-  return {
-    id: m.id,
-    iid: m.iid,
-    project_id: Number(m.project_id),
-    title: m.title,
-    description: m.description,
-    state: m.state,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
-    due_date: m.due_date,
-    start_date: m.start_date,
-    expired: m.due_date === null ? null : m.due_date < today,
-    web_url: `${projectWebUrl}/-/milestones/${m.iid}`,
-    issue_stats: { total: m.totalIssues, closed: m.closedIssues },
-  };
+function presentMilestoneWithStats(m: MilestoneWithStats, projectWebUrl: string, today: string) {
+  return { ...presentMilestone(m, projectWebUrl, today), project_id: Number(m.project_id), issue_stats: { total: m.totalIssues, closed: m.closedIssues } };
 }
 
 function presentEvidence(e: EvidenceSummary, release: ReleaseRow, projectWebUrl: string) {
@@ -88,7 +75,7 @@ export function presentRelease(release: ReleaseRow, parts: ReleaseParts, view: R
     ...(author ? { author: userBasicFields(author, view.baseUrl) } : {}),
     ...(code ? { commit: commit ? presentCommit(commit, view.projectWebUrl) : null } : {}),
     upcoming_release: seconds(release.released_at) > seconds(view.now),
-    ...(milestones.length > 0 && view.readMilestones ? { milestones: milestones.map((m) => presentMilestone(m, view.projectWebUrl, today)) } : {}),
+    ...(milestones.length > 0 && view.readMilestones ? { milestones: milestones.map((m) => presentMilestoneWithStats(m, view.projectWebUrl, today)) } : {}),
     ...(code && commit ? { commit_path: `${pathOf(view.projectWebUrl)}/-/commit/${commit.id}` } : {}),
     ...(code ? { tag_path: `${pathOf(view.projectWebUrl)}/-/tags/${escapePath(release.tag)}` } : {}),
     assets: {

@@ -4,8 +4,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, CommaList, IdOrPath, OneOf, Params } from '../../core/params.ts';
-import { DateOnly, Entity, Nullable, Timestamp } from '../../core/schema.ts';
+import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
 import { CommitEntity } from '../../domain/commit-entity.ts';
+import { milestoneFields } from '../milestones/milestones.schemas.ts';
 import { userBasicFields } from '../users/users.schemas.ts';
 
 export const LINK_TYPES = ['other', 'runbook', 'package', 'image'] as const;
@@ -28,19 +29,8 @@ export const SourceEntity = Entity({ format: Type.String(), url: Type.String() }
 export const EvidenceEntity = Entity({ sha: Type.String(), filepath: Type.String(), collected_at: Timestamp });
 
 export const MilestoneWithStatsEntity = Entity({
-  id: Type.Integer(),
-  iid: Type.Integer(),
+  ...milestoneFields,
   project_id: Type.Integer(),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  state: Type.String(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  due_date: Nullable(DateOnly),
-  start_date: Nullable(DateOnly),
-  /** Null without a due date. */
-  expired: Nullable(Type.Boolean()),
-  web_url: Type.String(),
   issue_stats: Entity({ total: Type.Integer(), closed: Type.Integer() }),
 });
 

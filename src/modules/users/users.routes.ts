@@ -121,7 +121,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: UserIdParams, body: DeleteUserBody, response: { 204: NoContent } }, config: USERS_SIGNED_IN },
     async (req, reply) => {
       requireAdmin(req);
-      await deleteUser(serviceContext(req), req.params.id);
+      await deleteUser(serviceContext(req), req.params.id, { hardDelete: req.body?.hard_delete });
       return reply.code(204).send();
     },
   );

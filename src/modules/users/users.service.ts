@@ -11,6 +11,7 @@ import { apiError, conflict, forbidden, invalidFields, notFound } from '../../co
 import { BLANK, TAKEN, addError, fullMessage } from '../../domain/validation.ts';
 import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from './personal-namespace.ts';
 import { findUserById } from './users.finder.ts';
+import { handOverContributions } from '../../domain/contributions.ts';
 import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { CreateUserBody, UpdateUserBody } from './users.schemas.ts';
 import { validateUser } from './users.validation.ts';
@@ -210,10 +211,29 @@ async function upsertIdentity(db: Kysely<DB>, userId: number, provider: string, 
   }
 }
 
-/** DELETE /users/:id. Tokens, sessions and identities go with the user. */
-export async function deleteUser(ctx: ServiceContext, id: number): Promise<void> {
-  const result = await ctx.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw notFound('User');
+const GHOST_BIO = 'This is a "Ghost User", created to hold all issues authored by users that have since been deleted. This user cannot be removed.';
+
+/** The platform's ghost user, made when first needed: it holds what deleted users wrote. */
+export async function ghostUser(ctx: ServiceContext): Promise<UserRow> {
+  const found = await ctx.db.selectFrom('users').selectAll().where('user_type', '=', 'ghost').orderBy('id').executeTakeFirst();
+  if (found) return found;
+  let username = 'ghost';
+  for (let n = 1; await ctx.db.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['username']), '=', username)).executeTakeFirst(); n++) username = `ghost${n}`;
+  const input = { username, name: 'Ghost User', email: `${username}@example.com`, force_random_password: true, skip_confirmation: true, bio: GHOST_BIO, projects_limit: 0, can_create_group: false };
+  return createUser(ctx, input, { userType: 'ghost' });
+}
+
+/**
+ * DELETE /users/:id. Tokens, sessions and identities go with the user; what the user wrote
+ * (issues, comments, releases) goes to the ghost user, or, with `hard_delete`, stays without an author.
+ */
+export async function deleteUser(ctx: ServiceContext, id: number, options: { hardDelete?: boolean } = {}): Promise<void> {
+  await withTransaction(ctx, async (tx) => {
+    const user = await findUserById(tx.db, id);
+    if (!user) throw notFound('User');
+    if (!options.hardDelete) await handOverContributions(tx.db, id, (await ghostUser(tx)).id);
+    await tx.db.deleteFrom('users').where('id', '=', id).execute();
+  });
 }
 
 /** POST /users/:id/block. The platform answers true, or null when the user was already blocked. */
