@@ -487,3 +487,18 @@ describe('the single entity', () => {
     assert.deepEqual((await t.get(`/api/v4/groups/${group.id}/merge_requests`)).json(), []);
   });
 });
+
+test('a deleted author: the ghost user holds its merge requests; after a hard delete they have no author', async () => {
+  for (const hard of [false, true]) {
+    const leaving = await t.user();
+    await addMember(t, project, leaving.user.id, ACCESS.DEVELOPER);
+    const b = await branch();
+    const mr = (await create({ title: 'Orphan', source_branch: b.name, target_branch: 'main', assignee_ids: [leaving.user.id] }, leaving.token)).json();
+    expectStatus(await t.del(`/api/v4/users/${leaving.user.id}`, { token: ROOT_TOKEN, query: hard ? { hard_delete: 'true' } : {} }), 204);
+    const kept = await get(mr.iid, ROOT_TOKEN);
+    expectEntity(kept, MergeRequestEntity);
+    assert.equal(kept.author?.username ?? null, hard ? null : 'ghost');
+    assert.deepEqual(kept.assignees, []);
+    assert.equal(kept.assignee, null);
+  }
+});
