@@ -12,6 +12,7 @@ import { ciVariableRoutes } from './modules/ci-variables/ci-variables.routes.ts'
 import { ciTriggerRoutes } from './modules/ci-triggers/ci-triggers.routes.ts';
 import { pipelineScheduleRoutes } from './modules/pipeline-schedules/pipeline-schedules.routes.ts';
 import { issueNoteRoutes } from './modules/issues/issue-notes.routes.ts';
+import { issueSubscriptionRoutes } from './modules/issues/issue-subscriptions.routes.ts';
 import { issueRoutes } from './modules/issues/issues.routes.ts';
 import { mergeRequestNoteRoutes } from './modules/merge-requests/merge-request-notes.routes.ts';
 import { mergeRequestRoutes } from './modules/merge-requests/merge-requests.routes.ts';
@@ -19,6 +20,7 @@ import { artifactRoutes } from './modules/ci-artifacts/artifacts.routes.ts';
 import { runnerArtifactRoutes } from './modules/ci-artifacts/runner-artifacts.routes.ts';
 import { testReportRoutes } from './modules/ci-artifacts/test-reports.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
+import { commitCommentRoutes } from './modules/commit-comments/commit-comments.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -54,10 +56,12 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(issueNoteRoutes);
   await api.register(mergeRequestRoutes);
   await api.register(mergeRequestNoteRoutes);
+  await api.register(issueSubscriptionRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);
   await api.register(testReportRoutes);
   await api.register(commitRoutes);
+  await api.register(commitCommentRoutes);
   await api.register(commitStatusRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);

@@ -55,6 +55,7 @@ const COLUMNS = {
   },
   issue_assignees: { issue_id: 'integer', user_id: 'integer' },
   label_links: { id: 'integer', label_id: 'integer', target_type: 'text', target_id: 'integer', created_at: 'text', updated_at: 'text' },
+  issue_label_counts: { project_id: 'integer', label_id: 'integer', state: 'text', confidential: 'boolean', issues: 'integer' },
   notes: {
     id: 'integer', project_id: 'integer', noteable_type: 'text', noteable_id: 'integer?', commit_id: 'text?', author_id: 'integer?', body: 'text',
     system: 'boolean', confidential: 'boolean', resolvable: 'boolean', resolved_at: 'text?', resolved_by_id: 'integer?', type: 'text?',

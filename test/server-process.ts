@@ -57,6 +57,9 @@ export async function freshDatabase(name: string, dataDir: string): Promise<Test
   const url = new URL(base);
   url.pathname = `/${database}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  // A client the forced drop below (or a killed server's recovery) terminates reports it here,
+  // not as an uncaught exception of the test.
+  pool.on('error', () => {});
   return {
     url: url.toString(),
     async query<T>(text: string, params: unknown[] = []) {

@@ -546,6 +546,15 @@ export interface CiTriggersTable {
   updated_at: string;
 }
 
+/** A project's issues per label, state and confidentiality, kept by triggers (0021). */
+export interface IssueLabelCountsTable {
+  project_id: number;
+  label_id: number;
+  state: string;
+  confidential: boolean;
+  issues: number;
+}
+
 /** Each project's pipelines and latest jobs (builds, not retried), kept by triggers. */
 export interface CiProjectCountsTable {
   project_id: number;
@@ -875,6 +884,7 @@ export interface DB {
   issues: IssuesTable;
   issue_assignees: IssueAssigneesTable;
   label_links: LabelLinksTable;
+  issue_label_counts: IssueLabelCountsTable;
   notes: NotesTable;
   subscriptions: SubscriptionsTable;
   releases: ReleasesTable;

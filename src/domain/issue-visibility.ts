@@ -38,11 +38,16 @@ export function issueVisibleTo<TB extends keyof DB>(
   issuesAlias = 'issues',
   projectsAlias = 'projects',
 ): Expression<SqlBool> {
-  return eb.and([projectVisibleTo(eb, actor, projectsAlias), projectFeatureOpenTo(actor, 'issues', projectsAlias), confidentialityCheck(actor, issuesAlias)]);
+  return eb.and([projectIssuesOpenTo(eb, actor, projectsAlias), confidentialityCheck(actor, issuesAlias)]);
+}
+
+/** The project aliased `projectsAlias` is one whose issues the actor reads (confidentiality aside). */
+export function projectIssuesOpenTo<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, actor: Actor | null, projectsAlias = 'projects'): Expression<SqlBool> {
+  return eb.and([projectVisibleTo(eb, actor, projectsAlias), projectFeatureOpenTo(actor, 'issues', projectsAlias)]);
 }
 
 /** Confidential issues only for Reporters and above, their authors and their assignees. */
-function confidentialityCheck(actor: Actor | null, issuesAlias: string): Expression<SqlBool> {
+export function confidentialityCheck(actor: Actor | null, issuesAlias: string): Expression<SqlBool> {
   if (actor?.isAdmin) return sql<SqlBool>`1 = 1`;
   const confidential = sql.ref(`${issuesAlias}.confidential`);
   if (!actor) return sql<SqlBool>`${confidential} = ${false}`;

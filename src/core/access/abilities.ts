@@ -15,6 +15,7 @@ export type ProjectAbility =
   | 'archive_project'
   | 'rename_project'
   | 'create_merge_request_in'
+  | 'create_note'
   | 'remove_project'
   | 'change_visibility_level'
   | 'create_project_access_token'
@@ -88,8 +89,8 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   // An archived project is read-only: its labels too.
   if (level >= ACCESS.REPORTER && !project.archived) can.add('admin_label');
   if (level >= ACCESS.DEVELOPER && !project.archived) can.add('push_code').add('create_release').add('update_release').add('destroy_release');
-  // Any signed-in reader may open a merge request into a project that is not archived.
-  if (viewer && (level >= ACCESS.GUEST || publicAccess) && !project.archived) can.add('create_merge_request_in');
+  // Any signed-in reader may open a merge request into, and comment on, a project that is not archived.
+  if (viewer && (level >= ACCESS.GUEST || publicAccess) && !project.archived) can.add('create_merge_request_in').add('create_note');
   if (level >= ACCESS.MAINTAINER) {
     can.add('admin_project').add('admin_project_member');
     // A project access token may not mint further tokens.

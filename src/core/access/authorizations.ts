@@ -1,6 +1,6 @@
 // Effective access: a user's level on a project (project_authorizations, recomputed whenever a
 // membership or the hierarchy changes) and on a group (its own or an ancestor's membership).
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { ACCESS } from './levels.ts';
 import { inSubtree } from './subtree.ts';
@@ -12,11 +12,21 @@ export function ancestorIds(traversalPath: string): number[] {
 
 const today = (now: Date) => now.toISOString().slice(0, 10);
 
+/** The class of PostgreSQL advisory locks that order refreshes of one user's authorizations. */
+const AUTHORIZATIONS_LOCK = 7_270_002;
+
 /** Recomputes the project authorizations of these users from their memberships. */
 export async function refreshAuthorizations(db: Kysely<DB>, userIds: readonly number[], now: Date): Promise<void> {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
   const day = today(now);
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    // Two writers refreshing overlapping users (two projects created at once in one group) would
+    // lock their rows in different orders and deadlock: each first takes a lock per user, in
+    // ascending order, held until it commits.
+    const sorted = sql.join([...ids].sort((a, b) => a - b).map((id) => sql`(${id}::bigint)`));
+    await sql`select pg_advisory_xact_lock(${AUTHORIZATIONS_LOCK}, cast(u.id as integer)) from (values ${sorted}) as u(id) order by u.id`.execute(db);
+  }
   await db.deleteFrom('project_authorizations').where('user_id', 'in', ids).execute();
   const list = sql.join(ids.map((id) => sql`${id}`));
   await sql`

@@ -15,17 +15,25 @@ export type EventSource =
 type EventsQuery = SelectQueryBuilder<DB, 'events' | 'projects', EventRow>;
 
 /**
- * Events the actor may see: those of projects the actor can read (push events only where the actor
- * may also download the code, as a guest of a private project may not), and events outside any
- * project only for their author.
+ * Events the actor may see: those of projects the actor can read (push events and comments on
+ * commits only where the actor may also download the code, as a guest of a private project may
+ * not), and events outside any project only for their author.
  */
 function visibleTo(eb: ExpressionBuilder<DB, 'events' | 'projects'>, actor: Actor | null) {
   if (actor?.isAdmin) return sql<SqlBool>`true`;
   const withoutProject = actor ? eb.and([eb('events.project_id', 'is', null), eb('events.author_id', '=', actor.user.id)]) : sql<SqlBool>`false`;
   return eb.or([
     withoutProject,
-    eb.and([eb('projects.id', 'is not', null), projectVisibleTo(eb, actor), eb.or([eb('events.action', '<>', 'pushed'), projectCodeVisibleTo(eb, actor)])]),
+    eb.and([eb('projects.id', 'is not', null), projectVisibleTo(eb, actor), eb.or([eb.not(aboutCode(eb)), projectCodeVisibleTo(eb, actor)])]),
   ]);
+}
+
+/** Pushes and comments on commits: events that show the code. */
+function aboutCode(eb: ExpressionBuilder<DB, 'events' | 'projects'>) {
+  const commitNote = eb.exists(
+    eb.selectFrom('notes').select('notes.id').whereRef('notes.id', '=', 'events.target_id').where('notes.noteable_type', '=', 'Commit'),
+  );
+  return eb.or([eb('events.action', '=', 'pushed'), eb.and([eb('events.target_type', '=', 'Note'), commitNote])]);
 }
 
 const startOfDay = (date: string) => `${date}T00:00:00.000Z`;

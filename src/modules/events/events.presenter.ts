@@ -1,10 +1,23 @@
 // Pure row → entity for activity events; lists pass in their authors, loaded in one query.
-import type { EventRow, UserRow } from '../../db/schema.ts';
+import type { EventRow, NoteRow, UserRow } from '../../db/schema.ts';
+import { presentNote } from '../notes/notes.presenter.ts';
 import { type UserView, presentUserBasic } from '../users/users.presenter.ts';
 import type { Event, PushData } from './events.schemas.ts';
 
 export interface EventView extends UserView {
   authors: ReadonlyMap<number, UserRow>;
+  /** The notes that events of the page target, with the iid of what each is on; and their authors. */
+  notes?: ReadonlyMap<number, { note: NoteRow; noteableIid: number | null }>;
+  noteAuthors?: ReadonlyMap<number, UserRow>;
+}
+
+const NOTE = 'Note';
+
+function eventNote(row: EventRow, view: EventView) {
+  const found = row.target_id === null ? undefined : view.notes?.get(row.target_id);
+  if (!found) return null;
+  const { note, noteableIid } = found;
+  return presentNote(note, note.author_id === null ? undefined : view.noteAuthors?.get(note.author_id), noteableIid, view.baseUrl);
 }
 
 const WIKI_PAGE = 'WikiPage::Meta';
@@ -71,6 +84,7 @@ export function presentEvent(row: EventRow, view: EventView): Event {
     author_id: row.author_id,
     target_title: row.target_title,
     created_at: row.created_at,
+    ...(row.target_type === NOTE ? { note: eventNote(row, view) } : {}),
     author: presentUserBasic(author, view),
     ...(push ? { push_data: push } : {}),
     author_username: author.username,

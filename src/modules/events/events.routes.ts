@@ -7,6 +7,7 @@ import { requireUser } from '../../core/access/guards.ts';
 import { notFound } from '../../core/errors.ts';
 import { pageOf, paginate, setOffsetHeaders } from '../../core/pagination.ts';
 import type { EventRow } from '../../db/schema.ts';
+import { noteAuthors, notesByIds } from '../notes/notes.finder.ts';
 import { canReadProfile } from '../users/users.presenter.ts';
 import { type EventSource, findEvents, findUserByIdOrUsername, loadAuthors } from './events.finder.ts';
 import { presentEvent } from './events.presenter.ts';
@@ -14,13 +15,17 @@ import { EventEntity, ListEventsQuery, OwnEventsQuery, ProjectEventsParams, User
 
 const response = { 200: Type.Array(EventEntity) };
 
+/** The notes a page of events targets. */
+const noteIds = (rows: EventRow[]) => rows.flatMap((row) => (row.target_type === 'Note' && row.target_id !== null ? [row.target_id] : []));
+
 export const eventRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { db, config } = api.deps;
 
   async function list(req: FastifyRequest, reply: FastifyReply, source: EventSource, filters: ListEventsQuery) {
     const rows: EventRow[] = await paginate(req, reply, findEvents(db, source, req.actor, filters));
-    const authors = await loadAuthors(db, rows);
-    return rows.map((row) => presentEvent(row, { baseUrl: config.externalUrl, authors }));
+    const [authors, notes] = await Promise.all([loadAuthors(db, rows), notesByIds(db, noteIds(rows))]);
+    const noteAuthorRows = await noteAuthors(db, [...notes.values()].map((n) => n.note));
+    return rows.map((row) => presentEvent(row, { baseUrl: config.externalUrl, authors, notes, noteAuthors: noteAuthorRows }));
   }
 
   api.get(

@@ -3,6 +3,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
+import { NoteEntity } from '../notes/notes.schemas.ts';
 import { UserBasicEntity } from '../users/users.schemas.ts';
 import { EVENT_ACTIONS } from './events.service.ts';
 
@@ -30,6 +31,8 @@ export const EventEntity = Entity({
   author_id: Type.Integer(),
   target_title: Nullable(Type.String()),
   created_at: Timestamp,
+  /** Set on an event whose target is a note (null once the note is deleted). */
+  note: Type.Optional(Nullable(NoteEntity)),
   author: UserBasicEntity,
   push_data: Type.Optional(PushDataEntity),
   author_username: Type.String(),

@@ -81,3 +81,30 @@ test('GET and POST issues/:issue_iid/notes', async () => {
     verify: (res) => expectEntity(res.json(), NoteEntity),
   });
 });
+
+test('POST issues/:issue_iid/subscribe and unsubscribe', async () => {
+  // An issue of someone outside the matrix, so that no caller follows it as a participant.
+  const stranger = await t.user({ username: 'matrix-issue-author' });
+  const freshIssue = async (c: MatrixCall) => {
+    const { iid } = await fresh(c.project.id);
+    await t.deps.db.updateTable('issues').set({ author_id: stranger.user.id }).where('project_id', '=', c.project.id).where('iid', '=', iid).execute();
+    return iid;
+  };
+  const followers = expectation({ auth: 'required', success: 201 });
+  await runMatrix(world, {
+    expect: followers,
+    errors: refusals('Project'),
+    call: async (c) => t.post(`${base(c)}/${await freshIssue(c)}/subscribe`, { token: c.caller.token }),
+    verify: (res) => expectEntity(res.json(), IssueEntity),
+  });
+  await runMatrix(world, {
+    expect: followers,
+    errors: refusals('Project'),
+    call: async (c) => {
+      const iid = await freshIssue(c);
+      await t.post(`${base(c)}/${iid}/subscribe`, { token: c.caller.token });
+      return t.post(`${base(c)}/${iid}/unsubscribe`, { token: c.caller.token });
+    },
+    verify: (res) => expectEntity(res.json(), IssueEntity),
+  });
+});

@@ -1,13 +1,15 @@
 // Reading issues: one project's, every project's the caller may read (/issues), or a group's and
 // its subgroups'. Who sees which issue is one SQL condition (domain/issue-visibility), so lists are
 // filtered, ordered and cut in the database.
-import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { ACCESS } from '../../core/access/levels.ts';
+import type { Countable } from '../../core/pagination.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { inSubtree } from '../../core/access/subtree.ts';
 import type { DB, IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
-import { issueVisibleTo } from '../../domain/issue-visibility.ts';
 import { type IssuableProject, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
+import { confidentialityCheck, issueVisibleTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
 
 export type IssuesQuery = SelectQueryBuilder<DB, 'issues', IssueRow>;
 
@@ -19,9 +21,17 @@ export function readableIssues(db: Kysely<DB>, actor: Actor | null): IssuesQuery
     .where((eb) => eb.exists(eb.selectFrom('projects').select(sql`1`.as('one')).whereRef('projects.id', '=', 'issues.project_id').where((pe) => issueVisibleTo(pe, actor))));
 }
 
-/** Narrowed to one project. */
+/**
+ * Narrowed to one project. Whether the actor reads the project's issues is asked of the project
+ * once (a subquery that names no issue column), not again for each issue a list walks or counts.
+ */
 export function projectIssues(db: Kysely<DB>, actor: Actor | null, projectId: number): IssuesQuery {
-  return readableIssues(db, actor).where('issues.project_id', '=', projectId);
+  return db
+    .selectFrom('issues')
+    .selectAll('issues')
+    .where('issues.project_id', '=', projectId)
+    .where((eb) => eb.exists(eb.selectFrom('projects').select(sql`1`.as('one')).where('projects.id', '=', projectId).where((pe) => projectIssuesOpenTo(pe, actor))))
+    .where(confidentialityCheck(actor, 'issues'));
 }
 
 /** Narrowed to the projects of a group and its subgroups. */
@@ -43,6 +53,37 @@ export async function findIssueByIid(db: Kysely<DB>, projectId: number, iid: num
 export async function canReadIssue(db: Kysely<DB>, actor: Actor | null, issue: IssueRow): Promise<boolean> {
   const row = await readableIssues(db, actor).where('issues.id', '=', issue.id).select(sql`1`.as('one')).executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * X-Total of a project's list filtered by one label (and a state), read from the counters the
+ * triggers keep (issue_label_counts) when they answer it: at most one label bears the title, and
+ * the actor sees every confidential issue of the project or none is counted; the list's own rows
+ * otherwise. Counting the rows probes every issue of the project in the state (22 ms for 66,667
+ * on SQLite); the counters cost one read.
+ */
+export function labelTally(db: Kysely<DB>, actor: Actor | null, projectId: number, title: string, state: 'opened' | 'closed' | null, list: IssuesQuery): Countable {
+  const label = sql`c.label_id in (select l.id from labels l where l.title = ${title})`;
+  const inState = state === null ? sql`1 = 1` : sql`c.state = ${state}`;
+  const seesAll = actor?.isAdmin
+    ? sql<SqlBool>`1 = 1`
+    : actor
+      ? sql<SqlBool>`exists (select 1 from project_authorizations pa where pa.user_id = ${actor.user.id} and pa.project_id = ${projectId} and pa.access_level >= ${ACCESS.REPORTER})`
+      : sql<SqlBool>`1 = 0`;
+  const counted = sql`from issue_label_counts c where c.project_id = ${projectId} and ${inState} and ${label}`;
+  const open = db.selectFrom('projects').select(sql`1`.as('one')).where('projects.id', '=', projectId).where((eb) => projectIssuesOpenTo(eb, actor));
+  const rows = list.clearSelect().clearOrderBy().select(sql<number>`count(*)`.as('count'));
+  return {
+    tally: db.selectNoFrom(
+      sql<number>`case
+        when not exists ${open} then 0
+        when (select count(*) from labels l where l.title = ${title}) <= 1
+          and (${seesAll} or not exists (select 1 ${counted} and c.confidential = ${true} and c.issues > 0))
+          then coalesce((select sum(c.issues) ${counted} and (${seesAll} or c.confidential = ${false})), 0)
+        else ${rows}
+      end`.as('count'),
+    ),
+  };
 }
 
 // ---- What a page of issues shows, in one query per kind ----------------------------------------

@@ -4,24 +4,48 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import type { Actor } from '../../core/auth/actor.ts';
 import { projectFeatureAvailable } from '../../core/access/abilities.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import { type LoadedProject, loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
 import { serviceContext } from '../../core/context.ts';
 import { apiError, forbidden, notFound, unauthorized } from '../../core/errors.ts';
-import { paginate } from '../../core/pagination.ts';
+import { cappedCount, paginate } from '../../core/pagination.ts';
 import { NoContent } from '../../core/schema.ts';
-import type { IssueRow } from '../../db/schema.ts';
 import { assignableUsers } from '../../domain/issuables.ts';
+import type { Kysely } from 'kysely';
+import type { DB, IssueRow } from '../../db/schema.ts';
 import { projectLabelScope } from '../../domain/labels.ts';
 import { readFeatureLevel } from '../../domain/settings/project-settings.ts';
 import { filterIssues, orderIssues } from './issue-filters.ts';
-import { canReadIssue, findIssueByIid, groupIssues, loadIssueRelations, projectIssues, readableIssues, usableMilestone } from './issues.finder.ts';
+import { type IssuesQuery, canReadIssue, findIssueByIid, groupIssues, labelTally, loadIssueRelations, projectIssues, readableIssues, usableMilestone } from './issues.finder.ts';
 import { type IssueView, presentIssue } from './issues.presenter.ts';
 import { CreateIssueBody, IssueEntity, IssueIdParams, IssueParams, ListIssuesQuery, ProjectParams, UpdateIssueBody } from './issues.schemas.ts';
 import { type IssueChanges, type IssuePowers, createIssue, deleteIssue, updateIssue } from './issues.service.ts';
 
 const OPTIONAL = { auth: 'optional' } as const;
+
+/** Parameters that keep a project's issue list one range of an index (issues_project_state_created). */
+const RANGE_PARAMS = new Set(['page', 'per_page', 'pagination', 'state', 'order_by', 'sort', 'with_labels_details']);
+
+/**
+ * X-Total of a project's list filtered by state alone, capped: whether it holds more than 10,000
+ * issues is read by skipping that many index entries (0.25 ms for 100,000 issues on SQLite, where
+ * counting them all takes 4 ms). Other filters probe each issue, and their plain count costs less.
+ */
+function indexRangeCount(db: Kysely<DB>, q: IssuesQuery, query: Record<string, unknown>) {
+  return Object.keys(query).every((key) => RANGE_PARAMS.has(key)) ? [cappedCount(db, q)] : undefined;
+}
+
+/** X-Total of a project's list: from the label counters when one label (and a state) is its only filter. */
+function projectListCount(db: Kysely<DB>, actor: Actor | null, projectId: number, q: IssuesQuery, query: typeof ListIssuesQuery.static) {
+  const { labels, ...rest } = query;
+  const title = labels?.length === 1 ? labels[0].trim() : '';
+  const special = ['none', 'any'].includes(title.toLowerCase()) || title === 'No Label' || title === '' || title.includes(',');
+  if (labels === undefined || special) return indexRangeCount(db, q, query);
+  if (!Object.keys(rest).every((key) => RANGE_PARAMS.has(key))) return undefined;
+  return [labelTally(db, actor, projectId, title, query.state === 'opened' || query.state === 'closed' ? query.state : null, q)];
+}
 const REQUIRED = { auth: 'required' } as const;
 
 /** What the actor may do with the issues of the loaded project. */
@@ -95,7 +119,7 @@ export const issueRoutes: FastifyPluginAsyncTypebox = async (api) => {
   api.get('/projects/:id/issues', { schema: { params: ProjectParams, querystring: ListIssuesQuery, response: list }, config: OPTIONAL, preHandler: loadProject('read_project') }, async (req, reply) => {
     const project = loadedProject(req);
     const q = filterIssues(projectIssues(db, req.actor, project.row.id), req.query, req.actor, api.deps.now(), 'all');
-    const rows = await paginate(req, reply, orderIssues(q, req.query.order_by, req.query.sort));
+    const rows = await paginate(req, reply, orderIssues(q, req.query.order_by, req.query.sort), { countParts: projectListCount(db, req.actor, project.row.id, q, req.query) });
     return present(req, rows, { fromProjectId: project.row.id, withLabelsDetails: req.query.with_labels_details ?? false, withSubscribed: false });
   });
 

@@ -246,3 +246,22 @@ export async function deleteIssue(ctx: ServiceContext, issue: IssueRow): Promise
     await tx.db.deleteFrom('issues').where('id', '=', issue.id).execute();
   });
 }
+
+/** The user's explicit choice to follow an issue or not (which then outweighs being a participant). */
+export async function setIssueSubscription(ctx: ServiceContext, issue: Pick<IssueRow, 'id' | 'project_id'>, userId: number, subscribed: boolean): Promise<void> {
+  await withTransaction(ctx, async (tx) => {
+    const at = tx.now().toISOString();
+    const changed = await tx.db
+      .updateTable('subscriptions')
+      .set({ subscribed, updated_at: at })
+      .where('subscribable_type', '=', 'Issue')
+      .where('subscribable_id', '=', issue.id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) > 0) return;
+    await tx.db
+      .insertInto('subscriptions')
+      .values({ user_id: userId, subscribable_type: 'Issue', subscribable_id: issue.id, project_id: issue.project_id, subscribed, created_at: at, updated_at: at })
+      .execute();
+  });
+}

@@ -1,4 +1,4 @@
-// Reading notes: a noteable's, paged and ordered in the database, and their authors in one query.
+// Reading notes: a noteable's or a commit's, paged and ordered in the database, and their authors in one query.
 import type { Kysely } from 'kysely';
 import type { DB, NoteRow, UserRow } from '../../db/schema.ts';
 import type { Noteable } from './notes.service.ts';
@@ -14,6 +14,31 @@ export function noteableNotes(db: Kysely<DB>, noteable: Noteable, options: NoteL
   if (options.activityFilter === 'only_comments') q = q.where('system', '=', false);
   if (options.activityFilter === 'only_activity') q = q.where('system', '=', true);
   return q.orderBy(options.orderBy, options.sort).orderBy('id', options.sort);
+}
+
+/** A commit's comments, oldest first (the platform's `commit.notes.order(:created_at)`). */
+export function commitNotes(db: Kysely<DB>, projectId: number, sha: string) {
+  return db
+    .selectFrom('notes')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('commit_id', '=', sha)
+    .where('noteable_type', '=', 'Commit')
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc');
+}
+
+/** Notes by id (an activity page's targets), each with the iid of the issue it is on, if any. */
+export async function notesByIds(db: Kysely<DB>, ids: readonly number[]): Promise<Map<number, { note: NoteRow; noteableIid: number | null }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('notes')
+    .leftJoin('issues', (join) => join.onRef('issues.id', '=', 'notes.noteable_id').on('notes.noteable_type', '=', 'Issue'))
+    .selectAll('notes')
+    .select('issues.iid as noteable_iid')
+    .where('notes.id', 'in', [...new Set(ids)])
+    .execute();
+  return new Map(rows.map(({ noteable_iid: iid, ...note }) => [note.id, { note, noteableIid: iid ?? null }]));
 }
 
 export async function findNote(db: Kysely<DB>, noteable: Noteable, id: number): Promise<NoteRow | undefined> {

@@ -21,3 +21,17 @@ export function presentNote(note: NoteRow, author: UserRow | undefined, noteable
     commands_changes: {},
   };
 }
+
+/** A comment on a commit (14.x Entities::CommitNote): its place in the diff only for a line comment. */
+export function presentCommitNote(note: NoteRow, author: UserRow | undefined, baseUrl: string) {
+  const onLine = note.type === 'LegacyDiffNote';
+  return {
+    note: note.body,
+    path: onLine ? note.path : null,
+    line: onLine ? note.line : null,
+    line_type: onLine ? note.line_type : null,
+    // Null once its author's account was deleted for good.
+    author: author ? userBasicFields(author, baseUrl) : null,
+    created_at: note.created_at,
+  };
+}

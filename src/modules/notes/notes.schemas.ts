@@ -1,7 +1,8 @@
-// The note entity (14.x Entities::Note) and the parameters of the notes endpoints.
+// The note entity (14.x Entities::Note), the commit note entity (Entities::CommitNote) and the
+// parameters of the notes endpoints.
 import { Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
-import { Bool, OneOf, Params } from '../../core/params.ts';
+import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
 import { userBasicFields } from '../users/users.schemas.ts';
 
@@ -34,3 +35,22 @@ export const ListNotesQuery = Params({
 });
 export const CreateNoteBody = Params({ body: Type.String(), confidential: Type.Optional(Bool()), created_at: Type.Optional(Type.String()) });
 export const UpdateNoteBody = Params({ body: Type.Optional(Type.String({ 'x-blank': false })), confidential: Type.Optional(Bool()) });
+
+export const CommitNoteEntity = Entity({
+  note: Type.String(),
+  path: Nullable(Type.String()),
+  line: Nullable(Type.Integer()),
+  line_type: Nullable(Type.String()),
+  author: Nullable(Entity(userBasicFields)),
+  created_at: Timestamp,
+});
+
+export const CommitNotesParams = Params({ id: IdOrPath, sha: Type.String() });
+export const ListCommitNotesQuery = Params({ ...PageParams });
+/** `line` and `line_type` are read only with `path` (Grape's `given :path`). */
+export const CreateCommitNoteBody = Params({
+  note: Type.String(),
+  path: Type.Optional(Type.String()),
+  line: Type.Optional(Type.Integer()),
+  line_type: Type.Optional(OneOf(['new', 'old'] as const, { default: 'new' })),
+});

@@ -1,12 +1,12 @@
-// Notes on issues (and, later, merge requests): comments people write and the system notes that
-// record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
+// Notes on issues, commits (and, later, merge requests): comments people write and the system
+// notes that record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
 // activity event (target Note); a system note records none.
 import { randomBytes } from 'node:crypto';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
-import { badRequest } from '../../core/errors.ts';
+import { apiError, badRequest } from '../../core/errors.ts';
 import type { NoteRow } from '../../db/schema.ts';
 import { BLANK, tooLong } from '../../domain/validation.ts';
-import { recordEvent } from '../events/events.service.ts';
+import { recordEvent } from '../../domain/activity-events.ts';
 
 /** What a note is about: an issue or a merge request of a project. */
 export interface Noteable {
@@ -22,14 +22,31 @@ export const NOTE_MAX_LENGTH = 1_000_000;
 
 const discussionId = () => randomBytes(20).toString('hex');
 
-async function insertNote(ctx: ServiceContext, noteable: Noteable, authorId: number, body: string, system: boolean, createdAt: string): Promise<NoteRow> {
+/** Where a note goes: a noteable's id, or a commit's sha. */
+interface NoteTarget {
+  projectId: number;
+  noteableType: string;
+  noteableId: number | null;
+  commitId: string | null;
+}
+
+/** A line comment's place in a commit's diff (the platform's legacy diff note). */
+export interface DiffPosition {
+  path: string;
+  line: number;
+  lineType: 'new' | 'old';
+}
+
+const targetOf = (noteable: Noteable): NoteTarget => ({ projectId: noteable.projectId, noteableType: noteable.type, noteableId: noteable.id, commitId: null });
+
+async function insertNote(ctx: ServiceContext, target: NoteTarget, authorId: number, body: string, system: boolean, createdAt: string, position: DiffPosition | null = null): Promise<NoteRow> {
   const row = await ctx.db
     .insertInto('notes')
     .values({
-      project_id: noteable.projectId,
-      noteable_type: noteable.type,
-      noteable_id: noteable.id,
-      commit_id: null,
+      project_id: target.projectId,
+      noteable_type: target.noteableType,
+      noteable_id: target.noteableId,
+      commit_id: target.commitId,
       author_id: authorId,
       body,
       system,
@@ -37,11 +54,11 @@ async function insertNote(ctx: ServiceContext, noteable: Noteable, authorId: num
       resolvable: false,
       resolved_at: null,
       resolved_by_id: null,
-      type: null,
+      type: position ? 'LegacyDiffNote' : null,
       discussion_id: discussionId(),
-      path: null,
-      line: null,
-      line_type: null,
+      path: position?.path ?? null,
+      line: position?.line ?? null,
+      line_type: position?.lineType ?? null,
       updated_by_id: null,
       created_at: createdAt,
       updated_at: createdAt,
@@ -54,7 +71,7 @@ async function insertNote(ctx: ServiceContext, noteable: Noteable, authorId: num
 /** A system note by the acting user, inside the caller's transaction. */
 export async function addSystemNote(ctx: ServiceContext, noteable: Noteable, body: string): Promise<void> {
   const author = requireActor(ctx).user;
-  await insertNote(ctx, noteable, author.id, body, true, ctx.now().toISOString());
+  await insertNote(ctx, targetOf(noteable), author.id, body, true, ctx.now().toISOString());
 }
 
 /** Ruby's Hash#inspect of validation messages, as the platform writes them into its 400 answers. */
@@ -63,10 +80,14 @@ const rubyHash = (fields: Record<string, string[]>) =>
     .map(([k, v]) => `:${k}=>[${v.map((m) => JSON.stringify(m)).join(', ')}]`)
     .join(', ')}}`;
 
-/** The note model's validation, as "<prefix> {:note=>[…]}" in a 400. */
-function checkBody(body: string, prefix: string): void {
+/**
+ * The note model's validation, as "<prefix> {:note=>[…]}" in a 400: after "400 Bad request - "
+ * (bad_request!) unless `bare` (render_api_error!, as the commits API answers).
+ */
+function checkBody(body: string, prefix: string, bare = false): void {
   const problems = body.trim() === '' ? [BLANK] : [...body].length > NOTE_MAX_LENGTH ? [tooLong(NOTE_MAX_LENGTH)] : [];
-  if (problems.length > 0) throw badRequest(`${prefix} ${rubyHash({ note: problems })}`);
+  const message = `${prefix} ${rubyHash({ note: problems })}`;
+  if (problems.length > 0) throw bare ? apiError(400, message) : badRequest(message);
 }
 
 /** POST …/notes: a comment, its activity event, and the noteable's updated_at. */
@@ -75,10 +96,32 @@ export async function createComment(ctx: ServiceContext, noteable: Noteable, bod
   const author = requireActor(ctx).user;
   return withTransaction(ctx, async (tx) => {
     const at = createdAt ?? tx.now().toISOString();
-    const note = await insertNote(tx, noteable, author.id, body, false, at);
+    const note = await insertNote(tx, targetOf(noteable), author.id, body, false, at);
     await touchNoteable(tx, noteable);
     // A note has no title: the event's target_title is null, as on the platform.
     await recordEvent(tx, { projectId: noteable.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id });
+    return note;
+  });
+}
+
+/** A commit of a project, as its comments name it. */
+export interface CommentedCommit {
+  projectId: number;
+  sha: string;
+}
+
+/**
+ * POST …/repository/commits/:sha/comments: a comment on the commit, on a line of its diff when
+ * `position` names one, and its activity event.
+ */
+export async function createCommitComment(ctx: ServiceContext, commit: CommentedCommit, body: string, position: DiffPosition | null): Promise<NoteRow> {
+  checkBody(body, 'Failed to save note', true);
+  const author = requireActor(ctx).user;
+  return withTransaction(ctx, async (tx) => {
+    const target = { projectId: commit.projectId, noteableType: 'Commit', noteableId: null, commitId: commit.sha };
+    const note = await insertNote(tx, target, author.id, body, false, tx.now().toISOString(), position);
+    // A note has no title: the event's target_title is null, as on the platform.
+    await recordEvent(tx, { projectId: commit.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id });
     return note;
   });
 }
