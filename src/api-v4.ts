@@ -14,6 +14,8 @@ import { pipelineScheduleRoutes } from './modules/pipeline-schedules/pipeline-sc
 import { issueNoteRoutes } from './modules/issues/issue-notes.routes.ts';
 import { issueSubscriptionRoutes } from './modules/issues/issue-subscriptions.routes.ts';
 import { issueRoutes } from './modules/issues/issues.routes.ts';
+import { mergeRequestNoteRoutes } from './modules/merge-requests/merge-request-notes.routes.ts';
+import { mergeRequestRoutes } from './modules/merge-requests/merge-requests.routes.ts';
 import { artifactRoutes } from './modules/ci-artifacts/artifacts.routes.ts';
 import { runnerArtifactRoutes } from './modules/ci-artifacts/runner-artifacts.routes.ts';
 import { testReportRoutes } from './modules/ci-artifacts/test-reports.routes.ts';
@@ -52,6 +54,8 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(pipelineScheduleRoutes);
   await api.register(issueRoutes);
   await api.register(issueNoteRoutes);
+  await api.register(mergeRequestRoutes);
+  await api.register(mergeRequestNoteRoutes);
   await api.register(issueSubscriptionRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);

@@ -23,6 +23,16 @@ const DECLARED_TABLES = ['project_features', 'project_ci_cd_settings', 'project_
 type Columns = { [Table in Exclude<keyof DB, (typeof DECLARED_TABLES)[number]>]: { [Column in keyof Selectable<DB[Table]>]-?: ColumnSpec<Selectable<DB[Table]>[Column]> } };
 
 const COLUMNS = {
+  merge_requests: {
+    id: 'integer', project_id: 'integer', iid: 'integer', author_id: 'integer?', title: 'text', description: 'text?', state: 'text', source_branch: 'text',
+    target_branch: 'text', milestone_id: 'integer?', draft: 'boolean', merge_status: 'text', merge_error: 'text?', merged_by_id: 'integer?',
+    merged_at: 'text?', closed_by_id: 'integer?', closed_at: 'text?', squash: 'boolean', force_remove_source_branch: 'boolean?',
+    should_remove_source_branch: 'boolean?', sha: 'text?', merge_commit_sha: 'text?', squash_commit_sha: 'text?', base_sha: 'text?', start_sha: 'text?',
+    head_sha: 'text?', discussion_locked: 'boolean?', updated_by_id: 'integer?', last_edited_at: 'text?', last_edited_by_id: 'integer?',
+    created_at: 'text', updated_at: 'text',
+  },
+  merge_request_assignees: { merge_request_id: 'integer', user_id: 'integer' },
+  merge_request_reviewers: { merge_request_id: 'integer', user_id: 'integer' },
   releases: {
     id: 'integer', project_id: 'integer', tag: 'text', name: 'text?', description: 'text?', author_id: 'integer?', sha: 'text?', released_at: 'text',
     created_at: 'text', updated_at: 'text',

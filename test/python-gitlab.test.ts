@@ -56,6 +56,12 @@ test('python-gitlab: issues, comments, labels', { skip }, async () => {
   assert.equal(run.stdout.trim(), 'ok');
 });
 
+test('python-gitlab: merge requests, their commits, changes, comments and merge', { skip }, async () => {
+  const run = await runScript('python_gitlab_merge_requests_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
 test('python-gitlab and a runner: pipelines from a push and the API, jobs taken, logged, played, canceled, retried; commit statuses', { skip }, async () => {
   // Pipelines move on as background work, which a worker of this test runs.
   const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });

@@ -19,6 +19,7 @@ import * as m0015 from './migrations/0015_ci_indexes.ts';
 import * as m0016 from './migrations/0016_ci_job_scope_index.ts';
 import * as m0017 from './migrations/0017_issues_labels_notes.ts';
 import * as m0019 from './migrations/0019_releases.ts';
+import * as m0020 from './migrations/0020_merge_requests.ts';
 import * as m0021 from './migrations/0021_issue_list_indexes.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
@@ -46,6 +47,7 @@ const migrations: [string, Migration][] = [
   ['0016_ci_job_scope_index', m0016],
   ['0017_issues_labels_notes', m0017],
   ['0019_releases', m0019],
+  ['0020_merge_requests', m0020],
   ['0021_issue_list_indexes', m0021],
 ];
 

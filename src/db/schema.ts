@@ -778,6 +778,56 @@ export interface ReleaseEvidencesTable {
   updated_at: string;
 }
 
+// ---- Merge requests (0020) ------------------------------------------------------------------
+
+/** A merge request from one branch of a project into another of the same project. */
+export interface MergeRequestsTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  author_id: number | null;
+  title: string;
+  description: string | null;
+  /** 'opened', 'closed', 'merged' or 'locked'. */
+  state: Generated<string>;
+  source_branch: string;
+  target_branch: string;
+  milestone_id: number | null;
+  /** The title starts with a draft prefix ("Draft:", "[Draft]", "(Draft)", "WIP:"). */
+  draft: Generated<Bool>;
+  /** 'unchecked', 'checking', 'can_be_merged', 'cannot_be_merged' or 'cannot_be_merged_recheck'. */
+  merge_status: Generated<string>;
+  merge_error: string | null;
+  merged_by_id: number | null;
+  merged_at: string | null;
+  closed_by_id: number | null;
+  closed_at: string | null;
+  squash: Generated<Bool>;
+  /** The author's choice (remove_source_branch); null when not made. */
+  force_remove_source_branch: Bool | null;
+  /** The merger's choice at merge time. */
+  should_remove_source_branch: Bool | null;
+  /** The source branch's head, as last seen. */
+  sha: string | null;
+  merge_commit_sha: string | null;
+  squash_commit_sha: string | null;
+  /** diff_refs: the merge base, the target's head and the source's head the diff was taken between. */
+  base_sha: string | null;
+  start_sha: string | null;
+  head_sha: string | null;
+  discussion_locked: Bool | null;
+  updated_by_id: number | null;
+  last_edited_at: string | null;
+  last_edited_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MergeRequestUsersTable {
+  merge_request_id: number;
+  user_id: number;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -841,6 +891,9 @@ export interface DB {
   release_links: ReleaseLinksTable;
   milestone_releases: MilestoneReleasesTable;
   release_evidences: ReleaseEvidencesTable;
+  merge_requests: MergeRequestsTable;
+  merge_request_assignees: MergeRequestUsersTable;
+  merge_request_reviewers: MergeRequestUsersTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -857,6 +910,7 @@ export type ProjectRow = Selectable<ProjectsTable>;
 export type MemberRow = Selectable<MembersTable>;
 export type EventRow = Selectable<EventsTable>;
 export type IssueRow = Selectable<IssuesTable>;
+export type MergeRequestRow = Selectable<MergeRequestsTable>;
 export type NoteRow = Selectable<NotesTable>;
 export type BackgroundJobRow = Selectable<BackgroundJobsTable>;
 export type CiPipelineRow = Selectable<CiPipelinesTable>;

@@ -32,7 +32,12 @@ export const DATA_TABLES = [
   'releases',
   'subscriptions',
   'notes',
+  // Counted by triggers from issues and label_links: emptied with them.
+  'issue_label_counts',
   'label_links',
+  'merge_request_reviewers',
+  'merge_request_assignees',
+  'merge_requests',
   'issue_assignees',
   'issues',
   'milestones',

@@ -9,6 +9,7 @@ export const AUTHORED_RECORDS = [
   ['issues', 'author_id'],
   ['notes', 'author_id'],
   ['releases', 'author_id'],
+  ['merge_requests', 'author_id'],
 ] as const satisfies readonly (readonly [keyof DB, string])[];
 
 /** Gives every record authored by `fromUserId` to `toUserId`. */

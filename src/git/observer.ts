@@ -44,6 +44,7 @@ const SUBCOMMANDS = new Set([
   'ls-files',
   'ls-tree',
   'merge-base',
+  'merge-tree',
   'mktag',
   'mktree',
   'pack-objects',

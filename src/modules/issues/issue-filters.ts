@@ -4,6 +4,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
 import { fuzzyMatch } from '../../core/search.ts';
+import { labelCondition, milestoneCondition } from '../../domain/issuables.ts';
 import type { IssuesQuery } from './issues.finder.ts';
 import type { ISSUE_ORDERS } from './issues.schemas.ts';
 
@@ -37,24 +38,8 @@ export interface IssueFilters extends NegatableFilters {
   sort?: 'asc' | 'desc';
 }
 
-const TRUE = sql<SqlBool>`1 = 1`;
 const FALSE = sql<SqlBool>`1 = 0`;
 const isWord = (value: unknown, word: 'none' | 'any') => typeof value === 'string' && value.toLowerCase() === word;
-const labelsOn = sql`select 1 from label_links ll where ll.target_type = 'Issue' and ll.target_id = issues.id`;
-
-function labelCondition(titles: string[]): Expression<SqlBool> {
-  if (titles.length === 1 && (isWord(titles[0], 'none') || titles[0] === 'No Label')) return sql<SqlBool>`not exists (${labelsOn})`;
-  if (titles.length === 1 && isWord(titles[0], 'any')) return sql<SqlBool>`exists (${labelsOn})`;
-  const each = titles.map((title) => sql<SqlBool>`exists (${labelsOn} and ll.label_id in (select l.id from labels l where l.title = ${title.trim()}))`);
-  return each.length > 0 ? sql<SqlBool>`(${sql.join(each, sql` and `)})` : TRUE;
-}
-
-function milestoneCondition(title: string): Expression<SqlBool> {
-  if (isWord(title, 'none')) return sql<SqlBool>`issues.milestone_id is null`;
-  if (isWord(title, 'any')) return sql<SqlBool>`issues.milestone_id is not null`;
-  return sql<SqlBool>`issues.milestone_id in (select m.id from milestones m where m.title = ${title})`;
-}
-
 const assignedTo = (condition: Expression<SqlBool>) => sql<SqlBool>`exists (select 1 from issue_assignees ia join users u on u.id = ia.user_id where ia.issue_id = issues.id and ${condition})`;
 
 function assigneeCondition(id: number | string): Expression<SqlBool> {
@@ -81,8 +66,8 @@ function searchColumns(inParam: string | undefined): string[] {
 /** The conditions of the negatable filters that were given. */
 function negatableConditions(f: NegatableFilters): Expression<SqlBool>[] {
   const out: Expression<SqlBool>[] = [];
-  if (f.labels && f.labels.length > 0) out.push(labelCondition(f.labels));
-  if (f.milestone !== undefined && f.milestone !== '') out.push(milestoneCondition(f.milestone));
+  if (f.labels && f.labels.length > 0) out.push(labelCondition('Issue', 'issues.id', f.labels));
+  if (f.milestone !== undefined && f.milestone !== '') out.push(milestoneCondition('issues.milestone_id', f.milestone));
   if (f.iids && f.iids.length > 0) out.push(sql<SqlBool>`issues.iid in (${sql.join(f.iids)})`);
   if (f.search) {
     const match = fuzzyMatch(f.search, searchColumns(f.in));

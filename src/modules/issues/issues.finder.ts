@@ -8,6 +8,7 @@ import type { Actor } from '../../core/auth/actor.ts';
 import { inSubtree } from '../../core/access/subtree.ts';
 import type { DB, IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
+import { type IssuableProject, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
 import { confidentialityCheck, issueVisibleTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
 
 export type IssuesQuery = SelectQueryBuilder<DB, 'issues', IssueRow>;
@@ -94,7 +95,7 @@ export interface IssueRelations {
   /** With the full path of a group milestone's group (null for a project's). */
   milestones: Map<number, MilestoneRow & { group_full_path: string | null }>;
   userNotes: Map<number, number>;
-  projects: Map<number, { id: number; path: string; full_path: string; namespace_id: number; namespace_full_path: string; namespace_type: string }>;
+  projects: Map<number, IssuableProject>;
   /**
    * Issues the subscriber follows (single issues only): an explicit choice wins; without one, the
    * issue's participants (its author, assignees and commenters) follow it.
@@ -106,30 +107,11 @@ export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueR
   const ids = issues.map((i) => i.id);
   const none: IssueRelations = { users: new Map(), assignees: new Map(), labels: new Map(), milestones: new Map(), userNotes: new Map(), projects: new Map(), subscribed: new Set() };
   if (ids.length === 0) return none;
-  const [assigneeRows, labelRows, noteRows, projectRows, subscriptionRows] = await Promise.all([
+  const [assigneeRows, labels, userNotes, projects, subscriptionRows] = await Promise.all([
     db.selectFrom('issue_assignees').select(['issue_id', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id').execute(),
-    db
-      .selectFrom('label_links')
-      .innerJoin('labels', 'labels.id', 'label_links.label_id')
-      .select(['label_links.target_id', 'labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
-      .where('label_links.target_type', '=', 'Issue')
-      .where('label_links.target_id', 'in', ids)
-      .orderBy('labels.title')
-      .execute(),
-    db
-      .selectFrom('notes')
-      .select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('noteable_type', '=', 'Issue')
-      .where('noteable_id', 'in', ids)
-      .where('system', '=', false)
-      .groupBy('noteable_id')
-      .execute(),
-    db
-      .selectFrom('projects')
-      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-      .select(['projects.id', 'projects.path', 'projects.full_path', 'projects.namespace_id', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
-      .where('projects.id', 'in', [...new Set(issues.map((i) => i.project_id))])
-      .execute(),
+    labelsOf(db, 'Issue', ids),
+    userNoteCounts(db, 'Issue', ids),
+    issuableProjects(db, issues.map((i) => i.project_id)),
     subscriber === null
       ? Promise.resolve([])
       : db
@@ -159,7 +141,7 @@ export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueR
           .execute()
       : Promise.resolve([]),
   ]);
-  const out: IssueRelations = { ...none, subscribed: new Set() };
+  const out: IssueRelations = { ...none, labels, userNotes, projects, subscribed: new Set() };
   for (const u of users) out.users.set(u.id, u);
   for (const m of milestones) out.milestones.set(m.id, m);
   for (const row of assigneeRows) {
@@ -167,13 +149,6 @@ export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueR
     list.push(Number(row.user_id));
     out.assignees.set(Number(row.issue_id), list);
   }
-  for (const row of labelRows) {
-    const list = out.labels.get(Number(row.target_id)) ?? [];
-    list.push({ id: row.id, title: row.title, color: row.color, description: row.description, project_id: row.project_id, group_id: row.group_id });
-    out.labels.set(Number(row.target_id), list);
-  }
-  for (const row of noteRows) out.userNotes.set(Number(row.noteable_id), Number(row.n));
-  for (const row of projectRows) out.projects.set(row.id, row);
   if (subscriber !== null) await followed(db, issues, out, subscriber, subscriptionRows);
   return out;
 }

@@ -32,17 +32,17 @@ export function labelTextColor(color: string): string {
   return r + g + b > 500 ? '#333333' : '#FFFFFF';
 }
 
-function presentLabel(label: LabelRow) {
+export function presentLabel(label: LabelRow) {
   return { id: label.id, name: label.title, color: label.color, description: label.description, description_html: label.description ?? '', text_color: labelTextColor(label.color) };
 }
 
-function milestoneOwnerUrl(m: MilestoneRow & { group_full_path: string | null }, baseUrl: string, relations: IssueRelations): string {
+export function milestoneOwnerUrl(m: MilestoneRow & { group_full_path: string | null }, baseUrl: string, relations: Pick<IssueRelations, 'projects'>): string {
   const project = m.project_id !== null ? relations.projects.get(m.project_id) : undefined;
   return project ? projectWebUrl(baseUrl, project) : groupWebUrl(baseUrl, m.group_full_path ?? '');
 }
 
 /** Markdown task list items of a description: `- [ ]` open, `- [x]` done. */
-function tasks(description: string | null): { count: number; completed: number } {
+export function tasks(description: string | null): { count: number; completed: number } {
   let count = 0;
   let completed = 0;
   for (const match of (description ?? '').matchAll(/^[ \t]*(?:[-+*]|\d+[.)])[ \t]+\[([ xX])\][ \t]/gm)) {

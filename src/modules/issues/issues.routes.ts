@@ -12,6 +12,7 @@ import { serviceContext } from '../../core/context.ts';
 import { apiError, forbidden, notFound, unauthorized } from '../../core/errors.ts';
 import { cappedCount, paginate } from '../../core/pagination.ts';
 import { NoContent } from '../../core/schema.ts';
+import { assignableUsers } from '../../domain/issuables.ts';
 import type { Kysely } from 'kysely';
 import type { DB, IssueRow } from '../../db/schema.ts';
 import { projectLabelScope } from '../../domain/labels.ts';
@@ -90,24 +91,7 @@ export const issueRoutes: FastifyPluginAsyncTypebox = async (api) => {
       labelScope: scope,
       createLabels: project.can.has('admin_label'),
       milestone: (handle, id) => usableMilestone(handle, scope, id),
-      assignable: async (handle, ids) => {
-        const wanted = [...new Set(ids.filter((id) => id > 0))];
-        if (wanted.length === 0) return [];
-        // Users who may read the project: members, administrators, or anyone when it is public or internal.
-        const rows = await handle
-          .selectFrom('users')
-          .select('id')
-          .where('id', 'in', wanted)
-          .where((eb) =>
-            eb.or([
-              eb.exists(eb.selectFrom('project_authorizations').select('user_id').whereRef('project_authorizations.user_id', '=', 'users.id').where('project_authorizations.project_id', '=', project.row.id)),
-              eb('users.admin', '=', true),
-              eb.lit(project.row.visibility_level >= 10),
-            ]),
-          )
-          .execute();
-        return wanted.filter((id) => rows.some((r) => r.id === id));
-      },
+      assignable: (handle, ids) => assignableUsers(handle, project.row, ids),
     };
   }
 

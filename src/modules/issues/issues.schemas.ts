@@ -23,6 +23,14 @@ export const LabelDetailsEntity = Entity({
   text_color: Type.String(),
 });
 
+/** Entities::IssuableTimeStats. */
+export const TimeStatsEntity = Entity({
+  time_estimate: Type.Integer(),
+  total_time_spent: Type.Integer(),
+  human_time_estimate: Nullable(Type.String()),
+  human_total_time_spent: Nullable(Type.String()),
+});
+
 export const IssueEntity = Entity({
   id: Type.Integer(),
   iid: Type.Integer(),
@@ -50,12 +58,7 @@ export const IssueEntity = Entity({
   discussion_locked: Nullable(Type.Boolean()),
   issue_type: Literals(ISSUE_TYPES),
   web_url: Type.String(),
-  time_stats: Entity({
-    time_estimate: Type.Integer(),
-    total_time_spent: Type.Integer(),
-    human_time_estimate: Nullable(Type.String()),
-    human_total_time_spent: Nullable(Type.String()),
-  }),
+  time_stats: TimeStatsEntity,
   task_completion_status: Entity({ count: Type.Integer(), completed_count: Type.Integer() }),
   weight: Nullable(Type.Integer()),
   blocking_issues_count: Type.Integer(),

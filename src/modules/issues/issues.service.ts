@@ -5,12 +5,12 @@
 // administrators and owners only.
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { conflict, invalidFields } from '../../core/errors.ts';
-import type { FieldErrors } from '../../core/errors.ts';
 import type { Kysely } from 'kysely';
 import type { DB, IssueRow } from '../../db/schema.ts';
 import { nextInternalId, trackInternalId } from '../../domain/internal-ids.ts';
-import { type LabelRow, type LabelScope, findOrCreateLabels } from '../../domain/labels.ts';
-import { BLANK, addError, atLeast, tooLong } from '../../domain/validation.ts';
+import { labelsOf, mentionList, nextLabels, setLabelLinks, textErrors } from '../../domain/issuables.ts';
+import type { LabelRow, LabelScope } from '../../domain/labels.ts';
+import { addError, atLeast } from '../../domain/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { type Noteable, addSystemNote } from '../notes/notes.service.ts';
 
@@ -45,9 +45,6 @@ export interface IssuePowers {
   milestone: (db: Kysely<DB>, id: number) => Promise<{ id: number; iid: number } | null>;
 }
 
-const TITLE_MAX = 255;
-const DESCRIPTION_MAX = 1_048_576;
-
 /** A due date as clients send it (YYYY-MM-DD or a date-time), as a date; anything else clears it. */
 export function parseDueDate(raw: string | null | undefined): string | null {
   if (!raw) return null;
@@ -56,13 +53,7 @@ export function parseDueDate(raw: string | null | undefined): string | null {
 }
 
 function validate(changes: IssueChanges, creating: boolean): void {
-  const errors: FieldErrors = {};
-  if (changes.title !== undefined || creating) {
-    const title = changes.title ?? '';
-    if (title.trim() === '') addError(errors, 'title', BLANK);
-    else if ([...title].length > TITLE_MAX) addError(errors, 'title', tooLong(TITLE_MAX));
-  }
-  if (changes.description && [...changes.description].length > DESCRIPTION_MAX) addError(errors, 'description', tooLong(DESCRIPTION_MAX));
+  const errors = textErrors(changes, creating);
   if (changes.weight !== undefined && changes.weight !== null && changes.weight < 0) addError(errors, 'weight', atLeast(0));
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 }
@@ -82,15 +73,9 @@ export const noteableOf = (issue: Pick<IssueRow, 'id' | 'iid' | 'project_id' | '
   title: issue.title,
 });
 
+/** The labels the issue has now. */
 async function labelIdsOf(ctx: ServiceContext, issueId: number): Promise<LabelRow[]> {
-  return ctx.db
-    .selectFrom('label_links')
-    .innerJoin('labels', 'labels.id', 'label_links.label_id')
-    .select(['labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
-    .where('label_links.target_type', '=', 'Issue')
-    .where('label_links.target_id', '=', issueId)
-    .orderBy('labels.title')
-    .execute();
+  return (await labelsOf(ctx.db, 'Issue', [issueId])).get(issueId) ?? [];
 }
 
 async function assigneeIdsOf(ctx: ServiceContext, issueId: number): Promise<number[]> {
@@ -99,49 +84,11 @@ async function assigneeIdsOf(ctx: ServiceContext, issueId: number): Promise<numb
 }
 
 /** The labels the issue ends up with: `labels` replaces, then `add_labels` and `remove_labels` apply. */
-async function resolveLabels(ctx: ServiceContext, current: LabelRow[], changes: IssueChanges, powers: IssuePowers): Promise<LabelRow[] | null> {
-  if (changes.labels === undefined && changes.addLabels === undefined && changes.removeLabels === undefined) return null;
-  let result = changes.labels !== undefined ? await findOrCreateLabels(ctx, powers.labelScope, changes.labels, powers.createLabels) : [...current];
-  if (changes.addLabels) {
-    for (const label of await findOrCreateLabels(ctx, powers.labelScope, changes.addLabels, powers.createLabels)) {
-      if (!result.some((l) => l.id === label.id)) result.push(label);
-    }
-  }
-  if (changes.removeLabels) {
-    const removed = new Set(changes.removeLabels.map((t) => t.trim()));
-    result = result.filter((label) => !removed.has(label.title));
-  }
-  return result;
-}
+const resolveLabels = (ctx: ServiceContext, current: LabelRow[], changes: IssueChanges, powers: IssuePowers) => nextLabels(ctx, current, changes, powers.labelScope, powers.createLabels);
 
 async function setLabels(ctx: ServiceContext, issue: IssueRow, current: LabelRow[], next: LabelRow[]): Promise<void> {
-  const at = ctx.now().toISOString();
-  const added = next.filter((l) => !current.some((c) => c.id === l.id));
-  const removed = current.filter((c) => !next.some((l) => l.id === c.id));
-  if (removed.length > 0) {
-    await ctx.db
-      .deleteFrom('label_links')
-      .where('target_type', '=', 'Issue')
-      .where('target_id', '=', issue.id)
-      .where('label_id', 'in', removed.map((l) => l.id))
-      .execute();
-  }
-  if (added.length > 0) {
-    await ctx.db
-      .insertInto('label_links')
-      .values(added.map((l) => ({ label_id: l.id, target_type: 'Issue', target_id: issue.id, created_at: at, updated_at: at })))
-      .execute();
-  }
-  if (added.length > 0 || removed.length > 0) await addSystemNote(ctx, noteableOf(issue), labelNote(added, removed));
-}
-
-/** "added ~1 ~2 labels and removed ~3 label", as the platform words it. */
-function labelNote(added: LabelRow[], removed: LabelRow[]): string {
-  const part = (verb: string, labels: LabelRow[]) => `${verb} ${labels.map((l) => `~${l.id}`).join(' ')} ${labels.length === 1 ? 'label' : 'labels'}`;
-  const parts = [];
-  if (added.length > 0) parts.push(part('added', added));
-  if (removed.length > 0) parts.push(part('removed', removed));
-  return parts.join(' and ');
+  const note = await setLabelLinks(ctx, 'Issue', issue.id, current, next);
+  if (note !== null) await addSystemNote(ctx, noteableOf(issue), note);
 }
 
 async function setAssignees(ctx: ServiceContext, issue: IssueRow, current: number[], next: number[]): Promise<void> {
@@ -150,11 +97,9 @@ async function setAssignees(ctx: ServiceContext, issue: IssueRow, current: numbe
   if (added.length === 0 && removed.length === 0) return;
   if (removed.length > 0) await ctx.db.deleteFrom('issue_assignees').where('issue_id', '=', issue.id).where('user_id', 'in', removed).execute();
   if (added.length > 0) await ctx.db.insertInto('issue_assignees').values(added.map((user_id) => ({ issue_id: issue.id, user_id }))).execute();
-  const names = async (ids: number[]) =>
-    (await ctx.db.selectFrom('users').select('username').where('id', 'in', ids).orderBy('id').execute()).map((u) => `@${u.username}`);
   const parts = [];
-  if (added.length > 0) parts.push(`assigned to ${(await names(added)).join(' and ')}`);
-  if (removed.length > 0) parts.push(`unassigned ${(await names(removed)).join(' and ')}`);
+  if (added.length > 0) parts.push(`assigned to ${await mentionList(ctx.db, added)}`);
+  if (removed.length > 0) parts.push(`unassigned ${await mentionList(ctx.db, removed)}`);
   await addSystemNote(ctx, noteableOf(issue), parts.join(' and '));
 }
 
@@ -207,12 +152,7 @@ export async function createIssue(
       .returningAll()
       .executeTakeFirstOrThrow();
     const labels = await resolveLabels(tx, [], changes, powers);
-    if (labels && labels.length > 0) {
-      await tx.db
-        .insertInto('label_links')
-        .values(labels.map((l) => ({ label_id: l.id, target_type: 'Issue', target_id: issue.id, created_at: at, updated_at: at })))
-        .execute();
-    }
+    if (labels && labels.length > 0) await setLabelLinks(tx, 'Issue', issue.id, [], labels);
     const assignees = changes.assigneeIds ? await powers.assignable(tx.db, changes.assigneeIds) : [];
     if (assignees.length > 0) await tx.db.insertInto('issue_assignees').values(assignees.map((user_id) => ({ issue_id: issue.id, user_id }))).execute();
     await recordEvent(tx, { projectId, authorId: author.id, action: 'created', targetType: 'Issue', targetId: issue.id, targetIid: issue.iid, targetTitle: issue.title });

@@ -13,6 +13,7 @@ import { fuzzyMatch } from '../../core/search.ts';
 import type { DB, NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import { issueVisibleTo, projectFeatureOpenTo } from '../../domain/issue-visibility.ts';
 import type { LabelRow } from '../../domain/labels.ts';
+import { mergeRequestsOpenTo } from '../../domain/merge-request-visibility.ts';
 
 /** A label as the routes read it: the fields issues use, and when it last changed. */
 export interface StoredLabel extends LabelRow {
@@ -194,13 +195,30 @@ export async function loadIssueCounts(db: Kysely<DB>, actor: Actor | null, label
   return counts;
 }
 
-/**
- * Opened merge requests per label. To count once the merge_requests table exists: label_links with
- * target_type 'MergeRequest' joined to opened merge requests the actor sees, as loadIssueCounts does.
- */
-export async function loadOpenMergeRequestCounts(_db: Kysely<DB>, _actor: Actor | null, labelIds: readonly number[]): Promise<Map<number, number>> {
-  // No merge request can exist yet, so no label has one.
-  return new Map(labelIds.map((id) => [id, 0]));
+/** Opened merge requests per label the actor sees, counted as loadIssueCounts counts issues. */
+export async function loadOpenMergeRequestCounts(db: Kysely<DB>, actor: Actor | null, labelIds: readonly number[]): Promise<Map<number, number>> {
+  const counts = new Map<number, number>(labelIds.map((id) => [id, 0]));
+  if (labelIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('labels as l')
+    .innerJoin('labels as same', 'same.title', 'l.title')
+    .innerJoin('label_links as ll', (join) => join.onRef('ll.label_id', '=', 'same.id').on('ll.target_type', '=', 'MergeRequest'))
+    .innerJoin('merge_requests as mr', 'mr.id', 'll.target_id')
+    .innerJoin('projects as p', 'p.id', 'mr.project_id')
+    .select(['l.id as label_id', (eb) => eb.fn.count<number>('mr.id').distinct().as('n')])
+    .where('l.id', 'in', labelIds)
+    .where('mr.state', '=', 'opened')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('l.project_id', 'is not', null), eb('mr.project_id', '=', eb.ref('l.project_id'))]),
+        eb.and([eb('l.project_id', 'is', null), eb('p.namespace_id', '=', eb.ref('l.group_id'))]),
+      ]),
+    )
+    .where((eb) => mergeRequestsOpenTo(eb, actor, 'p'))
+    .groupBy('l.id')
+    .execute();
+  for (const row of rows) counts.set(row.label_id, Number(row.n));
+  return counts;
 }
 
 /** Everything the entities of these labels need beyond their rows. */

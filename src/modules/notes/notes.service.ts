@@ -144,6 +144,6 @@ export async function deleteComment(ctx: ServiceContext, note: NoteRow): Promise
 }
 
 async function touchNoteable(ctx: ServiceContext, noteable: Noteable): Promise<void> {
-  const table = noteable.type === 'Issue' ? 'issues' : null;
-  if (table) await ctx.db.updateTable(table).set({ updated_at: ctx.now().toISOString() }).where('id', '=', noteable.id).execute();
+  const table = noteable.type === 'Issue' ? 'issues' : 'merge_requests';
+  await ctx.db.updateTable(table).set({ updated_at: ctx.now().toISOString() }).where('id', '=', noteable.id).execute();
 }

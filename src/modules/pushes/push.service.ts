@@ -10,6 +10,7 @@ import type { DB, ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
 import { type RefUpdate, hasBranches, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
+import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { type JobOutcome, type RunningJob, defineJobKind, enqueue, runNow, withdraw } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { createPushPipelineJob } from '../pipelines/pipelines.jobs.ts';
@@ -81,6 +82,7 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
     if (protect) await protectDefaultBranch(tx, row, defaultBranch as string);
     if (gitDir !== null) await refreshStatisticsLater(tx.db, row.id);
     await enqueuePushPipelines(tx.db, row.id, payload.userId, pipelineUpdates, ciPushOptions(payload.pushOptions ?? []));
+    await recheckMergeRequests(tx.db, row.id, updates);
     await job.complete(tx.db);
   });
 }
@@ -107,6 +109,20 @@ async function enqueuePushPipelines(db: Kysely<DB>, projectId: number, userId: n
   for (const u of updates) {
     await enqueue(db, createPushPipelineJob, { projectId, userId, ref: u.ref, before: u.before, after: u.after, ...ci });
   }
+}
+
+/** Open merge requests from or into a branch that moved are unchecked until checked again (MergeRequests::RefreshService). */
+async function recheckMergeRequests(db: Kysely<DB>, projectId: number, updates: readonly RefUpdate[]): Promise<void> {
+  const branches = [...new Set(updates.filter(isBranch).map((u) => u.ref.slice('refs/heads/'.length)))];
+  if (branches.length === 0) return;
+  const result = await db
+    .updateTable('merge_requests')
+    .set({ merge_status: 'unchecked' })
+    .where('project_id', '=', projectId)
+    .where('state', '=', 'opened')
+    .where((eb) => eb.or([eb('source_branch', 'in', branches), eb('target_branch', 'in', branches)]))
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) > 0) await enqueue(db, MERGE_STATUS_CHECK, { projectId, branches });
 }
 
 // ---- Changes of refs by the server itself --------------------------------------------------------

@@ -1,0 +1,159 @@
+// What issues and merge requests (the platform's issuables) share: their labels (read in one query
+// for a page, changed with the platform's system note words), their comment counts, the projects
+// they show, the list conditions on labels and milestones, and who may be assigned to them.
+import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import type { ServiceContext } from '../core/context.ts';
+import type { FieldErrors } from '../core/errors.ts';
+import type { DB, ProjectRow } from '../db/schema.ts';
+import { type LabelRow, type LabelScope, findOrCreateLabels } from './labels.ts';
+import { BLANK, addError, tooLong } from './validation.ts';
+
+export type IssuableType = 'Issue' | 'MergeRequest';
+
+export interface IssuableProject {
+  id: number;
+  path: string;
+  full_path: string;
+  namespace_id: number;
+  namespace_full_path: string;
+  namespace_type: string;
+}
+
+/** The labels of these issuables, by issuable id, ordered by title. */
+export async function labelsOf(db: Kysely<DB>, type: IssuableType, ids: readonly number[]): Promise<Map<number, LabelRow[]>> {
+  const out = new Map<number, LabelRow[]>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .selectFrom('label_links')
+    .innerJoin('labels', 'labels.id', 'label_links.label_id')
+    .select(['label_links.target_id', 'labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
+    .where('label_links.target_type', '=', type)
+    .where('label_links.target_id', 'in', ids)
+    .orderBy('labels.title')
+    .execute();
+  for (const { target_id: target, ...label } of rows) {
+    const list = out.get(Number(target)) ?? [];
+    list.push(label);
+    out.set(Number(target), list);
+  }
+  return out;
+}
+
+/** Comments (not system notes) per issuable. */
+export async function userNoteCounts(db: Kysely<DB>, type: IssuableType, ids: readonly number[]): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('notes')
+    .select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('noteable_type', '=', type)
+    .where('noteable_id', 'in', ids)
+    .where('system', '=', false)
+    .groupBy('noteable_id')
+    .execute();
+  return new Map(rows.map((row) => [Number(row.noteable_id), Number(row.n)]));
+}
+
+/** The projects (with their namespaces' paths) that issuables of a page belong to. */
+export async function issuableProjects(db: Kysely<DB>, projectIds: readonly number[]): Promise<Map<number, IssuableProject>> {
+  if (projectIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('projects')
+    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+    .select(['projects.id', 'projects.path', 'projects.full_path', 'projects.namespace_id', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
+    .where('projects.id', 'in', [...new Set(projectIds)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+export interface LabelChanges {
+  labels?: string[];
+  addLabels?: string[];
+  removeLabels?: string[];
+}
+
+/** The labels an issuable ends up with: `labels` replaces, then `add_labels` and `remove_labels` apply; null when none was given. */
+export async function nextLabels(ctx: ServiceContext, current: readonly LabelRow[], changes: LabelChanges, scope: LabelScope, create: boolean): Promise<LabelRow[] | null> {
+  if (changes.labels === undefined && changes.addLabels === undefined && changes.removeLabels === undefined) return null;
+  const find = (titles: string[]) => findOrCreateLabels(ctx, scope, titles, create);
+  const result = changes.labels !== undefined ? await find(changes.labels) : [...current];
+  for (const label of changes.addLabels ? await find(changes.addLabels) : []) if (!result.some((l) => l.id === label.id)) result.push(label);
+  const removed = new Set((changes.removeLabels ?? []).map((t) => t.trim()));
+  return result.filter((label) => !removed.has(label.title));
+}
+
+/** Links and unlinks labels; the system note's words ("added ~1 ~2 labels and removed ~3 label"), or null when nothing changed. */
+export async function setLabelLinks(ctx: ServiceContext, type: IssuableType, id: number, current: readonly LabelRow[], next: readonly LabelRow[]): Promise<string | null> {
+  const at = ctx.now().toISOString();
+  const added = next.filter((l) => !current.some((c) => c.id === l.id));
+  const removed = current.filter((c) => !next.some((l) => l.id === c.id));
+  if (removed.length > 0) {
+    await ctx.db.deleteFrom('label_links').where('target_type', '=', type).where('target_id', '=', id).where('label_id', 'in', removed.map((l) => l.id)).execute();
+  }
+  if (added.length > 0) {
+    await ctx.db.insertInto('label_links').values(added.map((l) => ({ label_id: l.id, target_type: type, target_id: id, created_at: at, updated_at: at }))).execute();
+  }
+  const words = (verb: string, labels: LabelRow[]) => `${verb} ${labels.map((l) => `~${l.id}`).join(' ')} ${labels.length === 1 ? 'label' : 'labels'}`;
+  const parts = [...(added.length > 0 ? [words('added', added)] : []), ...(removed.length > 0 ? [words('removed', removed)] : [])];
+  return parts.length > 0 ? parts.join(' and ') : null;
+}
+
+/** `@a and @b`: users named in system notes, in id order. */
+export async function mentionList(db: Kysely<DB>, ids: readonly number[]): Promise<string> {
+  const rows = await db.selectFrom('users').select('username').where('id', 'in', ids).orderBy('id').execute();
+  return rows.map((u) => `@${u.username}`).join(' and ');
+}
+
+/** Of these user ids, those who may be assigned in the project: those who may read it (members, administrators, anyone when it is public or internal). */
+export async function assignableUsers(db: Kysely<DB>, project: Pick<ProjectRow, 'id' | 'visibility_level'>, ids: readonly number[]): Promise<number[]> {
+  const wanted = [...new Set(ids.filter((id) => id > 0))];
+  if (wanted.length === 0) return [];
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', 'in', wanted)
+    .where((eb) =>
+      eb.or([
+        eb.exists(eb.selectFrom('project_authorizations').select('user_id').whereRef('project_authorizations.user_id', '=', 'users.id').where('project_authorizations.project_id', '=', project.id)),
+        eb('users.admin', '=', true),
+        eb.lit(project.visibility_level >= 10),
+      ]),
+    )
+    .execute();
+  return wanted.filter((id) => rows.some((r) => r.id === id));
+}
+
+const TITLE_MAX = 255;
+const DESCRIPTION_MAX = 1_048_576;
+
+/** The model's checks of a title (required when creating) and a description. */
+export function textErrors(changes: { title?: string; description?: string | null }, creating: boolean): FieldErrors {
+  const errors: FieldErrors = {};
+  if (changes.title !== undefined || creating) {
+    const title = changes.title ?? '';
+    if (title.trim() === '') addError(errors, 'title', BLANK);
+    else if ([...title].length > TITLE_MAX) addError(errors, 'title', tooLong(TITLE_MAX));
+  }
+  if (changes.description && [...changes.description].length > DESCRIPTION_MAX) addError(errors, 'description', tooLong(DESCRIPTION_MAX));
+  return errors;
+}
+
+// ---- List conditions -------------------------------------------------------------------------
+
+const isWord = (value: unknown, word: 'none' | 'any') => typeof value === 'string' && value.toLowerCase() === word;
+
+/** `labels`: None (or "No Label"), Any, or every title given; `idColumn` is the issuable's id (`issues.id`). */
+export function labelCondition(type: IssuableType, idColumn: string, titles: readonly string[]): Expression<SqlBool> {
+  const labelsOn = sql`select 1 from label_links ll where ll.target_type = ${type} and ll.target_id = ${sql.ref(idColumn)}`;
+  if (titles.length === 1 && (isWord(titles[0], 'none') || titles[0] === 'No Label')) return sql<SqlBool>`not exists (${labelsOn})`;
+  if (titles.length === 1 && isWord(titles[0], 'any')) return sql<SqlBool>`exists (${labelsOn})`;
+  const each = titles.map((title) => sql<SqlBool>`exists (${labelsOn} and ll.label_id in (select l.id from labels l where l.title = ${title.trim()}))`);
+  return each.length > 0 ? sql<SqlBool>`(${sql.join(each, sql` and `)})` : sql<SqlBool>`1 = 1`;
+}
+
+/** `milestone`: None, Any, or a title; `column` is the issuable's milestone_id. */
+export function milestoneCondition(column: string, title: string): Expression<SqlBool> {
+  const ref = sql.ref(column);
+  if (isWord(title, 'none')) return sql<SqlBool>`${ref} is null`;
+  if (isWord(title, 'any')) return sql<SqlBool>`${ref} is not null`;
+  return sql<SqlBool>`${ref} in (select m.id from milestones m where m.title = ${title})`;
+}
