@@ -32,8 +32,6 @@ export const DATA_TABLES = [
   'releases',
   'subscriptions',
   'notes',
-  // Counted by triggers from issues and label_links: emptied with them.
-  'issue_label_counts',
   'label_links',
   'merge_request_reviewers',
   'merge_request_assignees',
