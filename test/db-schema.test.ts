@@ -25,7 +25,7 @@ type Columns = { [Table in Exclude<keyof DB, (typeof DECLARED_TABLES)[number]>]:
 const COLUMNS = {
   merge_requests: {
     id: 'integer', project_id: 'integer', iid: 'integer', author_id: 'integer?', title: 'text', description: 'text?', state: 'text', source_branch: 'text',
-    target_branch: 'text', milestone_id: 'integer?', draft: 'boolean', merge_status: 'text', merge_error: 'text?', merged_by_id: 'integer?',
+    target_branch: 'text', milestone_id: 'integer?', draft: 'boolean', merge_status: 'text', merge_error: 'text?', rebase_in_progress: 'boolean', merged_by_id: 'integer?',
     merged_at: 'text?', closed_by_id: 'integer?', closed_at: 'text?', squash: 'boolean', force_remove_source_branch: 'boolean?',
     should_remove_source_branch: 'boolean?', sha: 'text?', merge_commit_sha: 'text?', squash_commit_sha: 'text?', base_sha: 'text?', start_sha: 'text?',
     head_sha: 'text?', discussion_locked: 'boolean?', updated_by_id: 'integer?', last_edited_at: 'text?', last_edited_by_id: 'integer?',

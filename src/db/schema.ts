@@ -798,6 +798,8 @@ export interface MergeRequestsTable {
   /** 'unchecked', 'checking', 'can_be_merged', 'cannot_be_merged' or 'cannot_be_merged_recheck'. */
   merge_status: Generated<string>;
   merge_error: string | null;
+  /** A rebase job is queued or running for it. */
+  rebase_in_progress: Generated<Bool>;
   merged_by_id: number | null;
   merged_at: string | null;
   closed_by_id: number | null;

@@ -9,6 +9,8 @@ import { defineJobKind } from '../../jobs/queue.ts';
 import { openMergeRequestsOnBranches } from './merge-requests.finder.ts';
 import { type GitState, readGitState } from './merge-state.ts';
 
+export { rebaseJob } from './rebase.ts';
+
 export const checkMergeStatusJob = defineJobKind({
   ...MERGE_STATUS_CHECK,
   async run(ctx, { projectId, branches, mergeRequestIds }, job) {

@@ -18,7 +18,7 @@ import { CommitEntity, presentCommit } from '../../domain/commit-entity.ts';
 import { assignableUsers, issuableProjects } from '../../domain/issuables.ts';
 import { projectLabelScope } from '../../domain/labels.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
-import { canMergeToBranch, pusherOf } from '../../domain/ref-protection.ts';
+import { canMergeToBranch, canPushToBranch, pusherOf } from '../../domain/ref-protection.ts';
 import { type ProjectSettingValues, readProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { countCommits, logCommitIds, readCommits } from '../../git/history.ts';
@@ -45,12 +45,15 @@ import {
   MergeRequestParams,
   MergeRequestSimpleEntity,
   ProjectParams,
+  RebaseBody,
+  RebaseEntity,
   SingleQuery,
   UpdateMergeRequestBody,
 } from './merge-requests.schemas.ts';
 import { type MergeRequestChanges, type MergeRequestPowers, createMergeRequest, deleteMergeRequest, recheckLater, updateMergeRequest } from './merge-requests.service.ts';
 import { branchHead } from './merge-state.ts';
 import { mergeMergeRequest } from './merge.ts';
+import { requestRebase } from './rebase.ts';
 
 const OPTIONAL = { auth: 'optional' } as const;
 const REQUIRED = { auth: 'required' } as const;
@@ -113,7 +116,7 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
       ci: buildsOpen ? { pipeline: pipeline ? presentPipelineBasic(pipeline, pipelineView) : null, startedAt: pipeline?.started_at ?? null, finishedAt: pipeline?.finished_at ?? null } : null,
       headPipeline: ci.has('read_pipeline') ? (pipeline ? presentPipeline(pipeline, pipelineView, await pipelineDetailParts(db, pipeline)) : null) : undefined,
       divergedCommitsCount: options.diverged ? (head !== null && mr.sha !== null && dir !== null ? await countCommits(dir, { revisions: [head, `^${mr.sha}`] }) : 0) : undefined,
-      rebaseInProgress: options.rebase ? false : undefined,
+      rebaseInProgress: options.rebase ? Boolean(mr.rebase_in_progress) : undefined,
       firstContribution: await isFirstContribution(db, mr),
       canMerge: protections !== null && mr.state === 'opened' && canMergeToBranch(protections, mr.target_branch, pusherOf(project, req.actor)),
     });
@@ -275,5 +278,18 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
       settings,
     );
     return presentSingle(req, merged);
+  });
+
+  // authorize_push_to_merge_request!, then rebase_async; the rebase itself runs as a background job.
+  api.put('/projects/:id/merge_requests/:merge_request_iid/rebase', { schema: { params: MergeRequestParams, body: RebaseBody, response: { 202: RebaseEntity } }, config: REQUIRED, preHandler: loadProject('read_project') }, async (req, reply) => {
+    const project = loadedProject(req);
+    const { mr } = await requireMergeRequest(req, req.params.merge_request_iid);
+    const dir = repositoryDir(config, project.row);
+    if (dir === null || (await branchHead(dir, mr.source_branch)) === null) throw forbidden('Source branch does not exist');
+    const protections = await loadRefProtections(db, project.row.id);
+    if (!canPushToBranch(protections, mr.source_branch, pusherOf(project, req.actor))) throw forbidden('Cannot push to source branch');
+    await requestRebase(serviceContext(req), mr, req.actor!.user.id, req.body.skip_ci ?? false);
+    reply.code(202);
+    return { rebase_in_progress: true };
   });
 };

@@ -90,7 +90,7 @@ const singleFields = {
   diff_refs: Nullable(Entity({ base_sha: Nullable(Type.String()), head_sha: Nullable(Type.String()), start_sha: Nullable(Type.String()) })),
   merge_error: Nullable(Type.String()),
   diverged_commits_count: Type.Optional(Type.Integer()),
-  /** include_rebase_in_progress=true only; Quarry never rebases. */
+  /** include_rebase_in_progress=true only: a rebase job is queued or running. */
   rebase_in_progress: Type.Optional(Type.Boolean()),
   first_contribution: Type.Boolean(),
   user: Entity({ can_merge: Type.Boolean() }),
@@ -214,5 +214,10 @@ export const MergeBody = Params({
   merge_when_pipeline_succeeds: Type.Optional(Bool()),
   sha: Type.Optional(Type.String()),
 });
+
+export const RebaseBody = Params({ skip_ci: Type.Optional(Bool()) });
+
+/** PUT …/rebase's answer. */
+export const RebaseEntity = Entity({ rebase_in_progress: Type.Boolean() });
 
 export const CommitsQuery = Params({ ...PageParams });

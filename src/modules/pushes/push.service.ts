@@ -131,7 +131,7 @@ const RefIntent = Type.Object({ ref: Type.String({ minLength: 1 }), before: Oid 
 export type RefIntent = typeof RefIntent.static;
 
 const RefsChangingPayload = Type.Object(
-  { projectId: Type.Integer(), userId: Type.Integer(), refs: Type.Array(RefIntent, { minItems: 1 }) },
+  { projectId: Type.Integer(), userId: Type.Integer(), refs: Type.Array(RefIntent, { minItems: 1 }), pushOptions: Type.Optional(Type.Array(Type.String())) },
   { additionalProperties: false },
 );
 
@@ -145,7 +145,7 @@ const INTENT_GRACE_MS = 5 * 60 * 1000;
 export const refsChangingJob = defineJobKind({
   name: 'refs.changing',
   payload: RefsChangingPayload,
-  async run(ctx, { projectId, userId, refs }, job) {
+  async run(ctx, { projectId, userId, refs, pushOptions }, job) {
     const row = await ctx.db.selectFrom('projects').select(['id', 'repository_storage']).where('id', '=', projectId).executeTakeFirst();
     const gitDir = row ? existingProjectRepository(ctx.config.repositoryStorages, row) : null;
     if (gitDir === null) return;
@@ -154,7 +154,7 @@ export const refsChangingJob = defineJobKind({
       const after = (await resolveRef(gitDir, ref)) ?? ZERO_OID;
       if (after !== before) updates.push({ ref, before, after });
     }
-    if (updates.length > 0) await processRefUpdates(ctx, { projectId, userId, updates }, job);
+    if (updates.length > 0) await processRefUpdates(ctx, { projectId, userId, updates, ...(pushOptions ? { pushOptions } : {}) }, job);
   },
 });
 
@@ -171,9 +171,11 @@ export async function changeRefs(
   userId: number,
   refs: readonly RefIntent[],
   apply: () => Promise<readonly RefUpdate[]>,
+  options: { pushOptions?: readonly string[] } = {},
 ): Promise<JobOutcome | null> {
   if (ctx.db.isTransaction) throw new Error('changeRefs commits the intent of the change first: call it outside a transaction');
-  const intent = await enqueue(ctx.db, refsChangingJob, { projectId: project.id, userId, refs: [...refs] }, { runAt: new Date(Date.now() + INTENT_GRACE_MS) });
+  const pushOptions = options.pushOptions && options.pushOptions.length > 0 ? [...options.pushOptions] : undefined;
+  const intent = await enqueue(ctx.db, refsChangingJob, { projectId: project.id, userId, refs: [...refs], ...(pushOptions ? { pushOptions } : {}) }, { runAt: new Date(Date.now() + INTENT_GRACE_MS) });
   let updates: readonly RefUpdate[];
   try {
     updates = await apply();
@@ -184,7 +186,7 @@ export async function changeRefs(
   const id = await withTransaction(ctx, async (tx) => {
     // A worker took the intent up (apply outlasted the grace period): it records the change.
     if (!(await withdraw(tx.db, intent))) return null;
-    return updates.length === 0 ? null : enqueueRefUpdates(tx, project.id, userId, updates, { runHere: true });
+    return updates.length === 0 ? null : enqueueRefUpdates(tx, project.id, userId, updates, { runHere: true, pushOptions });
   });
   return runNow(ctx, refsUpdatedJob, id);
 }
