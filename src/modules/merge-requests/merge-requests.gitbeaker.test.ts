@@ -37,3 +37,16 @@ test('@gitbeaker/rest: MergeRequests create, all (every page), edit, merge; a du
   assert.deepEqual(await failureOf(api.MergeRequests.create(projectId, 'three', 'main', 'again')), { status: 409, body: '["Another open merge request already exists for this source branch: !3"]' });
   assert.deepEqual(await failureOf(api.MergeRequests.merge(projectId, 1)), { status: 405, body: '405 Method Not Allowed' });
 });
+
+test('@gitbeaker/rest: MergeRequests rebase, then show with includeRebaseInProgress', async () => {
+  const api = new Gitlab({ host, token: ROOT_TOKEN });
+  // !3 is behind main since !2 was merged.
+  assert.deepEqual(await api.MergeRequests.rebase(projectId, 3, { skipCI: true }), { rebase_in_progress: true });
+  assert.deepEqual(await failureOf(api.MergeRequests.rebase(projectId, 3)), { status: 409, body: '409 Conflict: Resource lock' });
+  await t.runJobs();
+  const shown = await api.MergeRequests.show(projectId, 3, { includeRebaseInProgress: true });
+  expectEntity(shown, MergeRequestEntity);
+  assert.equal(shown.rebase_in_progress, false);
+  assert.equal(shown.merge_error, null);
+  assert.equal(shown.diff_refs.base_sha, (await api.Branches.show(projectId, 'main')).commit.id);
+});

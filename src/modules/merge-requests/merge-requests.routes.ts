@@ -1,6 +1,6 @@
 // Merge requests (14.x lib/api/merge_requests.rb): a project's, every readable project's
 // (/merge_requests, the caller's own by default), a group's; one with its commits and changes;
-// creation, edits, closing and reopening, deletion, and the merge itself. Reading follows
+// creation, edits, closing and reopening, deletion, the merge itself and rebases (in the background). Reading follows
 // read_merge_request (the project's code readers, with the merge requests feature open to them);
 // a merge request the caller may not read is the platform's record-not-found 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
