@@ -1,6 +1,6 @@
 // Who may call each merge request route, on private, internal and public projects: the project's
 // code readers read its merge requests (anonymous callers too, where the project is public);
-// Developers and up open, edit and merge them (merging into an unprotected branch; others get the
+// Developers and up open, edit, rebase and merge them (merging into an unprotected branch; others get the
 // platform's 401); owners delete them. A guest of a private project may not read merge requests:
 // the list is 403, one merge request the record-not-found 404 (checked on its own, below).
 import assert from 'node:assert/strict';
@@ -107,6 +107,16 @@ test('PUT merge_requests/:iid/merge', async () => {
   });
 });
 
+test('PUT merge_requests/:iid/rebase: whoever may push to the source branch', async () => {
+  await runMatrix(world, {
+    ...exceptGuest,
+    expect: expectation({ auth: 'required', success: 202, minLevel: ACCESS.DEVELOPER }),
+    errors: refusals('Project', { 403: { message: '403 Forbidden - Cannot push to source branch' } }),
+    call: async (c) => t.put(`${base(c)}/${await fresh(c.project.id)}/rebase`, { token: c.caller.token }),
+    verify: (res) => assert.deepEqual(res.json(), { rebase_in_progress: true }),
+  });
+});
+
 test('DELETE merge_requests/:iid', async () => {
   await runMatrix(world, {
     ...exceptGuest,
@@ -121,15 +131,16 @@ test('a guest reads merge requests of public and internal projects; of a private
   for (const visibility of VISIBILITIES) {
     const p = world.projects[visibility];
     const url = `/api/v4/projects/${p.id}/merge_requests/${mrOf.get(p.id)}`;
-    const calls = [t.get(url, { token: guest }), t.get(`${url}/notes`, { token: guest }), t.put(url, { token: guest, body: { title: 'x' } }), t.put(`${url}/merge`, { token: guest })];
-    const [read, notes, edit, merge] = await Promise.all(calls);
+    const calls = [t.get(url, { token: guest }), t.get(`${url}/notes`, { token: guest }), t.put(url, { token: guest, body: { title: 'x' } }), t.put(`${url}/merge`, { token: guest }), t.put(`${url}/rebase`, { token: guest })];
+    const [read, notes, edit, merge, rebase] = await Promise.all(calls);
     if (visibility === 'private') {
-      for (const res of [read, notes, edit, merge]) assert.deepEqual([res.statusCode, res.json()], [404, { message: '404 Not found' }]);
+      for (const res of [read, notes, edit, merge, rebase]) assert.deepEqual([res.statusCode, res.json()], [404, { message: '404 Not found' }]);
     } else {
       assert.equal(read.statusCode, 200);
       assert.equal(notes.statusCode, 200);
       assert.deepEqual([edit.statusCode, edit.json()], [403, { message: '403 Forbidden' }]);
       assert.deepEqual([merge.statusCode, merge.json()], [401, { message: '401 Unauthorized' }]);
+      assert.deepEqual([rebase.statusCode, rebase.json()], [403, { message: '403 Forbidden - Cannot push to source branch' }]);
     }
   }
 });

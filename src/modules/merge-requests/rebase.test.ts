@@ -4,8 +4,8 @@
 // a rebase is under way.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { addMember, unprotectDefaultBranch } from '../../../test/factories.ts';
-import { AUTHOR } from '../../../test/fixtures/repository.ts';
+import { addMember, createProject } from '../../../test/factories.ts';
+import { AUTHOR, giveRepository } from '../../../test/fixtures/repository.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
@@ -13,7 +13,6 @@ import type { ProjectRow } from '../../db/schema.ts';
 import { updateProjectSettings } from '../../domain/settings/project-settings.ts';
 import { createCommit, getCommit } from '../../git/commits.ts';
 import { resolveRef } from '../../git/refs.ts';
-import { projectRepositoryPath } from '../../git/repository.ts';
 import { MergeRequestEntity, RebaseEntity } from './merge-requests.schemas.ts';
 import { REBASE_ERROR } from './rebase.ts';
 
@@ -26,17 +25,13 @@ let dir: string;
 
 before(async () => {
   t = await createTestApp();
-  const owner = await t.user({ username: 'rb-owner' });
   developer = await t.user({ username: 'rb-dev', name: 'Dora Developer' });
   reporter = await t.user({ username: 'rb-rep' });
   stranger = await t.user({ username: 'rb-stranger' });
-  const res = await t.post('/api/v4/projects', { token: owner.token, body: { name: 'Rebases', initialize_with_readme: true, visibility: 'public' } });
-  expectStatus(res, 201);
-  await unprotectDefaultBranch(t, res.json());
-  project = await t.deps.db.selectFrom('projects').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+  project = await createProject(t, { visibility: 'public' });
+  ({ dir } = await giveRepository(t, project));
   await addMember(t, project, developer.user.id, ACCESS.DEVELOPER);
   await addMember(t, project, reporter.user.id, ACCESS.REPORTER);
-  dir = projectRepositoryPath(t.deps.config.repositoryStorages, project) as string;
 });
 after(() => t.close());
 
