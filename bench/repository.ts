@@ -22,7 +22,7 @@ export interface GitTimings {
  * Git as a client: no user configuration, no prompts. Asynchronous, because the http-backend
  * server it may talk to runs in this very process.
  */
-function git(args: string[], options: { cwd?: string; input?: string } = {}): Promise<void> {
+export function git(args: string[], options: { cwd?: string; input?: string } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd: options.cwd,

@@ -14,6 +14,7 @@ import { pipelineScheduleRoutes } from './modules/pipeline-schedules/pipeline-sc
 import { issueNoteRoutes } from './modules/issues/issue-notes.routes.ts';
 import { issueSubscriptionRoutes } from './modules/issues/issue-subscriptions.routes.ts';
 import { issueRoutes } from './modules/issues/issues.routes.ts';
+import { closingIssueRoutes } from './modules/merge-requests/closing-issues.routes.ts';
 import { mergeRequestNoteRoutes } from './modules/merge-requests/merge-request-notes.routes.ts';
 import { mergeRequestRoutes } from './modules/merge-requests/merge-requests.routes.ts';
 import { artifactRoutes } from './modules/ci-artifacts/artifacts.routes.ts';
@@ -56,6 +57,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(issueNoteRoutes);
   await api.register(mergeRequestRoutes);
   await api.register(mergeRequestNoteRoutes);
+  await api.register(closingIssueRoutes);
   await api.register(issueSubscriptionRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);

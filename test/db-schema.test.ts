@@ -33,6 +33,7 @@ const COLUMNS = {
   },
   merge_request_assignees: { merge_request_id: 'integer', user_id: 'integer' },
   merge_request_reviewers: { merge_request_id: 'integer', user_id: 'integer' },
+  merge_requests_closing_issues: { merge_request_id: 'integer', issue_id: 'integer' },
   releases: {
     id: 'integer', project_id: 'integer', tag: 'text', name: 'text?', description: 'text?', author_id: 'integer?', sha: 'text?', released_at: 'text',
     created_at: 'text', updated_at: 'text',

@@ -830,6 +830,12 @@ export interface MergeRequestUsersTable {
   user_id: number;
 }
 
+/** An open merge request's description closes the issue (0023). */
+export interface MergeRequestsClosingIssuesTable {
+  merge_request_id: number;
+  issue_id: number;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -896,6 +902,7 @@ export interface DB {
   merge_requests: MergeRequestsTable;
   merge_request_assignees: MergeRequestUsersTable;
   merge_request_reviewers: MergeRequestUsersTable;
+  merge_requests_closing_issues: MergeRequestsClosingIssuesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -33,6 +33,7 @@ export const DATA_TABLES = [
   'subscriptions',
   'notes',
   'label_links',
+  'merge_requests_closing_issues',
   'merge_request_reviewers',
   'merge_request_assignees',
   'merge_requests',

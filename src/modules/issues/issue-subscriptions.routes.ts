@@ -29,11 +29,11 @@ export const issueSubscriptionRoutes: FastifyPluginAsyncTypebox = async (api) =>
         const issue = Number.isSafeInteger(iid) ? await findIssueByIid(db, loadedProject(req).row.id, iid) : undefined;
         if (!issue || !(await canReadIssue(db, req.actor, issue))) throw apiError(404, '404 Not found');
         const userId = req.actor!.user.id;
-        if ((await loadIssueRelations(db, [issue], userId)).subscribed.has(issue.id) === subscribed) return reply.code(304).send();
+        if ((await loadIssueRelations(db, [issue], req.actor, userId)).subscribed.has(issue.id) === subscribed) return reply.code(304).send();
         await setIssueSubscription(serviceContext(req), issue, userId, subscribed);
         const view = { baseUrl: config.externalUrl, fromProjectId: issue.project_id, withLabelsDetails: false, withSubscribed: true };
         reply.code(201);
-        return presentIssue(issue, await loadIssueRelations(db, [issue], userId), view, api.deps.now().toISOString().slice(0, 10));
+        return presentIssue(issue, await loadIssueRelations(db, [issue], req.actor, userId), view, api.deps.now().toISOString().slice(0, 10));
       },
     );
   }

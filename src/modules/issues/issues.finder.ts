@@ -9,7 +9,7 @@ import { inSubtree } from '../../core/access/subtree.ts';
 import type { DB, IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
 import { type IssuableProject, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
-import { confidentialityCheck, issueVisibleTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
+import { confidentialityCheck, issueVisibleTo, projectFeatureOpenTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
 
 export type IssuesQuery = SelectQueryBuilder<DB, 'issues', IssueRow>;
 
@@ -95,6 +95,8 @@ export interface IssueRelations {
   /** With the full path of a group milestone's group (null for a project's). */
   milestones: Map<number, MilestoneRow & { group_full_path: string | null }>;
   userNotes: Map<number, number>;
+  /** Merge requests that close the issue, of those the reader may see. */
+  closingMergeRequests: Map<number, number>;
   projects: Map<number, IssuableProject>;
   /**
    * Issues the subscriber follows (single issues only): an explicit choice wins; without one, the
@@ -103,14 +105,15 @@ export interface IssueRelations {
   subscribed: Set<number>;
 }
 
-export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueRow[], subscriber: number | null = null): Promise<IssueRelations> {
+export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueRow[], reader: Actor | null, subscriber: number | null = null): Promise<IssueRelations> {
   const ids = issues.map((i) => i.id);
-  const none: IssueRelations = { users: new Map(), assignees: new Map(), labels: new Map(), milestones: new Map(), userNotes: new Map(), projects: new Map(), subscribed: new Set() };
+  const none: IssueRelations = { users: new Map(), assignees: new Map(), labels: new Map(), milestones: new Map(), userNotes: new Map(), closingMergeRequests: new Map(), projects: new Map(), subscribed: new Set() };
   if (ids.length === 0) return none;
-  const [assigneeRows, labels, userNotes, projects, subscriptionRows] = await Promise.all([
+  const [assigneeRows, labels, userNotes, closingMergeRequests, projects, subscriptionRows] = await Promise.all([
     db.selectFrom('issue_assignees').select(['issue_id', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id').execute(),
     labelsOf(db, 'Issue', ids),
     userNoteCounts(db, 'Issue', ids),
+    closingMergeRequestCounts(db, reader, ids),
     issuableProjects(db, issues.map((i) => i.project_id)),
     subscriber === null
       ? Promise.resolve([])
@@ -141,7 +144,7 @@ export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueR
           .execute()
       : Promise.resolve([]),
   ]);
-  const out: IssueRelations = { ...none, labels, userNotes, projects, subscribed: new Set() };
+  const out: IssueRelations = { ...none, labels, userNotes, closingMergeRequests, projects, subscribed: new Set() };
   for (const u of users) out.users.set(u.id, u);
   for (const m of milestones) out.milestones.set(m.id, m);
   for (const row of assigneeRows) {
@@ -151,6 +154,23 @@ export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueR
   }
   if (subscriber !== null) await followed(db, issues, out, subscriber, subscriptionRows);
   return out;
+}
+
+/**
+ * Per issue, the merge requests that close it whose project's merge requests the reader may see
+ * (14.x MergeRequestsClosingIssues.count_for_collection), in one grouped query.
+ */
+async function closingMergeRequestCounts(db: Kysely<DB>, reader: Actor | null, ids: number[]): Promise<Map<number, number>> {
+  const rows = await db
+    .selectFrom('merge_requests_closing_issues as c')
+    .innerJoin('merge_requests', 'merge_requests.id', 'c.merge_request_id')
+    .innerJoin('projects', 'projects.id', 'merge_requests.project_id')
+    .select(['c.issue_id', (eb) => eb.fn.countAll<number | string>().as('count')])
+    .where('c.issue_id', 'in', ids)
+    .where(projectFeatureOpenTo(reader, 'merge_requests'))
+    .groupBy('c.issue_id')
+    .execute();
+  return new Map(rows.map((row) => [Number(row.issue_id), Number(row.count)]));
 }
 
 async function followed(

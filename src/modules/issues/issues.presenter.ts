@@ -79,8 +79,7 @@ export function presentIssue(issue: IssueRow, relations: IssueRelations, view: I
     type: issue.issue_type.toUpperCase() as 'ISSUE' | 'INCIDENT' | 'TEST_CASE',
     assignee: assignees[0] ?? null,
     user_notes_count: relations.userNotes.get(issue.id) ?? 0,
-    // Counted once merge requests exist; none can refer to an issue yet.
-    merge_requests_count: 0,
+    merge_requests_count: relations.closingMergeRequests.get(issue.id) ?? 0,
     // Award emoji are not kept: nobody can have voted.
     upvotes: 0,
     downvotes: 0,

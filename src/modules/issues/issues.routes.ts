@@ -70,7 +70,7 @@ export const issueRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const today = () => api.deps.now().toISOString().slice(0, 10);
 
   async function present(req: FastifyRequest, rows: IssueRow[], view: Omit<IssueView, 'baseUrl'>) {
-    const relations = await loadIssueRelations(db, rows, view.withSubscribed ? (req.actor?.user.id ?? null) : null);
+    const relations = await loadIssueRelations(db, rows, req.actor, view.withSubscribed ? (req.actor?.user.id ?? null) : null);
     return rows.map((row) => presentIssue(row, relations, { ...view, baseUrl: config.externalUrl }, today()));
   }
 

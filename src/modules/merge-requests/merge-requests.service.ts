@@ -14,6 +14,7 @@ import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { type Noteable, addSystemNote } from '../notes/notes.service.ts';
+import { cacheClosingIssues } from './closing-issues.ts';
 import { findOpenDuplicate } from './merge-requests.finder.ts';
 import { isDraftTitle } from './merge-requests.presenter.ts';
 import { branchHead, diffRefs } from './merge-state.ts';
@@ -156,6 +157,7 @@ export async function createMergeRequest(
     }
     await recordEvent(tx, { projectId, authorId: author.id, action: 'created', targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title });
     await recheckLater(tx.db, mr);
+    await cacheClosingIssues(tx, mr);
     return mr;
   });
 }
@@ -228,6 +230,7 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
       .returningAll()
       .executeTakeFirstOrThrow();
     if (refs) await recheckLater(tx.db, updated);
+    await cacheClosingIssues(tx, updated);
     return updated;
   });
 }

@@ -22,6 +22,7 @@ import { updateIssue } from '../issues/issues.service.ts';
 import { addSystemNote } from '../notes/notes.service.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { changeRefs } from '../pushes/push.service.ts';
+import { closingIssueIids } from './closing-issues.ts';
 import { noteableOf } from './merge-requests.service.ts';
 import { branchHead } from './merge-state.ts';
 
@@ -34,14 +35,6 @@ export interface MergeParams {
 }
 
 const CANNOT_MERGE = 'Branch cannot be merged';
-
-/** Issue iids of this project that a text closes ("Closes #1", "fixes #2 and #3", "Resolves issue #4"), as the default issue_closing_pattern reads it. */
-export function closingIssueIids(text: string | null): number[] {
-  const out = new Set<number>();
-  const pattern = /\b(?:[Cc]los(?:e[sd]?|ing)|[Ff]ix(?:e[sd]|ing)?|[Rr]esolv(?:e[sd]?|ing)|[Ii]mplement(?:s|ed|ing)?):? +((?:(?:issues? +)?#\d+\b(?: *,? +and +| *,? *)?)+)/g;
-  for (const match of (text ?? '').matchAll(pattern)) for (const ref of match[1].matchAll(/#(\d+)/g)) out.add(Number(ref[1]));
-  return [...out];
-}
 
 /** Array#to_sentence: "a", "a and b", "a, b, and c". */
 const sentence = (items: string[]) => (items.length <= 2 ? items.join(' and ') : `${items.slice(0, -1).join(', ')}, and ${items.at(-1)}`);
