@@ -2,6 +2,7 @@
 // for a page, changed with the platform's system note words), their comment counts, the projects
 // they show, the list conditions on labels and milestones, and who may be assigned to them.
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { inSubtree } from '../core/access/subtree.ts';
 import type { ServiceContext } from '../core/context.ts';
 import type { FieldErrors } from '../core/errors.ts';
 import type { DB, ProjectRow } from '../db/schema.ts';
@@ -156,4 +157,9 @@ export function milestoneCondition(column: string, title: string): Expression<Sq
   if (isWord(title, 'none')) return sql<SqlBool>`${ref} is null`;
   if (isWord(title, 'any')) return sql<SqlBool>`${ref} is not null`;
   return sql<SqlBool>`${ref} in (select m.id from milestones m where m.title = ${title})`;
+}
+
+/** `column` (a project id) names a project of the group with this traversal path, or of a subgroup of it. */
+export function inProjectsUnder(column: string, traversalPath: string): Expression<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} in (select p.id from projects p join namespaces n on n.id = p.namespace_id where ${inSubtree('n.traversal_path', traversalPath)})`;
 }

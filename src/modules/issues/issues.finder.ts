@@ -1,14 +1,13 @@
 // Reading issues: one project's, every project's the caller may read (/issues), or a group's and
 // its subgroups'. Who sees which issue is one SQL condition (domain/issue-visibility), so lists are
 // filtered, ordered and cut in the database.
-import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { Countable } from '../../core/pagination.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import { inSubtree } from '../../core/access/subtree.ts';
 import type { DB, IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
-import { type IssuableProject, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
+import { type IssuableProject, inProjectsUnder, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
 import { confidentialityCheck, issueVisibleTo, projectFeatureOpenTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
 
 export type IssuesQuery = SelectQueryBuilder<DB, 'issues', IssueRow>;
@@ -36,13 +35,7 @@ export function projectIssues(db: Kysely<DB>, actor: Actor | null, projectId: nu
 
 /** Narrowed to the projects of a group and its subgroups. */
 export function groupIssues(db: Kysely<DB>, actor: Actor | null, traversalPath: string): IssuesQuery {
-  return readableIssues(db, actor).where('issues.project_id', 'in', (eb: ExpressionBuilder<DB, 'issues'>) =>
-    eb
-      .selectFrom('projects')
-      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-      .select('projects.id')
-      .where(inSubtree('namespaces.traversal_path', traversalPath)),
-  );
+  return readableIssues(db, actor).where(inProjectsUnder('issues.project_id', traversalPath));
 }
 
 export async function findIssueByIid(db: Kysely<DB>, projectId: number, iid: number): Promise<IssueRow | undefined> {

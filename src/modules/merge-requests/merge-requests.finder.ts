@@ -1,11 +1,10 @@
 // Reading merge requests: one project's, every project's the caller may read (/merge_requests), or
 // a group's and its subgroups'. Who sees which is one SQL condition (domain/merge-request-visibility),
 // so lists are filtered, ordered and cut in the database; what a page shows comes in one query per kind.
-import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
-import { inSubtree } from '../../core/access/subtree.ts';
 import type { DB, MergeRequestRow, MilestoneRow, UserRow } from '../../db/schema.ts';
-import { type IssuableProject, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
+import { type IssuableProject, inProjectsUnder, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
 import type { LabelRow } from '../../domain/labels.ts';
 import { mergeRequestsOpenTo } from '../../domain/merge-request-visibility.ts';
 
@@ -24,13 +23,7 @@ export function projectMergeRequests(db: Kysely<DB>, projectId: number): MergeRe
 }
 
 export function groupMergeRequests(db: Kysely<DB>, actor: Actor | null, traversalPath: string): MergeRequestsQuery {
-  return readableMergeRequests(db, actor).where('merge_requests.project_id', 'in', (eb: ExpressionBuilder<DB, 'merge_requests'>) =>
-    eb
-      .selectFrom('projects')
-      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-      .select('projects.id')
-      .where(inSubtree('namespaces.traversal_path', traversalPath)),
-  );
+  return readableMergeRequests(db, actor).where(inProjectsUnder('merge_requests.project_id', traversalPath));
 }
 
 export async function findMergeRequestByIid(db: Kysely<DB>, projectId: number, iid: number): Promise<MergeRequestRow | undefined> {
