@@ -130,9 +130,14 @@ test('a pushed configuration runs on the built-in runner: stages, needs, artifac
   const project = await instance.pushProject('app', { 'child.yml': CHILD, 'README.md': '# app\n', '.gitlab-ci.yml': CONFIG });
   const masked = await instance.api('POST', `/projects/${project.id}/variables`, { key: 'MASKED_SECRET', value: 'hunter2-very-secret', masked: true });
   assert.equal(masked.status, 201, masked.text);
-  // The push's pipeline may have started before the variable existed: run a new one, once the
-  // push's exists (the newer pipeline of a ref may cancel the older one, never the other way).
-  await instance.until('the push pipeline', async () => ((await pipelines(instance, project.id)).length > 0 ? true : undefined));
+  // The push's pipeline may have started before the variable existed: run a new one once the
+  // push's has ended. Both trigger a pipeline downstream in the other project, and a newer
+  // pipeline of a ref cancels the older ones there: the push's, if still running, could trigger
+  // its downstream pipeline after the new one's and so cancel it.
+  await instance.until('the push pipeline to end', async () => {
+    const [push] = await pipelines(instance, project.id);
+    return push && ['success', 'failed', 'canceled', 'skipped'].includes(push.status) ? true : undefined;
+  }, 120_000);
   const run = await instance.api('POST', `/projects/${project.id}/pipeline`, { ref: 'main' });
   assert.equal(run.status, 201, run.text);
   const pipelineId = run.body.id;

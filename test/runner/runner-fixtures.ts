@@ -66,7 +66,9 @@ export async function startInstance(env: Record<string, string> = {}): Promise<I
     } catch {
       // not JSON (a log)
     }
-    return { status: res.status, body: parsed as any, text };
+    // A server error carries the server's log, so that a failed assertion shows its cause.
+    const shown = res.status >= 500 ? `${text}\n--- server log ---\n${server.log().slice(-6000)}` : text;
+    return { status: res.status, body: parsed as any, text: shown };
   };
 
   const instance: Instance = {
