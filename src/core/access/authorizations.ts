@@ -15,18 +15,24 @@ const today = (now: Date) => now.toISOString().slice(0, 10);
 /** The class of PostgreSQL advisory locks that order refreshes of one user's authorizations. */
 const AUTHORIZATIONS_LOCK = 7_270_002;
 
+/**
+ * On PostgreSQL, takes a lock per user, in ascending order, held until the transaction commits,
+ * before a writer changes those users' authorization rows. Two writers that change overlapping
+ * users' rows (two projects created at once in one group; a project deleted while another is
+ * created) would otherwise lock them in different orders and deadlock. SQLite has one writer.
+ */
+export async function lockAuthorizationsOf(db: Kysely<DB>, userIds: readonly number[]): Promise<void> {
+  if (userIds.length === 0 || !(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  const sorted = sql.join([...new Set(userIds)].sort((a, b) => a - b).map((id) => sql`(${id}::bigint)`));
+  await sql`select pg_advisory_xact_lock(${AUTHORIZATIONS_LOCK}, cast(u.id as integer)) from (values ${sorted}) as u(id) order by u.id`.execute(db);
+}
+
 /** Recomputes the project authorizations of these users from their memberships. */
 export async function refreshAuthorizations(db: Kysely<DB>, userIds: readonly number[], now: Date): Promise<void> {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return;
   const day = today(now);
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    // Two writers refreshing overlapping users (two projects created at once in one group) would
-    // lock their rows in different orders and deadlock: each first takes a lock per user, in
-    // ascending order, held until it commits.
-    const sorted = sql.join([...ids].sort((a, b) => a - b).map((id) => sql`(${id}::bigint)`));
-    await sql`select pg_advisory_xact_lock(${AUTHORIZATIONS_LOCK}, cast(u.id as integer)) from (values ${sorted}) as u(id) order by u.id`.execute(db);
-  }
+  await lockAuthorizationsOf(db, ids);
   await db.deleteFrom('project_authorizations').where('user_id', 'in', ids).execute();
   const list = sql.join(ids.map((id) => sql`${id}`));
   await sql`

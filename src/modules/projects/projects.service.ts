@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { type ServiceContext, atTime, requireActor, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
 import { groupAbilities, groupSubject } from '../../core/access/abilities.ts';
-import { groupAccessLevel, refreshAuthorizations, usersAboveNamespace } from '../../core/access/authorizations.ts';
+import { groupAccessLevel, lockAuthorizationsOf, refreshAuthorizations, usersAboveNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY, visibilityName } from '../../core/access/levels.ts';
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import { type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
@@ -469,6 +469,9 @@ export async function unstarProject(ctx: ServiceContext, projectId: number): Pro
  */
 export async function deleteProject(ctx: ServiceContext, row: ProjectRow): Promise<void> {
   await withTransaction(ctx, async ({ db }) => {
+    // Its authorization rows go with it: in step with the writers that refresh those users' rows.
+    const authorized = await db.selectFrom('project_authorizations').select('user_id').where('project_id', '=', row.id).execute();
+    await lockAuthorizationsOf(db, authorized.map((a) => Number(a.user_id)));
     await db.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
     await db.deleteFrom('projects').where('id', '=', row.id).execute();
     await enqueue(db, removeRepositoryJob, { projectId: row.id, storage: row.repository_storage });
