@@ -5,7 +5,7 @@ import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import { inSubtree } from '../core/access/subtree.ts';
 import type { ServiceContext } from '../core/context.ts';
 import type { FieldErrors } from '../core/errors.ts';
-import type { DB, ProjectRow } from '../db/schema.ts';
+import type { DB, MilestoneRow, ProjectRow, UserRow } from '../db/schema.ts';
 import { type LabelRow, type LabelScope, findOrCreateLabels } from './labels.ts';
 import { BLANK, addError, tooLong } from './validation.ts';
 
@@ -162,4 +162,53 @@ export function milestoneCondition(column: string, title: string): Expression<Sq
 /** `column` (a project id) names a project of the group with this traversal path, or of a subgroup of it. */
 export function inProjectsUnder(column: string, traversalPath: string): Expression<SqlBool> {
   return sql<SqlBool>`${sql.ref(column)} in (select p.id from projects p join namespaces n on n.id = p.namespace_id where ${inSubtree('n.traversal_path', traversalPath)})`;
+}
+
+/** A milestone as a page shows it: with its group's full path when it is a group's (null for a project's). */
+export type IssuableMilestone = MilestoneRow & { group_full_path: string | null };
+
+/** The users of a page (authors, assignees, …) by id, in one query. */
+export async function usersById(db: Kysely<DB>, ids: Iterable<number>): Promise<Map<number, UserRow>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.selectFrom('users').selectAll().where('id', 'in', wanted).execute();
+  return new Map(rows.map((u) => [u.id, u]));
+}
+
+/** The milestones of a page by id, in one query. */
+export async function milestonesById(db: Kysely<DB>, ids: Iterable<number | null>): Promise<Map<number, IssuableMilestone>> {
+  const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('milestones')
+    .leftJoin('namespaces', 'namespaces.id', 'milestones.group_id')
+    .selectAll('milestones')
+    .select('namespaces.full_path as group_full_path')
+    .where('milestones.id', 'in', wanted)
+    .execute();
+  return new Map(rows.map((m) => [m.id, m]));
+}
+
+/** Rows of (issuable, user) pairs as a list of user ids per issuable. */
+export function usersPer(rows: readonly { key: number | string; user_id: number | string }[]): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const row of rows) {
+    const list = out.get(Number(row.key)) ?? [];
+    list.push(Number(row.user_id));
+    out.set(Number(row.key), list);
+  }
+  return out;
+}
+
+/** A user's explicit choices to follow (true) or not (false) these issuables. */
+export async function subscriptionChoices(db: Kysely<DB>, type: IssuableType, ids: readonly number[], userId: number): Promise<Map<number, boolean>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('subscriptions')
+    .select(['subscribable_id', 'subscribed'])
+    .where('subscribable_type', '=', type)
+    .where('subscribable_id', 'in', ids)
+    .where('user_id', '=', userId)
+    .execute();
+  return new Map(rows.map((row) => [Number(row.subscribable_id), Boolean(row.subscribed)]));
 }

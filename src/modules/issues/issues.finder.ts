@@ -5,9 +5,20 @@ import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { ACCESS } from '../../core/access/levels.ts';
 import type { Countable } from '../../core/pagination.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import type { DB, IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
+import type { DB, IssueRow, UserRow } from '../../db/schema.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
-import { type IssuableProject, inProjectsUnder, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
+import {
+  type IssuableMilestone,
+  type IssuableProject,
+  inProjectsUnder,
+  issuableProjects,
+  labelsOf,
+  milestonesById,
+  subscriptionChoices,
+  userNoteCounts,
+  usersById,
+  usersPer,
+} from '../../domain/issuables.ts';
 import { confidentialityCheck, issueVisibleTo, projectFeatureOpenTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
 
 export type IssuesQuery = SelectQueryBuilder<DB, 'issues', IssueRow>;
@@ -86,7 +97,7 @@ export interface IssueRelations {
   assignees: Map<number, number[]>;
   labels: Map<number, LabelRow[]>;
   /** With the full path of a group milestone's group (null for a project's). */
-  milestones: Map<number, MilestoneRow & { group_full_path: string | null }>;
+  milestones: Map<number, IssuableMilestone>;
   userNotes: Map<number, number>;
   /** Merge requests that close the issue, of those the reader may see. */
   closingMergeRequests: Map<number, number>;
@@ -100,52 +111,22 @@ export interface IssueRelations {
 
 export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueRow[], reader: Actor | null, subscriber: number | null = null): Promise<IssueRelations> {
   const ids = issues.map((i) => i.id);
-  const none: IssueRelations = { users: new Map(), assignees: new Map(), labels: new Map(), milestones: new Map(), userNotes: new Map(), closingMergeRequests: new Map(), projects: new Map(), subscribed: new Set() };
-  if (ids.length === 0) return none;
-  const [assigneeRows, labels, userNotes, closingMergeRequests, projects, subscriptionRows] = await Promise.all([
-    db.selectFrom('issue_assignees').select(['issue_id', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id').execute(),
+  const [assigneeRows, labels, userNotes, closingMergeRequests, projects, milestones, choices] = await Promise.all([
+    ids.length > 0 ? db.selectFrom('issue_assignees').select(['issue_id as key', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id').execute() : Promise.resolve([]),
     labelsOf(db, 'Issue', ids),
     userNoteCounts(db, 'Issue', ids),
-    closingMergeRequestCounts(db, reader, ids),
+    ids.length > 0 ? closingMergeRequestCounts(db, reader, ids) : Promise.resolve(new Map<number, number>()),
     issuableProjects(db, issues.map((i) => i.project_id)),
-    subscriber === null
-      ? Promise.resolve([])
-      : db
-          .selectFrom('subscriptions')
-          .select(['subscribable_id', 'subscribed'])
-          .where('subscribable_type', '=', 'Issue')
-          .where('subscribable_id', 'in', ids)
-          .where('user_id', '=', subscriber)
-          .execute(),
+    milestonesById(db, issues.map((i) => i.milestone_id)),
+    subscriber === null ? Promise.resolve(new Map<number, boolean>()) : subscriptionChoices(db, 'Issue', ids, subscriber),
   ]);
-  const userIds = new Set<number>();
-  for (const issue of issues) {
-    if (issue.author_id !== null) userIds.add(issue.author_id);
-    if (issue.closed_by_id !== null) userIds.add(issue.closed_by_id);
-  }
-  for (const row of assigneeRows) userIds.add(Number(row.user_id));
-  const milestoneIds = [...new Set(issues.map((i) => i.milestone_id).filter((id): id is number => id !== null))];
-  const [users, milestones] = await Promise.all([
-    userIds.size > 0 ? db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute() : Promise.resolve([]),
-    milestoneIds.length > 0
-      ? db
-          .selectFrom('milestones')
-          .leftJoin('namespaces', 'namespaces.id', 'milestones.group_id')
-          .selectAll('milestones')
-          .select('namespaces.full_path as group_full_path')
-          .where('milestones.id', 'in', milestoneIds)
-          .execute()
-      : Promise.resolve([]),
+  const assignees = usersPer(assigneeRows);
+  const users = await usersById(db, [
+    ...issues.flatMap((i) => [i.author_id, i.closed_by_id].filter((id): id is number => id !== null)),
+    ...assigneeRows.map((row) => Number(row.user_id)),
   ]);
-  const out: IssueRelations = { ...none, labels, userNotes, closingMergeRequests, projects, subscribed: new Set() };
-  for (const u of users) out.users.set(u.id, u);
-  for (const m of milestones) out.milestones.set(m.id, m);
-  for (const row of assigneeRows) {
-    const list = out.assignees.get(Number(row.issue_id)) ?? [];
-    list.push(Number(row.user_id));
-    out.assignees.set(Number(row.issue_id), list);
-  }
-  if (subscriber !== null) await followed(db, issues, out, subscriber, subscriptionRows);
+  const out: IssueRelations = { users, assignees, labels, milestones, userNotes, closingMergeRequests, projects, subscribed: new Set() };
+  if (subscriber !== null) await followed(db, issues, out, subscriber, choices);
   return out;
 }
 
@@ -166,14 +147,7 @@ async function closingMergeRequestCounts(db: Kysely<DB>, reader: Actor | null, i
   return new Map(rows.map((row) => [Number(row.issue_id), Number(row.count)]));
 }
 
-async function followed(
-  db: Kysely<DB>,
-  issues: readonly IssueRow[],
-  out: IssueRelations,
-  userId: number,
-  choices: { subscribable_id: number; subscribed: boolean | number }[],
-): Promise<void> {
-  const chosen = new Map(choices.map((row) => [Number(row.subscribable_id), Boolean(row.subscribed)]));
+async function followed(db: Kysely<DB>, issues: readonly IssueRow[], out: IssueRelations, userId: number, chosen: ReadonlyMap<number, boolean>): Promise<void> {
   const undecided = issues.filter((issue) => !chosen.has(issue.id)).map((issue) => issue.id);
   const commented =
     undecided.length > 0

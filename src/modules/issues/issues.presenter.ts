@@ -1,5 +1,6 @@
 // The issue entity (14.x Entities::Issue), from an issue row and what loadIssueRelations found.
-import type { IssueRow, MilestoneRow, UserRow } from '../../db/schema.ts';
+import type { IssueRow, UserRow } from '../../db/schema.ts';
+import type { IssuableMilestone } from '../../domain/issuables.ts';
 import { apiUrl, groupWebUrl, projectWebUrl } from '../../domain/urls.ts';
 import type { LabelRow } from '../../domain/labels.ts';
 import { presentMilestone } from '../milestones/milestones.presenter.ts';
@@ -36,7 +37,7 @@ export function presentLabel(label: LabelRow) {
   return { id: label.id, name: label.title, color: label.color, description: label.description, description_html: label.description ?? '', text_color: labelTextColor(label.color) };
 }
 
-export function milestoneOwnerUrl(m: MilestoneRow & { group_full_path: string | null }, baseUrl: string, relations: Pick<IssueRelations, 'projects'>): string {
+export function milestoneOwnerUrl(m: IssuableMilestone, baseUrl: string, relations: Pick<IssueRelations, 'projects'>): string {
   const project = m.project_id !== null ? relations.projects.get(m.project_id) : undefined;
   return project ? projectWebUrl(baseUrl, project) : groupWebUrl(baseUrl, m.group_full_path ?? '');
 }

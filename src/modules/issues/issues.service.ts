@@ -139,13 +139,6 @@ export async function createIssue(
         due_date: parseDueDate(changes.dueDate),
         weight: changes.weight ?? null,
         milestone_id: milestone?.id ?? null,
-        moved_to_id: null,
-        duplicated_to_id: null,
-        closed_at: null,
-        closed_by_id: null,
-        updated_by_id: null,
-        last_edited_at: null,
-        last_edited_by_id: null,
         created_at: at,
         updated_at: at,
       })

@@ -3,8 +3,19 @@
 // so lists are filtered, ordered and cut in the database; what a page shows comes in one query per kind.
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
-import type { DB, MergeRequestRow, MilestoneRow, UserRow } from '../../db/schema.ts';
-import { type IssuableProject, inProjectsUnder, issuableProjects, labelsOf, userNoteCounts } from '../../domain/issuables.ts';
+import type { DB, MergeRequestRow, UserRow } from '../../db/schema.ts';
+import {
+  type IssuableMilestone,
+  type IssuableProject,
+  inProjectsUnder,
+  issuableProjects,
+  labelsOf,
+  milestonesById,
+  subscriptionChoices,
+  userNoteCounts,
+  usersById,
+  usersPer,
+} from '../../domain/issuables.ts';
 import type { LabelRow } from '../../domain/labels.ts';
 import { mergeRequestsOpenTo } from '../../domain/merge-request-visibility.ts';
 
@@ -63,63 +74,36 @@ export interface MergeRequestRelations {
   reviewers: Map<number, number[]>;
   labels: Map<number, LabelRow[]>;
   /** With the full path of a group milestone's group (null for a project's). */
-  milestones: Map<number, MilestoneRow & { group_full_path: string | null }>;
+  milestones: Map<number, IssuableMilestone>;
   userNotes: Map<number, number>;
   projects: Map<number, IssuableProject>;
   /** Merge requests the subscriber follows (single merge requests only). */
   subscribed: Set<number>;
 }
 
-function group(rows: { key: number | string; user_id: number | string }[]): Map<number, number[]> {
-  const out = new Map<number, number[]>();
-  for (const row of rows) {
-    const list = out.get(Number(row.key)) ?? [];
-    list.push(Number(row.user_id));
-    out.set(Number(row.key), list);
-  }
-  return out;
-}
-
 export async function loadMergeRequestRelations(db: Kysely<DB>, mrs: readonly MergeRequestRow[], subscriber: number | null = null): Promise<MergeRequestRelations> {
   const ids = mrs.map((m) => m.id);
-  const out: MergeRequestRelations = { users: new Map(), assignees: new Map(), reviewers: new Map(), labels: new Map(), milestones: new Map(), userNotes: new Map(), projects: new Map(), subscribed: new Set() };
-  if (ids.length === 0) return out;
-  const [assigneeRows, reviewerRows, labels, userNotes, projects, subscriptionRows] = await Promise.all([
-    db.selectFrom('merge_request_assignees').select(['merge_request_id as key', 'user_id']).where('merge_request_id', 'in', ids).orderBy('user_id').execute(),
-    db.selectFrom('merge_request_reviewers').select(['merge_request_id as key', 'user_id']).where('merge_request_id', 'in', ids).orderBy('user_id').execute(),
+  const byMergeRequest = (table: 'merge_request_assignees' | 'merge_request_reviewers') =>
+    ids.length > 0 ? db.selectFrom(table).select(['merge_request_id as key', 'user_id']).where('merge_request_id', 'in', ids).orderBy('user_id').execute() : Promise.resolve([]);
+  const [assigneeRows, reviewerRows, labels, userNotes, projects, milestones, choices] = await Promise.all([
+    byMergeRequest('merge_request_assignees'),
+    byMergeRequest('merge_request_reviewers'),
     labelsOf(db, 'MergeRequest', ids),
     userNoteCounts(db, 'MergeRequest', ids),
     issuableProjects(db, mrs.map((m) => m.project_id)),
-    subscriber === null
-      ? Promise.resolve([])
-      : db.selectFrom('subscriptions').select(['subscribable_id', 'subscribed']).where('subscribable_type', '=', 'MergeRequest').where('subscribable_id', 'in', ids).where('user_id', '=', subscriber).execute(),
+    milestonesById(db, mrs.map((m) => m.milestone_id)),
+    subscriber === null ? Promise.resolve(new Map<number, boolean>()) : subscriptionChoices(db, 'MergeRequest', ids, subscriber),
   ]);
-  Object.assign(out, { labels, userNotes, projects });
-  out.assignees = group(assigneeRows);
-  out.reviewers = group(reviewerRows);
-  const userIds = new Set<number>([...assigneeRows, ...reviewerRows].map((r) => Number(r.user_id)));
-  for (const mr of mrs) for (const id of [mr.author_id, mr.merged_by_id, mr.closed_by_id]) if (id !== null) userIds.add(id);
-  const milestoneIds = [...new Set(mrs.map((m) => m.milestone_id).filter((id): id is number => id !== null))];
-  const [users, milestones] = await Promise.all([
-    userIds.size > 0 ? db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute() : Promise.resolve([]),
-    milestoneIds.length > 0
-      ? db
-          .selectFrom('milestones')
-          .leftJoin('namespaces', 'namespaces.id', 'milestones.group_id')
-          .selectAll('milestones')
-          .select('namespaces.full_path as group_full_path')
-          .where('milestones.id', 'in', milestoneIds)
-          .execute()
-      : Promise.resolve([]),
+  const users = await usersById(db, [
+    ...mrs.flatMap((mr) => [mr.author_id, mr.merged_by_id, mr.closed_by_id].filter((id): id is number => id !== null)),
+    ...[...assigneeRows, ...reviewerRows].map((r) => Number(r.user_id)),
   ]);
-  for (const u of users) out.users.set(u.id, u);
-  for (const m of milestones) out.milestones.set(m.id, m);
+  const out: MergeRequestRelations = { users, assignees: usersPer(assigneeRows), reviewers: usersPer(reviewerRows), labels, milestones, userNotes, projects, subscribed: new Set() };
   if (subscriber !== null) {
     // An explicit choice wins; without one, the author, assignees and reviewers follow it.
-    const chosen = new Map(subscriptionRows.map((row) => [Number(row.subscribable_id), Boolean(row.subscribed)]));
     for (const mr of mrs) {
       const participant = mr.author_id === subscriber || (out.assignees.get(mr.id) ?? []).includes(subscriber) || (out.reviewers.get(mr.id) ?? []).includes(subscriber);
-      if (chosen.get(mr.id) ?? participant) out.subscribed.add(mr.id);
+      if (choices.get(mr.id) ?? participant) out.subscribed.add(mr.id);
     }
   }
   return out;
