@@ -15,6 +15,7 @@ import { issueNoteRoutes } from './modules/issues/issue-notes.routes.ts';
 import { issueSubscriptionRoutes } from './modules/issues/issue-subscriptions.routes.ts';
 import { issueRoutes } from './modules/issues/issues.routes.ts';
 import { closingIssueRoutes } from './modules/merge-requests/closing-issues.routes.ts';
+import { mergeRequestPipelineRoutes } from './modules/merge-requests/merge-request-pipelines.routes.ts';
 import { mergeRequestNoteRoutes } from './modules/merge-requests/merge-request-notes.routes.ts';
 import { mergeRequestRoutes } from './modules/merge-requests/merge-requests.routes.ts';
 import { artifactRoutes } from './modules/ci-artifacts/artifacts.routes.ts';
@@ -58,6 +59,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(mergeRequestRoutes);
   await api.register(mergeRequestNoteRoutes);
   await api.register(closingIssueRoutes);
+  await api.register(mergeRequestPipelineRoutes);
   await api.register(issueSubscriptionRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);

@@ -25,7 +25,8 @@ type Columns = { [Table in Exclude<keyof DB, (typeof DECLARED_TABLES)[number]>]:
 const COLUMNS = {
   merge_requests: {
     id: 'integer', project_id: 'integer', iid: 'integer', author_id: 'integer?', title: 'text', description: 'text?', state: 'text', source_branch: 'text',
-    target_branch: 'text', milestone_id: 'integer?', draft: 'boolean', merge_status: 'text', merge_error: 'text?', rebase_in_progress: 'boolean', merged_by_id: 'integer?',
+    target_branch: 'text', milestone_id: 'integer?', draft: 'boolean', merge_status: 'text', merge_error: 'text?', rebase_in_progress: 'boolean', merge_when_pipeline_succeeds: 'boolean', merge_user_id: 'integer?',
+    merge_params: 'text?', merged_by_id: 'integer?',
     merged_at: 'text?', closed_by_id: 'integer?', closed_at: 'text?', squash: 'boolean', force_remove_source_branch: 'boolean?',
     should_remove_source_branch: 'boolean?', sha: 'text?', merge_commit_sha: 'text?', squash_commit_sha: 'text?', base_sha: 'text?', start_sha: 'text?',
     head_sha: 'text?', discussion_locked: 'boolean?', updated_by_id: 'integer?', last_edited_at: 'text?', last_edited_by_id: 'integer?',
@@ -138,7 +139,7 @@ const COLUMNS = {
     source: 'text', status: 'text', failure_reason: 'text?', yaml_errors: 'text?', user_id: 'integer?', config_path: 'text?',
     source_job_id: 'integer?', source_pipeline_id: 'integer?', source_project_id: 'integer?', trigger_id: 'integer?', schedule_id: 'integer?',
     duration: 'integer?', committed_at: 'text?', started_at: 'text?', finished_at: 'text?', created_at: 'text', updated_at: 'text',
-    locked: 'boolean',
+    locked: 'boolean', merge_request_id: 'integer?',
   },
   ci_pipeline_variables: { id: 'integer', pipeline_id: 'integer', key: 'text', value_encrypted: 'text', variable_type: 'text' },
   ci_builds: {

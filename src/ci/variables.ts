@@ -58,7 +58,64 @@ export interface PipelineFacts {
   createdAt: string | null;
   url: string | null;
   triggered: boolean;
+  /** The merge request of a `merge_request_event` pipeline, whose ref is refs/merge-requests/<iid>/head. */
+  mergeRequest?: MergeRequestFacts | null;
+  /** `path!iid` of the open merge requests from this pipeline's branch (CI_OPEN_MERGE_REQUESTS). */
+  openMergeRequests?: readonly string[];
 }
+
+export interface MergeRequestFacts {
+  id: number;
+  iid: number;
+  projectId: number;
+  projectPath: string;
+  projectUrl: string;
+  sourceBranch: string;
+  targetBranch: string;
+  title: string;
+  assignees: readonly string[];
+  milestone: string | null;
+  labels: readonly string[];
+  /** The merge base the merge request's diff starts from. */
+  diffBaseSha: string | null;
+}
+
+/**
+ * A merge request pipeline's own variables (Ci::Pipeline and MergeRequest#predefined_variables).
+ * Pipelines here are detached (they run the source branch's head), so the merged-result shas are
+ * empty; merge requests keep no diff versions, so there is no CI_MERGE_REQUEST_DIFF_ID.
+ */
+export function mergeRequestVariables(mr: MergeRequestFacts): CiVariable[] {
+  const vars = [
+    publicVar('CI_MERGE_REQUEST_EVENT_TYPE', 'detached'),
+    publicVar('CI_MERGE_REQUEST_SOURCE_BRANCH_SHA', ''),
+    publicVar('CI_MERGE_REQUEST_TARGET_BRANCH_SHA', ''),
+  ];
+  if (mr.diffBaseSha) vars.push(publicVar('CI_MERGE_REQUEST_DIFF_BASE_SHA', mr.diffBaseSha));
+  vars.push(
+    publicVar('CI_MERGE_REQUEST_ID', String(mr.id)),
+    publicVar('CI_MERGE_REQUEST_IID', String(mr.iid)),
+    publicVar('CI_MERGE_REQUEST_REF_PATH', mergeRequestRef(mr.iid)),
+    publicVar('CI_MERGE_REQUEST_PROJECT_ID', String(mr.projectId)),
+    publicVar('CI_MERGE_REQUEST_PROJECT_PATH', mr.projectPath),
+    publicVar('CI_MERGE_REQUEST_PROJECT_URL', mr.projectUrl),
+    publicVar('CI_MERGE_REQUEST_TARGET_BRANCH_NAME', mr.targetBranch),
+    publicVar('CI_MERGE_REQUEST_TITLE', mr.title),
+  );
+  if (mr.assignees.length > 0) vars.push(publicVar('CI_MERGE_REQUEST_ASSIGNEES', mr.assignees.join(',')));
+  if (mr.milestone !== null) vars.push(publicVar('CI_MERGE_REQUEST_MILESTONE', mr.milestone));
+  if (mr.labels.length > 0) vars.push(publicVar('CI_MERGE_REQUEST_LABELS', mr.labels.join(',')));
+  vars.push(
+    publicVar('CI_MERGE_REQUEST_SOURCE_PROJECT_ID', String(mr.projectId)),
+    publicVar('CI_MERGE_REQUEST_SOURCE_PROJECT_PATH', mr.projectPath),
+    publicVar('CI_MERGE_REQUEST_SOURCE_PROJECT_URL', mr.projectUrl),
+    publicVar('CI_MERGE_REQUEST_SOURCE_BRANCH_NAME', mr.sourceBranch),
+  );
+  return vars;
+}
+
+/** The ref that holds a merge request's source head, which its pipelines run. */
+export const mergeRequestRef = (iid: number) => `refs/merge-requests/${iid}/head`;
 
 export interface UserFacts {
   id: number;
@@ -125,6 +182,9 @@ function splitMessage(message: string): { title: string; description: string } {
 
 export function pipelineVariables(pipeline: PipelineFacts, commit: CommitFacts, user: UserFacts | null): CiVariable[] {
   const { title, description } = splitMessage(commit.message);
+  // A merge request pipeline's ref names the merge request; its ref name is the source branch.
+  const mr = pipeline.mergeRequest ?? null;
+  const refName = mr ? mr.sourceBranch : pipeline.ref;
   const vars: CiVariable[] = [];
   if (pipeline.iid !== null) vars.push(publicVar('CI_PIPELINE_IID', String(pipeline.iid)));
   vars.push(publicVar('CI_PIPELINE_SOURCE', pipeline.source));
@@ -133,11 +193,11 @@ export function pipelineVariables(pipeline: PipelineFacts, commit: CommitFacts, 
     publicVar('CI_COMMIT_SHA', commit.sha),
     publicVar('CI_COMMIT_SHORT_SHA', commit.sha.slice(0, 8)),
     publicVar('CI_COMMIT_BEFORE_SHA', commit.beforeSha),
-    publicVar('CI_COMMIT_REF_NAME', pipeline.ref),
-    publicVar('CI_COMMIT_REF_SLUG', slugify(pipeline.ref)),
+    publicVar('CI_COMMIT_REF_NAME', refName),
+    publicVar('CI_COMMIT_REF_SLUG', slugify(refName)),
   );
-  if (pipeline.refType === 'branch') vars.push(publicVar('CI_COMMIT_BRANCH', pipeline.ref));
-  else vars.push(publicVar('CI_COMMIT_TAG', pipeline.ref));
+  if (pipeline.refType === 'tag') vars.push(publicVar('CI_COMMIT_TAG', pipeline.ref));
+  else if (!mr) vars.push(publicVar('CI_COMMIT_BRANCH', pipeline.ref));
   vars.push(
     publicVar('CI_COMMIT_MESSAGE', commit.message),
     publicVar('CI_COMMIT_TITLE', title),
@@ -147,10 +207,12 @@ export function pipelineVariables(pipeline: PipelineFacts, commit: CommitFacts, 
     publicVar('CI_COMMIT_AUTHOR', commit.author),
     publicVar('CI_BUILD_REF', commit.sha),
     publicVar('CI_BUILD_BEFORE_SHA', commit.beforeSha),
-    publicVar('CI_BUILD_REF_NAME', pipeline.ref),
-    publicVar('CI_BUILD_REF_SLUG', slugify(pipeline.ref)),
+    publicVar('CI_BUILD_REF_NAME', refName),
+    publicVar('CI_BUILD_REF_SLUG', slugify(refName)),
   );
   if (pipeline.refType === 'tag') vars.push(publicVar('CI_BUILD_TAG', pipeline.ref));
+  if (mr) vars.push(...mergeRequestVariables(mr));
+  if (pipeline.openMergeRequests && pipeline.openMergeRequests.length > 0) vars.push(publicVar('CI_OPEN_MERGE_REQUESTS', pipeline.openMergeRequests.join(',')));
   if (user) {
     vars.push(
       publicVar('GITLAB_USER_ID', String(user.id)),

@@ -375,6 +375,8 @@ export interface CiPipelinesTable {
   updated_at: string;
   /** The platform's artifacts_locked: expired artifacts of the pipeline are kept. */
   locked: Generated<Bool>;
+  /** The merge request a `merge_request_event` pipeline was made for (0024). */
+  merge_request_id: Generated<number | null>;
 }
 
 export interface CiPipelineVariablesTable {
@@ -800,6 +802,10 @@ export interface MergeRequestsTable {
   merge_error: string | null;
   /** A rebase job is queued or running for it. */
   rebase_in_progress: Generated<Bool>;
+  /** Set to merge once its head pipeline succeeds (0024), by merge_user_id, with merge_params (JSON). */
+  merge_when_pipeline_succeeds: Generated<Bool>;
+  merge_user_id: number | null;
+  merge_params: string | null;
   merged_by_id: number | null;
   merged_at: string | null;
   closed_by_id: number | null;

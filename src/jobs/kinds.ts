@@ -1,7 +1,7 @@
 // Every kind of background job, listed explicitly, one line each; the workers run these (see
 // queue.ts for what a kind must guarantee).
 import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts';
-import { checkMergeStatusJob, rebaseJob } from '../modules/merge-requests/merge-requests.jobs.ts';
+import { autoMergeJob, checkMergeStatusJob, rebaseJob, refreshMergeRequestJob } from '../modules/merge-requests/merge-requests.jobs.ts';
 import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
 import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.ts';
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
@@ -27,4 +27,6 @@ export const backgroundJobKinds: readonly JobKind[] = [
   createEvidenceJob,
   checkMergeStatusJob,
   rebaseJob,
+  refreshMergeRequestJob,
+  autoMergeJob,
 ];

@@ -3,7 +3,9 @@
 // ability is missing. Handlers read what was loaded with loadedProject(req) / loadedGroup(req),
 // which throw when the route has no such preHandler.
 import type { FastifyRequest } from 'fastify';
-import type { NamespaceRow, ProjectRow } from '../../db/schema.ts';
+import type { Kysely } from 'kysely';
+import type { DB, NamespaceRow, ProjectRow } from '../../db/schema.ts';
+import type { Actor } from '../auth/actor.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { parseIdOrPath } from '../params.ts';
 import { type GroupAbility, type ProjectAbility, groupAbilities, groupSubject, projectAbilities } from './abilities.ts';
@@ -60,11 +62,21 @@ export async function findProject(req: FastifyRequest, raw: string): Promise<{ r
   return { row, namespace };
 }
 
-/** What the request's actor may do to a project. */
-export async function accessToProject(req: FastifyRequest, row: ProjectRow): Promise<{ access: number; can: Set<ProjectAbility> }> {
-  const actor = req.actor;
-  const access = actor ? await projectAccessLevel(req.server.deps.db, actor.user.id, row.id) : ACCESS.NO_ACCESS;
+/** What an actor (none: anonymous) may do to a project. */
+async function accessOf(db: Kysely<DB>, actor: Actor | null, row: ProjectRow): Promise<{ access: number; can: Set<ProjectAbility> }> {
+  const access = actor ? await projectAccessLevel(db, actor.user.id, row.id) : ACCESS.NO_ACCESS;
   return { access, can: projectAbilities(actor, row, access) };
+}
+
+/** What the request's actor may do to a project. */
+export function accessToProject(req: FastifyRequest, row: ProjectRow): Promise<{ access: number; can: Set<ProjectAbility> }> {
+  return accessOf(req.server.deps.db, req.actor, row);
+}
+
+/** A project as loadProject loads it, for work done in a user's name outside a request (a background job). */
+export async function projectAs(db: Kysely<DB>, actor: Actor, row: ProjectRow): Promise<LoadedProject> {
+  const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', row.namespace_id).executeTakeFirstOrThrow();
+  return { row, namespace, ...(await accessOf(db, actor, row)) };
 }
 
 /** Loads the project named by `:id` and requires an ability; loadedProject(req) then reads it. */

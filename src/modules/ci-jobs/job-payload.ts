@@ -9,7 +9,7 @@ import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { getCommit } from '../../git/commits.ts';
 import { type CiVariable, jobVariables, pipelineVariables, storedVar } from '../../ci/variables.ts';
-import { predefinedProjectVariables, variablesForEnvironment, variablesForProject } from '../pipelines/index.ts';
+import { pipelineMergeRequests, predefinedProjectVariables, variablesForEnvironment, variablesForProject } from '../pipelines/index.ts';
 import { pipelineWebUrl } from '../pipelines/pipelines.presenter.ts';
 import { scheduleJobVariables } from '../pipeline-schedules/pipeline-schedules.finder.ts';
 import { artifactsFor } from './job-artifacts-spec.ts';
@@ -120,6 +120,7 @@ export async function runnerVariables(ctx: ServiceContext, parts: PayloadParts):
   const scoped = await variablesForProject(ctx.db, box, { id: project.id, namespaceTraversal: namespace.type === 'Group' ? ancestorIds(namespace.traversal_path) : [] }, pipeline.protected);
   const pipelineVars = await ctx.db.selectFrom('ci_pipeline_variables').selectAll().where('pipeline_id', '=', pipeline.id).orderBy('id').execute();
   const yaml = JSON.parse(build.yaml_variables) as { key: string; value: string; public?: boolean }[];
+  const mergeRequests = await pipelineMergeRequests(ctx.db, ctx.config, project, { ref: pipeline.ref, tag: pipeline.tag, mergeRequestId: pipeline.merge_request_id });
   return [
     ...jobVariables({
       id: build.id,
@@ -145,7 +146,7 @@ export async function runnerVariables(ctx: ServiceContext, parts: PayloadParts):
 
   function publicVarsOf(p: CiPipelineRow, c: Awaited<ReturnType<typeof getCommit>>, u: UserRow | null): CiVariable[] {
     return pipelineVariables(
-      { id: p.id, iid: p.iid, source: p.source, ref: p.ref, refType: p.tag ? 'tag' : 'branch', refProtected: p.protected, createdAt: p.created_at, url: null, triggered: p.trigger_id !== null },
+      { id: p.id, iid: p.iid, source: p.source, ref: p.ref, refType: p.tag ? 'tag' : 'branch', refProtected: p.protected, createdAt: p.created_at, url: null, triggered: p.trigger_id !== null, ...mergeRequests },
       { sha: p.sha, beforeSha: p.before_sha, message: c?.message ?? '', timestamp: c?.committer.date ?? p.created_at, author: c ? `${c.author.name} <${c.author.email}>` : '' },
       u ? { id: u.id, username: u.username, name: u.name, email: u.email } : null,
     );
@@ -162,8 +163,9 @@ export async function jobPayload(ctx: ServiceContext, parts: PayloadParts) {
   const depth = gitDepthVar ? Number.parseInt(gitDepthVar.value, 10) || 0 : (settings?.ciCd.ci_default_git_depth ?? 0);
   const refType = pipeline.tag ? 'tag' : 'branch';
   const refspecs = [`+refs/pipelines/${pipeline.id}:refs/pipelines/${pipeline.id}`];
-  if (depth > 0) refspecs.push(refType === 'tag' ? `+refs/tags/${pipeline.ref}:refs/tags/${pipeline.ref}` : `+refs/heads/${pipeline.ref}:refs/remotes/origin/${pipeline.ref}`);
-  else refspecs.push('+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*');
+  // A shallow clone of a merge request pipeline fetches its persistent ref only (it has no branch).
+  if (depth > 0 && pipeline.merge_request_id === null) refspecs.push(refType === 'tag' ? `+refs/tags/${pipeline.ref}:refs/tags/${pipeline.ref}` : `+refs/heads/${pipeline.ref}:refs/remotes/origin/${pipeline.ref}`);
+  else if (depth === 0) refspecs.push('+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*');
   const timeout = build.timeout ?? 3600;
   return {
     id: build.id,

@@ -95,7 +95,7 @@ export async function loadMergeRequestRelations(db: Kysely<DB>, mrs: readonly Me
     subscriber === null ? Promise.resolve(new Map<number, boolean>()) : subscriptionChoices(db, 'MergeRequest', ids, subscriber),
   ]);
   const users = await usersById(db, [
-    ...mrs.flatMap((mr) => [mr.author_id, mr.merged_by_id, mr.closed_by_id].filter((id): id is number => id !== null)),
+    ...mrs.flatMap((mr) => [mr.author_id, mr.merged_by_id, mr.closed_by_id, mr.merge_user_id].filter((id): id is number => id !== null)),
     ...[...assigneeRows, ...reviewerRows].map((r) => Number(r.user_id)),
   ]);
   const out: MergeRequestRelations = { users, assignees: usersPer(assigneeRows), reviewers: usersPer(reviewerRows), labels, milestones, userNotes, projects, subscribed: new Set() };

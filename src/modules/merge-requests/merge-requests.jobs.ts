@@ -1,13 +1,24 @@
 // The merge status check (14.x MergeRequests::MergeabilityCheckService): for open merge requests
 // of a project, the branches' heads and whether the source merges cleanly, read from git first,
 // then written in one transaction that completes the job.
-import { withTransaction } from '../../core/context.ts';
+import { projectAs } from '../../core/access/loaders.ts';
+import { actingUser } from '../../core/auth/actor.ts';
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import { DomainError } from '../../core/errors.ts';
 import type { MergeRequestRow } from '../../db/schema.ts';
+import { repositoryDir } from '../../domain/project-repository.ts';
+import { readProjectSettings } from '../../domain/settings/project-settings.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
+import { AUTO_MERGE, MERGE_REQUEST_REFRESH } from '../../jobs/merge-request-work.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { defineJobKind } from '../../jobs/queue.ts';
 import { openMergeRequestsOnBranches } from './merge-requests.finder.ts';
-import { type GitState, readGitState } from './merge-state.ts';
+import { mergeRequestHeadPipeline } from '../pipelines/pipelines.finder.ts';
+import { pushMayMakePipeline } from '../pipelines/pipelines.service.ts';
+import { abortAutoMerge, endAutoMerge, storedMergeParams } from './auto-merge.ts';
+import { mergeMergeRequest } from './merge.ts';
+import { createMergeRequestPipeline, refreshMergeRequestRef } from './merge-request-pipelines.ts';
+import { type GitState, branchHead, readGitState } from './merge-state.ts';
 
 export { rebaseJob } from './rebase.ts';
 
@@ -42,3 +53,70 @@ export const checkMergeStatusJob = defineJobKind({
     });
   },
 });
+
+/**
+ * After a merge request is opened or reopened, or its source branch moved (MergeRequests::
+ * RefreshService): its ref follows the source head, an automatic merge asked for an older head
+ * ends, and a merge request pipeline is made when the configuration has one. The job is done in
+ * the transaction that saves the pipeline, so that a run cut short makes no second one.
+ */
+export const refreshMergeRequestJob = defineJobKind({
+  ...MERGE_REQUEST_REFRESH,
+  async run(ctx, { mergeRequestId, userId, skipPipeline }, job) {
+    const complete = () => withTransaction(ctx, (tx) => job.complete(tx.db));
+    const mr = await ctx.db.selectFrom('merge_requests').selectAll().where('id', '=', mergeRequestId).where('state', '=', 'opened').executeTakeFirst();
+    const project = mr ? await ctx.db.selectFrom('projects').selectAll().where('id', '=', mr.project_id).executeTakeFirst() : undefined;
+    const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    const gitDir = project ? repositoryDir(ctx.config, project) : null;
+    if (!mr || !project || !user || gitDir === null) return complete();
+    const head = await refreshMergeRequestRef(gitDir, mr);
+    const asked = storedMergeParams(mr);
+    if (mr.merge_when_pipeline_succeeds && asked && head !== asked.sha) {
+      await withTransaction({ ...ctx, actor: actingUser(user) }, (tx) => endAutoMerge(tx, mr, 'aborted the automatic merge because source branch was updated'));
+    }
+    if (head === null || skipPipeline || !(await pushMayMakePipeline(ctx, project, head))) return complete();
+    const result = await createMergeRequestPipeline(ctx, project, mr, user, { allowDuplicate: false, onSaved: (db) => job.complete(db) });
+    if (!('pipeline' in result)) await complete();
+  },
+});
+
+/**
+ * The automatic merges of a project, once a pipeline of it succeeded (AutoMerge::
+ * MergeWhenPipelineSucceedsService#process): each merge request set to merge whose head pipeline
+ * has succeeded is merged as the user who asked, with the checks of any merge; a merge refused
+ * now ends the automatic merge with the reason.
+ */
+export const autoMergeJob = defineJobKind({
+  ...AUTO_MERGE,
+  async run(ctx, { projectId }, job) {
+    const waiting = await ctx.db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('state', '=', 'opened').where('merge_when_pipeline_succeeds', '=', true).orderBy('id').execute();
+    for (const mr of waiting) await autoMerge(ctx, mr);
+    await withTransaction(ctx, (tx) => job.complete(tx.db));
+  },
+});
+
+/** The platform's merge_error words for a merge refused when its time came. */
+function mergeErrorOf(error: DomainError): string {
+  if (error.status === 409) return 'Branch has been updated since the merge was requested. Please review the changes.';
+  if (error.status === 401) return 'You are not allowed to merge this merge request';
+  return 'Merge request is not mergeable';
+}
+
+async function autoMerge(ctx: ServiceContext, mr: MergeRequestRow): Promise<void> {
+  const asked = storedMergeParams(mr);
+  const project = await ctx.db.selectFrom('projects').selectAll().where('id', '=', mr.project_id).executeTakeFirstOrThrow();
+  const user = mr.merge_user_id === null ? undefined : await ctx.db.selectFrom('users').selectAll().where('id', '=', mr.merge_user_id).executeTakeFirst();
+  const gitDir = repositoryDir(ctx.config, project);
+  if (!asked || !user || gitDir === null) return;
+  const head = await branchHead(gitDir, mr.source_branch);
+  const pipeline = head === null ? null : await mergeRequestHeadPipeline(ctx.db, mr, head);
+  if (pipeline?.status !== 'success') return;
+  const actor = actingUser(user);
+  const as = { ...ctx, actor };
+  try {
+    await mergeMergeRequest(as, await projectAs(ctx.db, actor, project), mr, asked, await readProjectSettings(ctx.db, project));
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    await abortAutoMerge(as, mr, mergeErrorOf(error));
+  }
+}

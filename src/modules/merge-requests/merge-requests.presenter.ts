@@ -50,7 +50,8 @@ export function presentMergeRequestBasic(mr: MergeRequestRow, relations: MergeRe
   return {
     ...coreOf(mr),
     merged_by: merger,
-    merge_user: merger,
+    // Whoever merged it, or set it to merge when its pipeline succeeds.
+    merge_user: merger ?? (mr.merge_user_id !== null ? user(relations.users.get(mr.merge_user_id), view.baseUrl) : null),
     merged_at: mr.merged_at,
     closed_by: mr.closed_by_id !== null ? user(relations.users.get(mr.closed_by_id), view.baseUrl) : null,
     closed_at: mr.closed_at,
@@ -71,8 +72,7 @@ export function presentMergeRequestBasic(mr: MergeRequestRow, relations: MergeRe
     draft,
     work_in_progress: draft,
     milestone: milestone ? presentMilestone(milestone, milestoneOwnerUrl(milestone, view.baseUrl, relations), today) : null,
-    // Merging when a pipeline succeeds is not offered: merges happen at once.
-    merge_when_pipeline_succeeds: false,
+    merge_when_pipeline_succeeds: Boolean(mr.merge_when_pipeline_succeeds),
     merge_status: mr.merge_status as 'unchecked' | 'checking' | 'can_be_merged' | 'cannot_be_merged' | 'cannot_be_merged_recheck',
     sha: mr.sha,
     merge_commit_sha: mr.merge_commit_sha,

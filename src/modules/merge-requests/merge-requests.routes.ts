@@ -1,6 +1,7 @@
 // Merge requests (14.x lib/api/merge_requests.rb): a project's, every readable project's
 // (/merge_requests, the caller's own by default), a group's; one with its commits and changes;
-// creation, edits, closing and reopening, deletion, the merge itself and rebases (in the background). Reading follows
+// creation, edits, closing and reopening, deletion, the merge itself (at once, or when the pipeline
+// succeeds) and rebases (in the background). Reading follows
 // read_merge_request (the project's code readers, with the merge requests feature open to them);
 // a merge request the caller may not read is the platform's record-not-found 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -27,13 +28,14 @@ import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { usableMilestone } from '../issues/issues.finder.ts';
 import { ciAbilities } from '../pipelines/index.ts';
-import { latestPipelineForSha, pipelineDetailParts } from '../pipelines/pipelines.finder.ts';
+import { mergeRequestHeadPipeline, pipelineDetailParts } from '../pipelines/pipelines.finder.ts';
 import { presentPipeline, presentPipelineBasic } from '../pipelines/pipelines.presenter.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { filterMergeRequests, orderMergeRequests } from './merge-request-filters.ts';
 import { findMergeRequestByIid, groupMergeRequests, isFirstContribution, loadMergeRequestRelations, projectMergeRequests, readableMergeRequests } from './merge-requests.finder.ts';
 import { type MergeRequestView, presentMergeRequest, presentMergeRequestBasic, presentMergeRequestSimple } from './merge-requests.presenter.ts';
 import {
+  CancelAutoMergeEntity,
   ChangesQuery,
   CommitsQuery,
   CreateMergeRequestBody,
@@ -53,6 +55,7 @@ import {
 import { type MergeRequestChanges, type MergeRequestPowers, createMergeRequest, deleteMergeRequest, recheckLater, updateMergeRequest } from './merge-requests.service.ts';
 import { branchHead } from './merge-state.ts';
 import { mergeMergeRequest } from './merge.ts';
+import { cancelAutoMerge } from './auto-merge.ts';
 import { requestRebase } from './rebase.ts';
 
 const OPTIONAL = { auth: 'optional' } as const;
@@ -106,7 +109,7 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const changes = dir !== null && mr.base_sha !== null && mr.head_sha !== null ? await changedFiles(dir, mr.base_sha, mr.head_sha) : null;
     const ci = ciAbilities(req.actor, project, settings);
     const buildsOpen = projectFeatureAvailable(req.actor, project.row, project.access, 'builds', settings.features.builds_access_level);
-    const pipeline = mr.sha !== null && (buildsOpen || ci.has('read_pipeline')) ? await latestPipelineForSha(db, project.row.id, mr.sha) : null;
+    const pipeline = mr.sha !== null && (buildsOpen || ci.has('read_pipeline')) ? await mergeRequestHeadPipeline(db, mr, mr.sha) : null;
     const pipelineView = { baseUrl: config.externalUrl, projectWebUrl: projectWebUrl(config.externalUrl, project.row), projectFullPath: project.row.full_path };
     const protections = req.actor ? await loadRefProtections(db, project.row.id) : null;
     const head = mr.state === 'opened' && dir !== null && options.diverged ? await branchHead(dir, mr.target_branch) : null;
@@ -274,10 +277,27 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
       serviceContext(req),
       project,
       mr,
-      { mergeCommitMessage: b.merge_commit_message, squashCommitMessage: b.squash_commit_message, squash: b.squash, shouldRemoveSourceBranch: b.should_remove_source_branch, sha: b.sha },
+      {
+        mergeCommitMessage: b.merge_commit_message,
+        squashCommitMessage: b.squash_commit_message,
+        squash: b.squash,
+        shouldRemoveSourceBranch: b.should_remove_source_branch,
+        sha: b.sha,
+        mergeWhenPipelineSucceeds: b.merge_when_pipeline_succeeds,
+      },
       settings,
     );
     return presentSingle(req, merged);
+  });
+
+  // can_cancel_auto_merge?: whoever may merge it, and its author.
+  api.post('/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds', { schema: { params: MergeRequestParams, response: { 201: CancelAutoMergeEntity } }, config: REQUIRED, preHandler: loadProject('read_project') }, async (req, reply) => {
+    const project = loadedProject(req);
+    const { mr } = await requireMergeRequest(req, req.params.merge_request_iid);
+    const protections = await loadRefProtections(db, project.row.id);
+    if (!(mr.author_id === req.actor!.user.id || (mr.state === 'opened' && canMergeToBranch(protections, mr.target_branch, pusherOf(project, req.actor))))) throw unauthorized();
+    reply.code(201);
+    return cancelAutoMerge(serviceContext(req), mr);
   });
 
   // authorize_push_to_merge_request!, then rebase_async; the rebase itself runs as a background job.

@@ -221,3 +221,11 @@ export const RebaseBody = Params({ skip_ci: Type.Optional(Bool()) });
 export const RebaseEntity = Entity({ rebase_in_progress: Type.Boolean() });
 
 export const CommitsQuery = Params({ ...PageParams });
+
+/** POST …/cancel_merge_when_pipeline_succeeds's answer: 14.x sends the service's result as it is. */
+export const CancelAutoMergeEntity = Type.Union([
+  Entity({ status: Type.Literal('success') }),
+  Entity({ status: Type.Literal('error'), message: Type.String(), http_status: Type.Integer() }),
+]);
+
+export const PipelinesQuery = Params({ ...PageParams });

@@ -1,6 +1,7 @@
 // Writing merge requests (14.x MergeRequests::CreateService / UpdateService / CloseService /
 // ReopenService): one transaction each, with the activity event, the system notes of what changed,
-// and the merge status check enqueued in the same transaction. Assignees, reviewers, milestone and
+// and the merge status check and the refresh (the merge request's ref and pipeline) enqueued in the
+// same transaction. Assignees, reviewers, milestone and
 // labels are for those who may administer merge requests (Developers and up), as the platform's
 // filter_params drops them for others.
 import type { Kysely } from 'kysely';
@@ -10,6 +11,7 @@ import type { DB, MergeRequestRow } from '../../db/schema.ts';
 import { nextInternalId } from '../../domain/internal-ids.ts';
 import { labelsOf, mentionList, nextLabels, setLabelLinks, textErrors } from '../../domain/issuables.ts';
 import type { LabelScope } from '../../domain/labels.ts';
+import { MERGE_REQUEST_REFRESH } from '../../jobs/merge-request-work.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
@@ -94,6 +96,11 @@ async function setPeople(ctx: ServiceContext, table: PeopleTable, mrId: number, 
   return parts.join(' and ');
 }
 
+/** Asks for the refresh of a merge request (its ref, its pipeline) in the caller's transaction, as `userId`. */
+async function refreshLater(db: Kysely<DB>, mr: Pick<MergeRequestRow, 'id'>, userId: number): Promise<void> {
+  await enqueue(db, MERGE_REQUEST_REFRESH, { mergeRequestId: mr.id, userId });
+}
+
 /** Asks for a merge status check of these merge requests, in the caller's transaction (one waiting check per merge request is enough). */
 export async function recheckLater(db: Kysely<DB>, mr: Pick<MergeRequestRow, 'id' | 'project_id'>): Promise<void> {
   await enqueue(db, MERGE_STATUS_CHECK, { projectId: mr.project_id, mergeRequestIds: [mr.id] }, { dedupeKey: `mr:${mr.id}` });
@@ -145,6 +152,7 @@ export async function createMergeRequest(
     }
     await recordEvent(tx, { projectId, authorId: author.id, action: 'created', targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title });
     await recheckLater(tx.db, mr);
+    await refreshLater(tx.db, mr, author.id);
     await cacheClosingIssues(tx, mr);
     return mr;
   });
@@ -197,7 +205,8 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
     const event = (action: 'closed' | 'reopened') =>
       recordEvent(tx, { projectId: mr.project_id, authorId: actor.id, action, targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: set.title ?? mr.title });
     if (changes.stateEvent === 'close' && open) {
-      Object.assign(set, { state: 'closed', closed_at: at, closed_by_id: actor.id });
+      // A closed merge request merges no more, automatically or not.
+      Object.assign(set, { state: 'closed', closed_at: at, closed_by_id: actor.id, merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: null });
       notes.push('closed');
       await event('closed');
     } else if (reopening) {
@@ -218,6 +227,7 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
       .returningAll()
       .executeTakeFirstOrThrow();
     if (refs) await recheckLater(tx.db, updated);
+    if (reopening) await refreshLater(tx.db, updated, actor.id);
     await cacheClosingIssues(tx, updated);
     return updated;
   });

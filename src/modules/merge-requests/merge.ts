@@ -7,7 +7,7 @@
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { apiError, methodNotAllowed, unauthorized } from '../../core/errors.ts';
-import type { MergeRequestRow, UserRow } from '../../db/schema.ts';
+import type { CiPipelineRow, MergeRequestRow, UserRow } from '../../db/schema.ts';
 import { projectLabelScope } from '../../domain/labels.ts';
 import { requireRepositoryDir } from '../../domain/project-repository.ts';
 import { canDeleteBranch, canMergeToBranch, pusherOf } from '../../domain/ref-protection.ts';
@@ -20,8 +20,10 @@ import { recordEvent } from '../events/events.service.ts';
 import { findIssueByIid } from '../issues/issues.finder.ts';
 import { updateIssue } from '../issues/issues.service.ts';
 import { addSystemNote } from '../notes/notes.service.ts';
+import { mergeRequestHeadPipeline } from '../pipelines/pipelines.finder.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { changeRefs } from '../pushes/push.service.ts';
+import { enableAutoMerge } from './auto-merge.ts';
 import { closingIssueIids } from './closing-issues.ts';
 import { noteableOf } from './merge-requests.service.ts';
 import { branchHead } from './merge-state.ts';
@@ -32,6 +34,8 @@ export interface MergeParams {
   squash?: boolean;
   shouldRemoveSourceBranch?: boolean;
   sha?: string;
+  /** Merge once the head pipeline succeeds, when it is still running. */
+  mergeWhenPipelineSucceeds?: boolean;
 }
 
 const CANNOT_MERGE = 'Branch cannot be merged';
@@ -47,17 +51,22 @@ export function defaultMergeMessage(mr: MergeRequestRow, projectFullPath: string
   return parts.join('\n\n');
 }
 
-/** Whether the merge request's pipeline lets it merge, when the project asks for one (mergeable_ci_state?). */
-async function ciAllows(ctx: ServiceContext, projectId: number, sha: string, settings: ProjectSettingValues): Promise<boolean> {
+/** Pipeline statuses that may still end in success (Ci::HasStatus::ACTIVE_STATUSES). */
+const ACTIVE = ['waiting_for_resource', 'preparing', 'pending', 'running'];
+
+/** Whether the head pipeline lets the merge request merge, when the project asks for one (mergeable_ci_state?). */
+function ciAllows(head: Pick<CiPipelineRow, 'status'> | null, settings: ProjectSettingValues): boolean {
   if (!settings.settings.only_allow_merge_if_pipeline_succeeds) return true;
-  const pipeline = await ctx.db.selectFrom('ci_pipelines').select('status').where('project_id', '=', projectId).where('sha', '=', sha).orderBy('id', 'desc').executeTakeFirst();
-  if (!pipeline) return false;
-  return pipeline.status === 'success' || (pipeline.status === 'skipped' && settings.settings.allow_merge_on_skipped_pipeline === true);
+  if (!head) return false;
+  return head.status === 'success' || (head.status === 'skipped' && settings.settings.allow_merge_on_skipped_pipeline === true);
 }
 
 const identityOf = (user: Pick<UserRow, 'name' | 'email' | 'commit_email'>): Identity => ({ name: user.name, email: user.commit_email || user.email });
 
-/** PUT …/merge_requests/:iid/merge; the merged merge request. */
+/**
+ * PUT …/merge_requests/:iid/merge: the merged merge request, or, with `mergeWhenPipelineSucceeds`
+ * while its head pipeline runs, the merge request set to merge once that pipeline succeeds.
+ */
 export async function mergeMergeRequest(ctx: ServiceContext, project: LoadedProject, mr: MergeRequestRow, params: MergeParams, settings: ProjectSettingValues): Promise<MergeRequestRow> {
   const actor = requireActor(ctx);
   const gitDir = requireRepositoryDir(ctx.config, project.row);
@@ -67,17 +76,41 @@ export async function mergeMergeRequest(ctx: ServiceContext, project: LoadedProj
 
   const [source, target] = await Promise.all([branchHead(gitDir, mr.source_branch), branchHead(gitDir, mr.target_branch)]);
   const broken = source === null || target === null || (await isAncestor(gitDir, source, target)) || mr.merge_status === 'cannot_be_merged';
-  if (mr.state !== 'opened' || mr.draft || broken || !(await ciAllows(ctx, project.row.id, source, settings))) throw methodNotAllowed();
+  const head = source === null ? null : await mergeRequestHeadPipeline(ctx.db, mr, source);
+  // The platform's mergeable_state? without the pipeline, then with it.
+  const mergeableState = mr.state === 'opened' && !mr.draft && !broken;
+  const automatic = params.mergeWhenPipelineSucceeds === true && mergeableState && head !== null && ACTIVE.includes(head.status);
+  const immediate = params.mergeWhenPipelineSucceeds === true ? head?.status === 'success' : mergeableState && ciAllows(head, settings);
+  if (!immediate && !automatic) throw methodNotAllowed();
+  if (!mergeableState || !(automatic || ciAllows(head, settings))) throw apiError(406, CANNOT_MERGE);
 
-  const merged = await mergeTrees(gitDir, target, source);
+  const merged = await mergeTrees(gitDir, target as string, source as string);
   if (!merged.clean) {
     await ctx.db.updateTable('merge_requests').set({ merge_status: 'cannot_be_merged' }).where('id', '=', mr.id).execute();
     throw apiError(406, CANNOT_MERGE);
   }
   const method = settings.settings.merge_method;
-  if (method !== 'merge' && !(await isAncestor(gitDir, target, source))) throw apiError(406, CANNOT_MERGE);
+  if (method !== 'merge' && !(await isAncestor(gitDir, target as string, source as string))) throw apiError(406, CANNOT_MERGE);
   if (params.sha !== undefined && params.sha !== source) throw apiError(409, `SHA does not match HEAD of source branch: ${source}`);
+  if (!immediate) return enableAutoMerge(ctx, mr, source as string, params);
+  return performMerge(ctx, project, mr, params, settings, { gitDir, source: source as string, target: target as string, tree: merged.tree });
+}
 
+interface MergeBase {
+  gitDir: string;
+  source: string;
+  target: string;
+  /** The merged tree. */
+  tree: string;
+}
+
+/** The merge itself, once every check passed: its commits, the move of the target branch, the merge request's row, note and event. */
+async function performMerge(ctx: ServiceContext, project: LoadedProject, mr: MergeRequestRow, params: MergeParams, settings: ProjectSettingValues, at: MergeBase): Promise<MergeRequestRow> {
+  const actor = requireActor(ctx);
+  const { gitDir, source, target } = at;
+  const protections = await loadRefProtections(ctx.db, project.row.id);
+  const pusher = pusherOf(project, actor);
+  const method = settings.settings.merge_method;
   const option = settings.settings.squash_option;
   const squash = option === 'always' ? true : option === 'never' ? false : (params.squash ?? Boolean(mr.squash));
   const toDefault = project.row.default_branch === mr.target_branch;
@@ -89,13 +122,13 @@ export async function mergeMergeRequest(ctx: ServiceContext, project: LoadedProj
   let squashSha: string | null = null;
   if (squash) {
     // One commit on top of the target with the merged tree, by the merge request's author.
-    squashSha = await commitTree(gitDir, { tree: merged.tree, parents: [target], message: params.squashCommitMessage ?? mr.title, author: author ? identityOf(author) : merger, committer: merger, date });
+    squashSha = await commitTree(gitDir, { tree: at.tree, parents: [target], message: params.squashCommitMessage ?? mr.title, author: author ? identityOf(author) : merger, committer: merger, date });
     head = squashSha;
   }
   const mergeSha =
     method === 'ff'
       ? null
-      : await commitTree(gitDir, { tree: merged.tree, parents: [target, head], message: params.mergeCommitMessage ?? defaultMergeMessage(mr, project.row.full_path, closing), author: merger, committer: merger, date });
+      : await commitTree(gitDir, { tree: at.tree, parents: [target, head], message: params.mergeCommitMessage ?? defaultMergeMessage(mr, project.row.full_path, closing), author: merger, committer: merger, date });
   const newTarget = mergeSha ?? head;
 
   const wantsRemoval = params.shouldRemoveSourceBranch ?? Boolean(mr.force_remove_source_branch);
@@ -136,6 +169,8 @@ export async function mergeMergeRequest(ctx: ServiceContext, project: LoadedProj
         head_sha: source,
         should_remove_source_branch: wantsRemoval,
         merge_error: null,
+        merge_when_pipeline_succeeds: false,
+        merge_params: null,
         updated_at: at,
         updated_by_id: actor.user.id,
       })

@@ -9,4 +9,4 @@ export { processInTransaction } from './processing.ts';
 export { DEFAULT_CONFIG_PATH, includeResolver, readPipelineConfig } from './pipeline-config.ts';
 export { type ScopedVariable, scopeCovers, variablesForEnvironment, variablesForProject } from './reaching-variables.ts';
 export { pipelineRefusal } from './run-permission.ts';
-export { predefinedProjectVariables } from './project-variables.ts';
+export { pipelineMergeRequests, predefinedProjectVariables } from './project-variables.ts';

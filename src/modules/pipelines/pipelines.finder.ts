@@ -122,3 +122,31 @@ export async function pipelineVariables(db: Kysely<DB>, box: SecretBox, pipeline
   const rows = await db.selectFrom('ci_pipeline_variables').selectAll().where('pipeline_id', '=', pipelineId).orderBy('id').execute();
   return rows.map((r) => ({ variable_type: r.variable_type, key: r.key, value: box.open(r.value_encrypted) }));
 }
+
+export interface PipelinesMergeRequest {
+  id: number;
+  project_id: number;
+  source_branch: string;
+}
+
+/**
+ * The pipelines of a merge request (Ci::PipelinesForMergeRequestFinder): its own merge request
+ * pipelines, and the branch pipelines of its source branch at any of `shas` (its commits), newest first.
+ */
+export function mergeRequestPipelines(db: Kysely<DB>, mr: PipelinesMergeRequest, shas: readonly string[]) {
+  return db
+    .selectFrom('ci_pipelines')
+    .selectAll()
+    .where('project_id', '=', mr.project_id)
+    .where((eb) => {
+      const own = eb('merge_request_id', '=', mr.id);
+      if (shas.length === 0) return own;
+      return eb.or([own, eb.and([eb('ref', '=', mr.source_branch), eb('tag', '=', false), eb('merge_request_id', 'is', null), eb('sha', 'in', [...shas])])]);
+    })
+    .orderBy('id', 'desc');
+}
+
+/** A merge request's head pipeline: the latest of its pipelines at its source head `sha` (actual_head_pipeline). */
+export async function mergeRequestHeadPipeline(db: Kysely<DB>, mr: PipelinesMergeRequest, sha: string): Promise<CiPipelineRow | null> {
+  return (await mergeRequestPipelines(db, mr, [sha]).where('sha', '=', sha).limit(1).executeTakeFirst()) ?? null;
+}

@@ -24,7 +24,7 @@ import { type CiVariable, pipelineVariables, storedVar, variableMap } from '../.
 import { variablesForEnvironment, variablesForProject } from './reaching-variables.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
-import { predefinedProjectVariables } from './project-variables.ts';
+import { pipelineMergeRequests, predefinedProjectVariables } from './project-variables.ts';
 import { persistentRef, processLater } from './pipeline-work.ts';
 import { pipelineJobOf, processInTransaction, writeJobChanges } from './processing.ts';
 import { cancelJobChange, cancelPipelineChanges, retryJobPlan, retryPipelinePlan } from '../../ci/processing.ts';
@@ -42,8 +42,10 @@ export interface PipelineVariableInput {
 
 export interface CreatePipelineInput {
   project: ProjectRow;
-  /** A branch or tag name. */
+  /** A branch or tag name; a merge request pipeline's refs/merge-requests/<iid>/head. */
   ref: string;
+  /** The merge request of a `merge_request_event` pipeline. */
+  mergeRequestId?: number;
   /** Known for pushes; found otherwise (a branch first, as the platform looks). */
   refType?: 'branch' | 'tag';
   /** The commit; the ref's head when absent. */
@@ -87,6 +89,10 @@ export type CreatePipelineResult = { pipeline: CiPipelineRow } | { error: string
 export const pipelineError = (message: string) => new DomainError({ status: 400, message, fields: { base: [message] } });
 
 async function findRef(dir: string, input: CreatePipelineInput): Promise<{ refType: 'branch' | 'tag'; sha: string } | null> {
+  if (input.mergeRequestId !== undefined) {
+    const sha = input.sha ?? (await resolveRef(dir, input.ref));
+    return sha ? { refType: 'branch', sha } : null;
+  }
   if (input.refType) {
     const sha = input.sha ?? (await resolveRef(dir, `refs/${input.refType === 'branch' ? 'heads' : 'tags'}/${input.ref}`));
     return sha ? { refType: input.refType, sha } : null;
@@ -115,7 +121,8 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
   const configured = settings?.ciCd.ci_config_path ?? null;
   const namespace = await ctx.db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
   const protections = await loadRefProtections(ctx.db, project.id);
-  const refProtected = found.refType === 'branch' ? isProtectedBranch(protections, input.ref) : isProtectedTag(protections, input.ref);
+  // A merge request's ref is no branch: its pipelines are never protected.
+  const refProtected = input.mergeRequestId !== undefined ? false : found.refType === 'branch' ? isProtectedBranch(protections, input.ref) : isProtectedTag(protections, input.ref);
   const beforeSha = input.beforeSha ?? ZERO_SHA;
   const now = ctx.now();
   const base = {
@@ -132,6 +139,7 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     source_job_id: input.upstream?.jobId ?? null,
     source_pipeline_id: input.upstream?.pipelineId ?? null,
     source_project_id: input.upstream?.projectId ?? null,
+    merge_request_id: input.mergeRequestId ?? null,
     committed_at: new Date(commit.committer.date).toISOString(),
     // The platform's default_pipeline_lock: a project that keeps its latest artifacts (and an
     // instance that lets it) makes its pipelines artifacts_locked.
@@ -151,10 +159,11 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     return { pipeline: await savePipeline(ctx, input, { ...base, status: 'skipped', config_path: source.path }, [], now) };
   }
 
+  const mergeRequests = await pipelineMergeRequests(ctx.db, ctx.config, project, { ref: input.ref, tag: found.refType === 'tag', mergeRequestId: input.mergeRequestId ?? null });
   const predefined: CiVariable[] = [
     ...predefinedProjectVariables(ctx.config, project, namespace, source.path),
     ...pipelineVariables(
-      { id: null, iid: null, source: input.source, ref: input.ref, refType: found.refType, refProtected, createdAt: null, url: null, triggered: input.triggerId != null },
+      { id: null, iid: null, source: input.source, ref: input.ref, refType: found.refType, refProtected, createdAt: null, url: null, triggered: input.triggerId != null, ...mergeRequests },
       { sha: found.sha, beforeSha, message: commit.message, timestamp: commit.committer.date, author: `${commit.author.name} <${commit.author.email}>` },
       input.user ? { id: input.user.id, username: input.user.username, name: input.user.name, email: input.user.email } : null,
     ),

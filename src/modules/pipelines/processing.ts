@@ -7,6 +7,8 @@ import type { ServiceContext } from '../../core/context.ts';
 import type { CiBuildRow, CiPipelineRow, DB } from '../../db/schema.ts';
 import { type JobChange, type PipelineJob, assignResources, busyResourceGroups, enqueueDueScheduled, pipelineDuration, processPipeline } from '../../ci/processing.ts';
 import { type Status, isCompleted } from '../../ci/status.ts';
+import { AUTO_MERGE } from '../../jobs/merge-request-work.ts';
+import { enqueue } from '../../jobs/queue.ts';
 import { announcePendingBuilds } from './pending-builds.ts';
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -149,5 +151,12 @@ export async function updatePipelineStatus(db: Kysely<DB>, pipeline: CiPipelineR
   }
   if (!isCompleted(status)) set.finished_at = null;
   await db.updateTable('ci_pipelines').set(set).where('id', '=', pipeline.id).execute();
+  if (status === 'success') await autoMergeAfterSuccess(db, pipeline.project_id);
   return { ...pipeline, ...set };
+}
+
+/** A successful pipeline may let merge requests set to merge when it succeeds merge: their check is enqueued with the status. */
+async function autoMergeAfterSuccess(db: Kysely<DB>, projectId: number): Promise<void> {
+  const waiting = await db.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('state', '=', 'opened').where('merge_when_pipeline_succeeds', '=', true).limit(1).executeTakeFirst();
+  if (waiting) await enqueue(db, AUTO_MERGE, { projectId }, { dedupeKey: String(projectId) });
 }

@@ -10,8 +10,9 @@ import type { DB, ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
 import { type RefUpdate, hasBranches, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
+import { MERGE_REQUEST_REFRESH } from '../../jobs/merge-request-work.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
-import { type JobOutcome, type RunningJob, defineJobKind, enqueue, runNow, withdraw } from '../../jobs/queue.ts';
+import { type JobOutcome, type RunningJob, defineJobKind, enqueue, enqueueMany, runNow, withdraw } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { createPushPipelineJob } from '../pipelines/pipelines.jobs.ts';
 import { pushMayMakePipeline } from '../pipelines/pipelines.service.ts';
@@ -81,8 +82,10 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
     for (const pushData of data) await recordEvent(tx, { projectId: row.id, authorId: payload.userId, action: 'pushed', pushData });
     if (protect) await protectDefaultBranch(tx, row, defaultBranch as string);
     if (gitDir !== null) await refreshStatisticsLater(tx.db, row.id);
-    await enqueuePushPipelines(tx.db, row.id, payload.userId, pipelineUpdates, ciPushOptions(payload.pushOptions ?? []));
+    const ci = ciPushOptions(payload.pushOptions ?? []);
+    await enqueuePushPipelines(tx.db, row.id, payload.userId, pipelineUpdates, ci);
     await recheckMergeRequests(tx.db, row.id, updates);
+    await refreshMergeRequests(tx.db, row.id, payload.userId, updates, ci);
     await job.complete(tx.db);
   });
 }
@@ -123,6 +126,15 @@ async function recheckMergeRequests(db: Kysely<DB>, projectId: number, updates: 
     .where((eb) => eb.or([eb('source_branch', 'in', branches), eb('target_branch', 'in', branches)]))
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) > 0) await enqueue(db, MERGE_STATUS_CHECK, { projectId, branches });
+}
+
+/** Open merge requests from a branch the push moved are refreshed: their ref, their automatic merge, their pipeline. */
+async function refreshMergeRequests(db: Kysely<DB>, projectId: number, userId: number, updates: readonly RefUpdate[], ci: CiPushOptions): Promise<void> {
+  const moved = [...new Set(updates.filter((u) => isBranch(u) && u.after !== ZERO_OID).map((u) => u.ref.slice('refs/heads/'.length)))];
+  if (moved.length === 0) return;
+  const mrs = await db.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('state', '=', 'opened').where('source_branch', 'in', moved).execute();
+  const skipPipeline = ci.skip === true ? { skipPipeline: true } : {};
+  await enqueueMany(db, MERGE_REQUEST_REFRESH, mrs.map((mr) => ({ payload: { mergeRequestId: mr.id, userId, ...skipPipeline } })));
 }
 
 // ---- Changes of refs by the server itself --------------------------------------------------------
