@@ -56,10 +56,15 @@ test('python-gitlab: issues, comments, labels', { skip }, async () => {
   assert.equal(run.stdout.trim(), 'ok');
 });
 
-test('python-gitlab: merge requests, their commits, changes, comments and merge', { skip }, async () => {
-  const run = await runScript('python_gitlab_merge_requests_check.py');
-  assert.equal(run.status, 0, run.stderr);
-  assert.equal(run.stdout.trim(), 'ok');
+test('python-gitlab: merge requests, their commits, changes, comments, merge, pipelines and merging when the pipeline succeeds', { skip }, async () => {
+  const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
+  try {
+    const run = await runScript('python_gitlab_merge_requests_check.py');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'ok');
+  } finally {
+    await worker.stop();
+  }
 });
 
 test('python-gitlab and a runner: pipelines from a push and the API, jobs taken, logged, played, canceled, retried; commit statuses', { skip }, async () => {
