@@ -1,4 +1,4 @@
-// The issues a merge request closes: kept from its title and description on create and edit
+// The issues a merge request closes: kept from its title, description and commits on create, edit and push
 // (merge_requests_closing_issues), counted on the issue entity as merge_requests_count for those
 // who may see the merge requests, listed by GET …/closes_issues, and gone with the merge request.
 import assert from 'node:assert/strict';
@@ -113,4 +113,23 @@ test('the count and the list follow who may see the merge requests', async () =>
   assert.equal(await count(iid, developer.token), 1);
   expectError(await t.get(api(`/merge_requests/${mr}/closes_issues`), { token: stranger.token }), 404, { message: '404 Not found' });
   expectStatus(await t.put(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN, body: { merge_requests_access_level: 'enabled' } }), 200);
+});
+
+test('commit messages close issues too: read again after a push to the source, and closed by the merge', async () => {
+  const iid = await issue('Fixed by a commit');
+  const mr = await mergeRequest({ description: 'Nothing said here' });
+  assert.equal(await count(iid), 0);
+  const pushed = await t.post(api('/repository/commits'), {
+    token: developer.token,
+    body: { branch: `closing-${branches}`, commit_message: `Repair\n\nFixes #${iid}`, actions: [{ action: 'create', file_path: `fix-${iid}.txt`, content: 'fixed' }] },
+  });
+  expectStatus(pushed, 201);
+  await t.runJobs();
+  assert.equal(await count(iid), 1);
+  const merged = await t.put(api(`/merge_requests/${mr}/merge`), { token: ROOT_TOKEN });
+  expectStatus(merged, 200);
+  const issueNow = (await t.get(api(`/issues/${iid}`), { token: developer.token })).json();
+  assert.equal(issueNow.state, 'closed');
+  const commit = (await t.get(api(`/repository/commits/${merged.json().merge_commit_sha}`), { token: developer.token })).json();
+  assert.ok(commit.message.includes(`Closes #${iid}`), commit.message);
 });

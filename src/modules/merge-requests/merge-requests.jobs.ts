@@ -1,6 +1,7 @@
-// The merge status check (14.x MergeRequests::MergeabilityCheckService): for open merge requests
-// of a project, the branches' heads and whether the source merges cleanly, read from git first,
-// then written in one transaction that completes the job.
+// The background work of merge requests: the merge status check (14.x MergeRequests::
+// MergeabilityCheckService: for open merge requests of a project, the branches' heads and whether
+// the source merges cleanly, read from git first, then written in one transaction that completes
+// the job), the refresh after a push, the automatic merges, and rebases (rebase.ts).
 import { projectAs } from '../../core/access/loaders.ts';
 import { actingUser } from '../../core/auth/actor.ts';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
@@ -16,9 +17,10 @@ import { openMergeRequestsOnBranches } from './merge-requests.finder.ts';
 import { mergeRequestHeadPipeline } from '../pipelines/pipelines.finder.ts';
 import { pushMayMakePipeline } from '../pipelines/pipelines.service.ts';
 import { abortAutoMerge, endAutoMerge, storedMergeParams } from './auto-merge.ts';
+import { cacheClosingIssues, closingText } from './closing-issues.ts';
 import { mergeMergeRequest } from './merge.ts';
 import { createMergeRequestPipeline, refreshMergeRequestRef } from './merge-request-pipelines.ts';
-import { type GitState, branchHead, readGitState } from './merge-state.ts';
+import { type GitState, branchHead, diffRefs, readGitState } from './merge-state.ts';
 
 export { rebaseJob } from './rebase.ts';
 
@@ -56,8 +58,9 @@ export const checkMergeStatusJob = defineJobKind({
 
 /**
  * After a merge request is opened or reopened, or its source branch moved (MergeRequests::
- * RefreshService): its ref follows the source head, an automatic merge asked for an older head
- * ends, and a merge request pipeline is made when the configuration has one. The job is done in
+ * RefreshService): its ref follows the source head, the issues its commits close are read again,
+ * an automatic merge asked for an older head ends, and a merge request pipeline is made when the
+ * configuration has one. The job is done in
  * the transaction that saves the pipeline, so that a run cut short makes no second one.
  */
 export const refreshMergeRequestJob = defineJobKind({
@@ -70,10 +73,13 @@ export const refreshMergeRequestJob = defineJobKind({
     const gitDir = project ? repositoryDir(ctx.config, project) : null;
     if (!mr || !project || !user || gitDir === null) return complete();
     const head = await refreshMergeRequestRef(gitDir, mr);
+    const target = await branchHead(gitDir, mr.target_branch);
+    const closing = await closingText(gitDir, { ...mr, ...(head !== null && target !== null ? await diffRefs(gitDir, head, target) : {}) });
     const asked = storedMergeParams(mr);
-    if (mr.merge_when_pipeline_succeeds && asked && head !== asked.sha) {
-      await withTransaction({ ...ctx, actor: actingUser(user) }, (tx) => endAutoMerge(tx, mr, 'aborted the automatic merge because source branch was updated'));
-    }
+    await withTransaction({ ...ctx, actor: actingUser(user) }, async (tx) => {
+      await cacheClosingIssues(tx, mr, closing);
+      if (mr.merge_when_pipeline_succeeds && asked && head !== asked.sha) await endAutoMerge(tx, mr, 'aborted the automatic merge because source branch was updated');
+    });
     if (head === null || skipPipeline || !(await pushMayMakePipeline(ctx, project, head))) return complete();
     const result = await createMergeRequestPipeline(ctx, project, mr, user, { allowDuplicate: false, onSaved: (db) => job.complete(db) });
     if (!('pipeline' in result)) await complete();

@@ -16,7 +16,7 @@ import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { type Noteable, addSystemNote } from '../notes/notes.service.ts';
-import { cacheClosingIssues } from './closing-issues.ts';
+import { cacheClosingIssues, closingText } from './closing-issues.ts';
 import { findOpenDuplicate } from './merge-requests.finder.ts';
 import { isDraftTitle } from './merge-requests.presenter.ts';
 import { branchHead, diffRefs } from './merge-state.ts';
@@ -118,6 +118,7 @@ export async function createMergeRequest(
   const heads = await checkBranches(ctx, projectId, input.sourceBranch, input.targetBranch, powers.gitDir, null);
   validate(changes, true);
   const refs = await diffRefs(powers.gitDir as string, heads.source, heads.target);
+  const closing = await closingText(powers.gitDir, { title: input.title.trim(), description: changes.description ?? null, ...refs });
   return withTransaction(ctx, async (tx) => {
     const at = tx.now().toISOString();
     const iid = await nextInternalId(tx, projectId, 'merge_requests');
@@ -153,7 +154,7 @@ export async function createMergeRequest(
     await recordEvent(tx, { projectId, authorId: author.id, action: 'created', targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title });
     await recheckLater(tx.db, mr);
     await refreshLater(tx.db, mr, author.id);
-    await cacheClosingIssues(tx, mr);
+    await cacheClosingIssues(tx, mr, closing);
     return mr;
   });
 }
@@ -169,6 +170,11 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
   if (retarget || reopening) heads = await checkBranches(ctx, mr.project_id, mr.source_branch, changes.targetBranch ?? mr.target_branch, powers.gitDir, mr.id);
   validate(changes, false);
   const refs = heads ? await diffRefs(powers.gitDir as string, heads.source, heads.target) : null;
+  const closing = await closingText(powers.gitDir, {
+    title: changes.title?.trim() ?? mr.title,
+    description: changes.description !== undefined ? changes.description : mr.description,
+    ...(refs ?? { base_sha: mr.base_sha, head_sha: mr.head_sha }),
+  });
   return withTransaction(ctx, async (tx) => {
     const at = tx.now().toISOString();
     const set: Partial<MergeRequestRow> = {};
@@ -228,7 +234,7 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
       .executeTakeFirstOrThrow();
     if (refs) await recheckLater(tx.db, updated);
     if (reopening) await refreshLater(tx.db, updated, actor.id);
-    await cacheClosingIssues(tx, updated);
+    await cacheClosingIssues(tx, updated, closing);
     return updated;
   });
 }

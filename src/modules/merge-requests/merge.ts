@@ -12,7 +12,7 @@ import { projectLabelScope } from '../../domain/labels.ts';
 import { requireRepositoryDir } from '../../domain/project-repository.ts';
 import { canDeleteBranch, canMergeToBranch, pusherOf } from '../../domain/ref-protection.ts';
 import type { ProjectSettingValues } from '../../domain/settings/project-settings.ts';
-import { commitTree, mergeTrees } from '../../git/merges.ts';
+import { commitTree, mergeBase, mergeTrees } from '../../git/merges.ts';
 import { type RefChange, type RefUpdate, isAncestor, updateRefs } from '../../git/refs.ts';
 import { GitError } from '../../git/run.ts';
 import type { Identity } from '../../git/signature.ts';
@@ -24,7 +24,7 @@ import { mergeRequestHeadPipeline } from '../pipelines/pipelines.finder.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { changeRefs } from '../pushes/push.service.ts';
 import { enableAutoMerge } from './auto-merge.ts';
-import { closingIssueIids } from './closing-issues.ts';
+import { closingIssueIids, closingText } from './closing-issues.ts';
 import { noteableOf } from './merge-requests.service.ts';
 import { branchHead } from './merge-state.ts';
 
@@ -114,7 +114,7 @@ async function performMerge(ctx: ServiceContext, project: LoadedProject, mr: Mer
   const option = settings.settings.squash_option;
   const squash = option === 'always' ? true : option === 'never' ? false : (params.squash ?? Boolean(mr.squash));
   const toDefault = project.row.default_branch === mr.target_branch;
-  const closing = toDefault ? closingIssueIids(mr.description) : [];
+  const closing = toDefault ? closingIssueIids(await closingText(gitDir, { ...mr, base_sha: await mergeBase(gitDir, target, source), head_sha: source })) : [];
   const merger = identityOf(actor.user);
   const date = ctx.now();
   const author = mr.author_id === null ? undefined : await ctx.db.selectFrom('users').select(['name', 'email', 'commit_email']).where('id', '=', mr.author_id).executeTakeFirst();
