@@ -7,12 +7,17 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ACCESS } from '../../core/access/levels.ts';
 import { type MatrixCall, type MatrixWorld, VISIBILITIES, buildMatrixWorld, expectation, refusals, runMatrix } from '../../../test/access-matrix.ts';
-import { commitOn, giveRepository } from '../../../test/fixtures/repository.ts';
+import { AUTHOR, commitOn, giveRepository } from '../../../test/fixtures/repository.ts';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity } from '../../../test/matchers.ts';
+import { createCommit } from '../../git/commits.ts';
 import { projectRepositoryPath } from '../../git/repository.ts';
+import { PipelineBasicEntity, PipelineEntity } from '../pipelines/pipelines.schemas.ts';
 import { NoteEntity } from '../notes/notes.schemas.ts';
 import { MergeRequestBasicEntity, MergeRequestEntity } from './merge-requests.schemas.ts';
+
+/** A configuration with a merge request job, so that merge request pipelines can be made. */
+const MR_JOB = 'test:\n  script: [make]\n  rules:\n    - if: $CI_PIPELINE_SOURCE == "merge_request_event"\n';
 
 let t: TestApp;
 let world: MatrixWorld;
@@ -23,7 +28,8 @@ before(async () => {
   t = await createTestApp();
   world = await buildMatrixWorld(t);
   for (const project of Object.values(world.projects)) {
-    await giveRepository(t, project);
+    const { dir } = await giveRepository(t, project);
+    await createCommit(dir, { branch: 'main', actions: [{ action: 'create', path: '.gitlab-ci.yml', content: MR_JOB }], message: 'CI', author: AUTHOR });
     mrOf.set(project.id, await fresh(project.id));
   }
 });
@@ -114,6 +120,33 @@ test('PUT merge_requests/:iid/rebase: whoever may push to the source branch', as
     errors: refusals('Project', { 403: { message: '403 Forbidden - Cannot push to source branch' } }),
     call: async (c) => t.put(`${base(c)}/${await fresh(c.project.id)}/rebase`, { token: c.caller.token }),
     verify: (res) => assert.deepEqual(res.json(), { rebase_in_progress: true }),
+  });
+});
+
+test('GET and POST merge_requests/:iid/pipelines: pipeline readers list; those who may run pipelines make one', async () => {
+  await runMatrix(world, {
+    ...exceptGuest,
+    expect: readers,
+    errors: refusals('Project'),
+    call: (c) => t.get(`${one(c)}/pipelines`, { token: c.caller.token }),
+    verify: (res) => expectEntities(res.json(), PipelineBasicEntity),
+  });
+  await runMatrix(world, {
+    ...exceptGuest,
+    expect: expectation({ auth: 'required', success: 200, minLevel: ACCESS.DEVELOPER, denied: 400 }),
+    errors: refusals('Project', { 400: { message: { base: ['Insufficient permissions to create a new pipeline'] } } }),
+    call: (c) => t.post(`${one(c)}/pipelines`, { token: c.caller.token }),
+    verify: (res) => expectEntity(res.json(), PipelineEntity),
+  });
+});
+
+test('POST merge_requests/:iid/cancel_merge_when_pipeline_succeeds: whoever may merge it (or its author)', async () => {
+  await runMatrix(world, {
+    ...exceptGuest,
+    expect: expectation({ auth: 'required', success: 201, minLevel: ACCESS.DEVELOPER, denied: 401 }),
+    errors: refusals('Project'),
+    call: (c) => t.post(`${one(c)}/cancel_merge_when_pipeline_succeeds`, { token: c.caller.token }),
+    verify: (res) => assert.deepEqual(res.json(), { status: 'error', message: "Can't cancel the automatic merge", http_status: 406 }),
   });
 });
 
