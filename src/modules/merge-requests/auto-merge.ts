@@ -46,7 +46,7 @@ export async function enableAutoMerge(ctx: ServiceContext, mr: MergeRequestRow, 
   });
 }
 
-/** Ends a merge request's automatic merge with the note of why (`note` null: the merge happened). */
+/** Ends a merge request's automatic merge, with the system note that says why. */
 export async function endAutoMerge(ctx: ServiceContext, mr: MergeRequestRow, note: string): Promise<void> {
   await ctx.db.updateTable('merge_requests').set({ merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: null }).where('id', '=', mr.id).execute();
   await addSystemNote(ctx, noteableOf(mr), note);

@@ -10,7 +10,7 @@ import { apiError, methodNotAllowed, unauthorized } from '../../core/errors.ts';
 import type { CiPipelineRow, MergeRequestRow, UserRow } from '../../db/schema.ts';
 import { projectLabelScope } from '../../domain/labels.ts';
 import { requireRepositoryDir } from '../../domain/project-repository.ts';
-import { canDeleteBranch, canMergeToBranch, pusherOf } from '../../domain/ref-protection.ts';
+import { type RefProtections, canDeleteBranch, canMergeToBranch, pusherOf } from '../../domain/ref-protection.ts';
 import type { ProjectSettingValues } from '../../domain/settings/project-settings.ts';
 import { commitTree, mergeBase, mergeTrees } from '../../git/merges.ts';
 import { type RefChange, type RefUpdate, isAncestor, updateRefs } from '../../git/refs.ts';
@@ -93,11 +93,12 @@ export async function mergeMergeRequest(ctx: ServiceContext, project: LoadedProj
   if (method !== 'merge' && !(await isAncestor(gitDir, target as string, source as string))) throw apiError(406, CANNOT_MERGE);
   if (params.sha !== undefined && params.sha !== source) throw apiError(409, `SHA does not match HEAD of source branch: ${source}`);
   if (!immediate) return enableAutoMerge(ctx, mr, source as string, params);
-  return performMerge(ctx, project, mr, params, settings, { gitDir, source: source as string, target: target as string, tree: merged.tree });
+  return performMerge(ctx, project, mr, params, settings, { gitDir, protections, source: source as string, target: target as string, tree: merged.tree });
 }
 
 interface MergeBase {
   gitDir: string;
+  protections: RefProtections;
   source: string;
   target: string;
   /** The merged tree. */
@@ -107,8 +108,7 @@ interface MergeBase {
 /** The merge itself, once every check passed: its commits, the move of the target branch, the merge request's row, note and event. */
 async function performMerge(ctx: ServiceContext, project: LoadedProject, mr: MergeRequestRow, params: MergeParams, settings: ProjectSettingValues, at: MergeBase): Promise<MergeRequestRow> {
   const actor = requireActor(ctx);
-  const { gitDir, source, target } = at;
-  const protections = await loadRefProtections(ctx.db, project.row.id);
+  const { gitDir, source, target, protections } = at;
   const pusher = pusherOf(project, actor);
   const method = settings.settings.merge_method;
   const option = settings.settings.squash_option;
