@@ -1,8 +1,9 @@
 // What a stored CI/CD variable may hold, in the platform's words (14.x Ci::HasVariable, Ci::Maskable,
 // HasEnvironmentScope): the key's characters and length, the value a masked variable needs (one
-// line of at least 8 characters the runner can find in a log), and environment scopes. Pure: the
-// uniqueness of a key is the caller's to check.
+// line of at least 8 characters the runner can find in a log), and environment scopes (whose rules
+// clusters share: domain/environment-scope.ts). Pure: the uniqueness of a key is the caller's to check.
 import type { FieldErrors } from '../core/errors.ts';
+import { environmentScopeErrors } from '../domain/environment-scope.ts';
 import { BLANK, INVALID, addError, tooLong } from '../domain/validation.ts';
 
 export const VARIABLE_TYPES = ['env_var', 'file'] as const;
@@ -10,7 +11,6 @@ export type VariableType = (typeof VARIABLE_TYPES)[number];
 
 const KEY = /^[a-zA-Z0-9_]+$/;
 const MASKABLE = /^[a-zA-Z0-9_+=/@:.~-]{8,}$/;
-const ENVIRONMENT_SCOPE = /^[a-zA-Z0-9_\\/${}. \-*]+$/;
 /** Instance variables only (Ci::InstanceVariable). */
 export const INSTANCE_VALUE_LIMIT = 10_000;
 
@@ -38,13 +38,6 @@ export function variableErrors(v: VariableFields, options: { valueLimit?: number
     addError(errors, 'value', `The value of the provided variable exceeds the ${options.valueLimit} character limit`);
   }
   if (v.masked && !MASKABLE.test(v.value)) addError(errors, 'value', INVALID);
-  if (v.environmentScope !== undefined) {
-    const scope = v.environmentScope;
-    if (scope.trim() === '') addError(errors, 'environment_scope', BLANK);
-    if (scope.length > 255) addError(errors, 'environment_scope', tooLong(255));
-    if (scope !== '' && !ENVIRONMENT_SCOPE.test(scope)) {
-      addError(errors, 'environment_scope', "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', '*' and spaces");
-    }
-  }
+  if (v.environmentScope !== undefined) environmentScopeErrors(errors, v.environmentScope);
   return errors;
 }

@@ -42,7 +42,8 @@ export interface OutboundResponse {
 /** How many redirects are followed (HTTParty's limit). */
 const MAX_REDIRECTS = 5;
 
-const systemLookup: Lookup = async (hostname) => (await dns.lookup(hostname, { all: true })).map((a) => a.address);
+/** The system resolver (getaddrinfo: the hosts file, then DNS). */
+export const systemLookup: Lookup = async (hostname) => (await dns.lookup(hostname, { all: true })).map((a) => a.address);
 
 const ipv4 = (address: string) => address.split('.').map(Number);
 const ownAddresses = () => Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.toLowerCase()));
