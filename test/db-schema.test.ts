@@ -33,6 +33,11 @@ const COLUMNS = {
     created_at: 'text', updated_at: 'text',
   },
   merge_request_assignees: { merge_request_id: 'integer', user_id: 'integer' },
+  clusters: {
+    id: 'integer', project_id: 'integer', user_id: 'integer?', name: 'text', domain: 'text?', enabled: 'boolean', managed: 'boolean', provider_type: 'text',
+    environment_scope: 'text', management_project_id: 'integer?', api_url: 'text', ca_cert: 'text?', namespace: 'text?', authorization_type: 'text',
+    token_encrypted: 'text', created_at: 'text', updated_at: 'text',
+  },
   merge_request_reviewers: { merge_request_id: 'integer', user_id: 'integer' },
   merge_requests_closing_issues: { merge_request_id: 'integer', issue_id: 'integer' },
   releases: {

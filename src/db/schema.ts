@@ -842,6 +842,35 @@ export interface MergeRequestsClosingIssuesTable {
   issue_id: number;
 }
 
+// ---- Clusters (0028) -------------------------------------------------------------------------
+
+/** A Kubernetes cluster attached to a project (cluster_type project_type, platform_type kubernetes). */
+export interface ClustersTable {
+  id: Generated<number>;
+  project_id: number;
+  /** Who added it; null once their account is gone. */
+  user_id: number | null;
+  name: string;
+  /** The base domain; null when unset. */
+  domain: string | null;
+  enabled: Generated<Bool>;
+  managed: Generated<Bool>;
+  /** 'user' for a cluster added as an existing one; 'gcp' or 'aws' for one the platform provisioned. */
+  provider_type: Generated<string>;
+  environment_scope: Generated<string>;
+  /** A project of the same namespace; null when none, or once it is gone. */
+  management_project_id: number | null;
+  api_url: string;
+  ca_cert: string | null;
+  namespace: string | null;
+  /** 'rbac', 'abac' or 'unknown_authorization'. */
+  authorization_type: Generated<string>;
+  /** The service token, sealed with the instance's key (core/secret-box.ts). */
+  token_encrypted: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -909,10 +938,12 @@ export interface DB {
   merge_request_assignees: MergeRequestUsersTable;
   merge_request_reviewers: MergeRequestUsersTable;
   merge_requests_closing_issues: MergeRequestsClosingIssuesTable;
+  clusters: ClustersTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
 export type ReleaseRow = Selectable<ReleasesTable>;
+export type ClusterRow = Selectable<ClustersTable>;
 export type ReleaseLinkRow = Selectable<ReleaseLinksTable>;
 export type MilestoneRow = Selectable<MilestonesTable>;
 export type NewUser = Insertable<UsersTable>;

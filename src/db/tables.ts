@@ -26,6 +26,7 @@ export const DATA_TABLES = [
   'ci_variables',
   'ci_triggers',
   'instance_secrets',
+  'clusters',
   'release_evidences',
   'milestone_releases',
   'release_links',

@@ -26,7 +26,11 @@ export type ProjectAbility =
   | 'read_release'
   | 'create_release'
   | 'update_release'
-  | 'destroy_release';
+  | 'destroy_release'
+  | 'read_cluster'
+  | 'add_cluster'
+  | 'update_cluster'
+  | 'admin_cluster';
 
 export type GroupAbility =
   | 'read_group'
@@ -97,6 +101,10 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
     if (viewer?.user.user_type !== 'project_bot') can.add('create_project_access_token');
     // The protected branches and tags APIs ask admin_project; the names say what is managed.
     can.add('admin_protected_branch').add('manage_protected_tags');
+    // Release 14.x keeps an archived project's clusters from being changed or removed, not from
+    // being added (its read-only rule names create_cluster, which the API does not ask).
+    can.add('read_cluster').add('add_cluster');
+    if (!project.archived) can.add('update_cluster').add('admin_cluster');
   }
   // Release 14.x keeps renaming, archiving, visibility changes and removal to owners.
   if (level >= ACCESS.OWNER) can.add('remove_project').add('change_visibility_level').add('rename_project').add('archive_project');
