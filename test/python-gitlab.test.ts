@@ -62,6 +62,12 @@ test('python-gitlab: project clusters, their management projects and refusals', 
   assert.equal(run.stdout.trim(), 'ok');
 });
 
+test('python-gitlab: project and group milestones, their issues, burndown events, promotion', { skip }, async () => {
+  const run = await runScript('python_gitlab_milestones_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
 test('python-gitlab: merge requests, their commits, changes, comments, merge, pipelines and merging when the pipeline succeeds', { skip }, async () => {
   const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
   try {

@@ -227,6 +227,14 @@ function checkGroups(rules: GroupRules, data: Record<string, unknown>, prefix: s
   }
 }
 
+/**
+ * Grape's at_least_one_of as its validator counts: a key given at all, whatever its value (a blank
+ * or null value counts too, unlike the x-at-least-one-of rule). `given` is what the request sent.
+ */
+export function requireOneOf(given: Record<string, unknown>, keys: readonly string[]): void {
+  if (!keys.some((key) => Object.hasOwn(given, key))) throw paramError(`${keys.join(', ')} are missing, at least one parameter must be provided`);
+}
+
 /** Validates and coerces a whole parameter object; throws the platform's 400 on failure. */
 export function parseParams<T = Record<string, unknown>>(schema: TSchema, data: unknown): T {
   const errors: string[] = [];

@@ -24,6 +24,7 @@ import * as m0021 from './migrations/0021_issue_list_indexes.ts';
 import * as m0022 from './migrations/0022_merge_request_rebase.ts';
 import * as m0023 from './migrations/0023_merge_requests_closing_issues.ts';
 import * as m0024 from './migrations/0024_merge_request_pipelines.ts';
+import * as m0025 from './migrations/0025_events_by_target.ts';
 import * as m0028 from './migrations/0028_clusters.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
@@ -56,6 +57,7 @@ const migrations: [string, Migration][] = [
   ['0022_merge_request_rebase', m0022],
   ['0023_merge_requests_closing_issues', m0023],
   ['0024_merge_request_pipelines', m0024],
+  ['0025_events_by_target', m0025],
   ['0028_clusters', m0028],
 ];
 

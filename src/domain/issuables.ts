@@ -159,6 +159,36 @@ export function milestoneCondition(column: string, title: string): Expression<Sq
   return sql<SqlBool>`${ref} in (select m.id from milestones m where m.title = ${title})`;
 }
 
+/**
+ * The highest priority (the lowest number) that the issuable's labels have in its project; null
+ * when none has one. `table` is the issuables' table (`issues` or `merge_requests`).
+ */
+export function highestLabelPriority(type: IssuableType, table: 'issues' | 'merge_requests') {
+  const issuable = (column: string) => sql.ref(`${table}.${column}`);
+  return sql<number | null>`(select min(lp.priority) from label_links ll join label_priorities lp on lp.label_id = ll.label_id and lp.project_id = ${issuable('project_id')}
+    where ll.target_type = ${type} and ll.target_id = ${issuable('id')})`;
+}
+
+/**
+ * The issuables of a milestone's list, as the platform finds them (by the milestone's title among
+ * the milestones of the places given): `column` is the issuable's milestone_id.
+ */
+export function milestoneTitledIn(column: string, title: string, places: { projectId: number; groupId: number | null } | { groupId: number }): Expression<SqlBool> {
+  const owners = [...('projectId' in places ? [sql`m.project_id = ${places.projectId}`] : []), ...(places.groupId !== null ? [sql`m.group_id = ${places.groupId}`] : [])];
+  return sql<SqlBool>`${sql.ref(column)} in (select m.id from milestones m where m.title = ${title} and (${sql.join(owners, sql` or `)}))`;
+}
+
+/** The platform's label_priority order: the highest priority first, none last, then the newest first. */
+export function labelPriorityOrder(type: IssuableType, table: 'issues' | 'merge_requests') {
+  const priority = highestLabelPriority(type, table);
+  return sql`(${priority} is null), ${priority}, ${sql.ref(`${table}.id`)} desc`;
+}
+
+/** `column` (a project id) names a project directly in the group. */
+export function inProjectsOf(column: string, groupId: number): Expression<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} in (select p.id from projects p where p.namespace_id = ${groupId})`;
+}
+
 /** `column` (a project id) names a project of the group with this traversal path, or of a subgroup of it. */
 export function inProjectsUnder(column: string, traversalPath: string): Expression<SqlBool> {
   return sql<SqlBool>`${sql.ref(column)} in (select p.id from projects p join namespaces n on n.id = p.namespace_id where ${inSubtree('n.traversal_path', traversalPath)})`;

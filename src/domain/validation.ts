@@ -39,3 +39,34 @@ export function toSentence(parts: readonly string[]): string {
 export function fullMessagesSentence(errors: FieldErrors): string {
   return toSentence(Object.entries(errors).flatMap(([field, list]) => list.map((message) => fullMessage(field, message))));
 }
+
+/** Ruby's String#inspect, which failure messages that embed the model's errors show. */
+function rubyString(s: string): string {
+  const escaped = s.replace(/[\\"\n\t\r\u001b]|#(?=[{$@])|[\u0000-\u001f\u007f]/g, (c) => {
+    switch (c) {
+      case '\\':
+        return '\\\\';
+      case '"':
+        return '\\"';
+      case '\n':
+        return '\\n';
+      case '\t':
+        return '\\t';
+      case '\r':
+        return '\\r';
+      case '\u001b':
+        return '\\e';
+      case '#':
+        return '\\#';
+      default:
+        return `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    }
+  });
+  return `"${escaped}"`;
+}
+
+/** The errors as Ruby prints a hash of symbols to arrays (`errors.messages`): {:path=>["has already been taken"]}. */
+export function rubyInspect(errors: FieldErrors): string {
+  const entries = Object.entries(errors).map(([field, messages]) => `:${field}=>[${messages.map(rubyString).join(', ')}]`);
+  return `{${entries.join(', ')}}`;
+}

@@ -23,6 +23,7 @@ export type ProjectAbility =
   | 'manage_protected_tags'
   | 'read_label'
   | 'admin_label'
+  | 'admin_milestone'
   | 'read_release'
   | 'create_release'
   | 'update_release'
@@ -43,7 +44,8 @@ export type GroupAbility =
   | 'read_namespace'
   | 'admin_namespace'
   | 'read_label'
-  | 'admin_label';
+  | 'admin_label'
+  | 'admin_milestone';
 
 export interface ProjectSubject {
   visibility_level: number;
@@ -92,7 +94,8 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
   // An archived project is read-only: its labels too.
   if (level >= ACCESS.REPORTER && !project.archived) can.add('admin_label');
-  if (level >= ACCESS.DEVELOPER && !project.archived) can.add('push_code').add('create_release').add('update_release').add('destroy_release');
+  // Milestones are read while issues or merge requests are open to the reader, which the milestones routes check.
+  if (level >= ACCESS.DEVELOPER && !project.archived) can.add('push_code').add('admin_milestone').add('create_release').add('update_release').add('destroy_release');
   // Any signed-in reader may open a merge request into, and comment on, a project that is not archived.
   if (viewer && (level >= ACCESS.GUEST || publicAccess) && !project.archived) can.add('create_merge_request_in').add('create_note');
   if (level >= ACCESS.MAINTAINER) {
@@ -150,6 +153,8 @@ export function groupAbilities(viewer: Viewer | null, group: GroupSubject, acces
   can.add('read_group').add('read_group_member').add('read_label');
   // Release 14.x lets a group's reporters manage its labels.
   if (level >= ACCESS.REPORTER) can.add('admin_label');
+  // The spec (Part 2 §4.4) asks the Developer role in the group, as release 14.0 did.
+  if (level >= ACCESS.DEVELOPER) can.add('admin_milestone');
   const projectMin = group.project_creation_level === 'noone' ? Infinity : group.project_creation_level === 'maintainer' ? ACCESS.MAINTAINER : ACCESS.DEVELOPER;
   if (level >= projectMin || admin) can.add('create_projects');
   const subgroupMin = group.subgroup_creation_level === 'maintainer' ? ACCESS.MAINTAINER : ACCESS.OWNER;

@@ -13,9 +13,9 @@ import { secretBox } from '../../core/secret-box.ts';
 import { applicationSettings, defaultProjectCreationLevel, restrictedVisibility } from '../../domain/settings/application-settings.ts';
 import { GROUP_CREATION_LEVELS, NAMESPACE_SETTINGS, groupRunnersToken, readNamespaceSettings, updateNamespaceSettings } from '../../domain/settings/namespace-settings.ts';
 import { fullPathTaken } from '../../domain/namespace-paths.ts';
-import { TAKEN } from '../../domain/validation.ts';
+import { TAKEN, rubyInspect } from '../../domain/validation.ts';
 import type { CreateGroupBody, UpdateGroupBody } from './groups.schemas.ts';
-import { type GroupChanges, type GroupContext, rubyInspect, validateGroup } from './groups.validation.ts';
+import { type GroupChanges, type GroupContext, validateGroup } from './groups.validation.ts';
 
 /** A group runners token: 20 URL-safe characters. */
 export function newRunnersToken(): string {

@@ -66,34 +66,3 @@ export function validateGroup(changes: GroupChanges, ctx: GroupContext): FieldEr
   if (ctx.pathTaken) addError(errors, 'path', TAKEN);
   return errors;
 }
-
-/** Ruby's String#inspect, which the creation failure message embeds. */
-function rubyString(s: string): string {
-  const escaped = s.replace(/[\\"\n\t\r\u001b]|#(?=[{$@])|[\u0000-\u001f\u007f]/g, (c) => {
-    switch (c) {
-      case '\\':
-        return '\\\\';
-      case '"':
-        return '\\"';
-      case '\n':
-        return '\\n';
-      case '\t':
-        return '\\t';
-      case '\r':
-        return '\\r';
-      case '\u001b':
-        return '\\e';
-      case '#':
-        return '\\#';
-      default:
-        return `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-    }
-  });
-  return `"${escaped}"`;
-}
-
-/** The errors as Ruby prints a hash of symbols to arrays: {:path=>["has already been taken"]}. */
-export function rubyInspect(errors: FieldErrors): string {
-  const entries = Object.entries(errors).map(([field, messages]) => `:${field}=>[${messages.map(rubyString).join(', ')}]`);
-  return `{${entries.join(', ')}}`;
-}

@@ -4,7 +4,7 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
 import { fuzzyMatch } from '../../core/search.ts';
-import { labelCondition, milestoneCondition } from '../../domain/issuables.ts';
+import { highestLabelPriority, labelCondition, milestoneCondition } from '../../domain/issuables.ts';
 import type { IssuesQuery } from './issues.finder.ts';
 import type { ISSUE_ORDERS } from './issues.schemas.ts';
 
@@ -149,9 +149,7 @@ export function orderIssues(q: IssuesQuery, orderBy: IssueFilters['order_by'] = 
       return q.orderBy(sql`${nullsLast(sql`(select m.due_date from milestones m where m.id = issues.milestone_id)`)}, issues.id ${dir}`);
     case 'priority':
     case 'label_priority':
-      return q.orderBy(
-        sql`${nullsLast(sql`(select min(lp.priority) from label_links ll join label_priorities lp on lp.label_id = ll.label_id and lp.project_id = issues.project_id where ll.target_type = 'Issue' and ll.target_id = issues.id)`)}, issues.id ${dir}`,
-      );
+      return q.orderBy(sql`${nullsLast(highestLabelPriority('Issue', 'issues'))}, issues.id ${dir}`);
     default:
       // created_at; relative_position and popularity (no positions or reactions are kept) read as creation.
       return q.orderBy(sql`issues.created_at ${dir}, issues.id ${dir}`);

@@ -10,9 +10,12 @@ import type { LabelRow, LabelScope } from '../../domain/labels.ts';
 import {
   type IssuableMilestone,
   type IssuableProject,
+  inProjectsOf,
   inProjectsUnder,
   issuableProjects,
+  labelPriorityOrder,
   labelsOf,
+  milestoneTitledIn,
   milestonesById,
   subscriptionChoices,
   userNoteCounts,
@@ -47,6 +50,19 @@ export function projectIssues(db: Kysely<DB>, actor: Actor | null, projectId: nu
 /** Narrowed to the projects of a group and its subgroups. */
 export function groupIssues(db: Kysely<DB>, actor: Actor | null, traversalPath: string): IssuesQuery {
   return readableIssues(db, actor).where(inProjectsUnder('issues.project_id', traversalPath));
+}
+
+/**
+ * A milestone's issues (IssuesFinder by the milestone's title, ordered by label priority): of a
+ * project's milestone, the project's issues under a milestone of that title of the project or its
+ * group; of a group's, the issues of the projects directly in the group under a milestone of that
+ * title of the group. Highest priority first, then newest first.
+ */
+export function milestoneIssues(db: Kysely<DB>, actor: Actor | null, title: string, places: { projectId: number; groupId: number | null } | { groupId: number }): IssuesQuery {
+  const issues = 'projectId' in places ? projectIssues(db, actor, places.projectId) : readableIssues(db, actor).where(inProjectsOf('issues.project_id', places.groupId));
+  return issues
+    .where(milestoneTitledIn('issues.milestone_id', title, places))
+    .orderBy(labelPriorityOrder('Issue', 'issues'));
 }
 
 export async function findIssueByIid(db: Kysely<DB>, projectId: number, iid: number): Promise<IssueRow | undefined> {

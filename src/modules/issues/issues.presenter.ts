@@ -53,15 +53,13 @@ export function tasks(description: string | null): { count: number; completed: n
   return { count, completed };
 }
 
-export function presentIssue(issue: IssueRow, relations: IssueRelations, view: IssueView, today: string) {
+/** The fields every form of an issue shows (Entities::IssueBasic, as a milestone's issue lists show them). */
+export function presentIssueBasic(issue: IssueRow, relations: IssueRelations, view: IssueView, today: string) {
   const project = relations.projects.get(issue.project_id)!;
-  const projectUrl = projectWebUrl(view.baseUrl, project);
   const labels = relations.labels.get(issue.id) ?? [];
   const assignees = (relations.assignees.get(issue.id) ?? []).flatMap((id) => user(relations.users.get(id), view.baseUrl) ?? []);
   const milestone = issue.milestone_id !== null ? relations.milestones.get(issue.milestone_id) : undefined;
   const { count, completed } = tasks(issue.description);
-  const api = (path: string) => apiUrl(view.baseUrl, path);
-  const inGroup = project.namespace_type === 'Group';
   return {
     id: issue.id,
     iid: issue.iid,
@@ -88,12 +86,22 @@ export function presentIssue(issue: IssueRow, relations: IssueRelations, view: I
     confidential: Boolean(issue.confidential),
     discussion_locked: issue.discussion_locked === null ? null : Boolean(issue.discussion_locked),
     issue_type: issue.issue_type as 'issue' | 'incident' | 'test_case',
-    web_url: `${projectUrl}/-/issues/${issue.iid}`,
+    web_url: `${projectWebUrl(view.baseUrl, project)}/-/issues/${issue.iid}`,
     time_stats: { time_estimate: issue.time_estimate, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
     task_completion_status: { count, completed_count: completed },
     weight: issue.weight,
     // Issue links are not kept: nothing blocks.
     blocking_issues_count: 0,
+  };
+}
+
+export function presentIssue(issue: IssueRow, relations: IssueRelations, view: IssueView, today: string) {
+  const project = relations.projects.get(issue.project_id)!;
+  const { count, completed } = tasks(issue.description);
+  const api = (path: string) => apiUrl(view.baseUrl, path);
+  const inGroup = project.namespace_type === 'Group';
+  return {
+    ...presentIssueBasic(issue, relations, view, today),
     has_tasks: count > 0,
     ...(count > 0 ? { task_status: `${completed} of ${count} ${count === 1 ? 'task' : 'tasks'} completed` } : {}),
     _links: {

@@ -31,7 +31,8 @@ export const TimeStatsEntity = Entity({
   human_total_time_spent: Nullable(Type.String()),
 });
 
-export const IssueEntity = Entity({
+/** What an issue shows in every form (IssuableEntity, IssueBasic with the licensed-edition fields). */
+const issueBasicFields = {
   id: Type.Integer(),
   iid: Type.Integer(),
   project_id: Type.Integer(),
@@ -62,6 +63,13 @@ export const IssueEntity = Entity({
   task_completion_status: Entity({ count: Type.Integer(), completed_count: Type.Integer() }),
   weight: Nullable(Type.Integer()),
   blocking_issues_count: Type.Integer(),
+};
+
+/** The form of a milestone's issue lists (Entities::IssueBasic). */
+export const IssueBasicEntity = Entity(issueBasicFields);
+
+export const IssueEntity = Entity({
+  ...issueBasicFields,
   has_tasks: Type.Boolean(),
   task_status: Type.Optional(Type.String()),
   _links: Entity({ self: Type.String(), notes: Type.String(), award_emoji: Type.String(), project: Type.String() }),

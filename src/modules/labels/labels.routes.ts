@@ -8,8 +8,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type LoadedGroup, type LoadedProject, accessToGroup, accessToProject, findGroup, findProject, loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
 import { requireActor, serviceContext } from '../../core/context.ts';
-import { apiError, conflict, forbidden, notFound, paramError } from '../../core/errors.ts';
+import { apiError, conflict, forbidden, notFound } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
+import { requireOneOf } from '../../core/params.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { NoContent } from '../../core/schema.ts';
 import type { NamespaceRow } from '../../db/schema.ts';
@@ -61,11 +62,6 @@ const scopeOf = (q: { include_ancestor_groups?: boolean; include_descendant_grou
 const DEFAULT_SCOPE: LabelScope = { includeAncestorGroups: true };
 /** The scope a creation's title must be free in (available_labels_for's default). */
 const CREATION_SCOPE: LabelScope = { includeAncestorGroups: true, onlyGroupLabels: true };
-
-/** Grape's at_least_one_of: one of the keys given, whatever its value (priority may be null). */
-function requireOneOf(req: FastifyRequest, keys: readonly string[]): void {
-  if (!keys.some((key) => Object.hasOwn(req.rawParams, key))) throw paramError(`${keys.join(', ')} are missing, at least one parameter must be provided`);
-}
 
 export const labelRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { db, config, now } = api.deps;
@@ -161,7 +157,7 @@ export const labelRoutes: FastifyPluginAsyncTypebox = async (api) => {
   );
 
   const updateProjectLabel = async (req: FastifyRequest, idOrTitle: string, body: UpdateLabelBody) => {
-    requireOneOf(req, PROJECT_UPDATE_KEYS);
+    requireOneOf(req.rawParams, PROJECT_UPDATE_KEYS);
     const project = loadedProject(req);
     const label = await requireLabel(req, projectParent(project), NARROW_SCOPE, idOrTitle);
     return (await showProjectLabels(req, [await update(req, project, label, body)]))[0];
@@ -243,7 +239,7 @@ export const labelRoutes: FastifyPluginAsyncTypebox = async (api) => {
   );
 
   const updateGroupLabel = async (req: FastifyRequest, idOrTitle: string, body: UpdateLabelBody) => {
-    requireOneOf(req, GROUP_UPDATE_KEYS);
+    requireOneOf(req.rawParams, GROUP_UPDATE_KEYS);
     const label = await requireLabel(req, groupParent(req), NARROW_SCOPE, idOrTitle);
     return (await showGroupLabels(req, [await update(req, loadedGroup(req), label, body)]))[0];
   };

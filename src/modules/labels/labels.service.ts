@@ -9,7 +9,8 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { TAKEN, atLeast } from '../../domain/validation.ts';
 import { type StoredLabel, sameTitleInGroup, subscriptionsOf } from './labels.finder.ts';
 import type { CreateLabelBody, UpdateLabelBody } from './labels.schemas.ts';
-import { PRIORITY_MINIMUM, type TitleConflicts, cleanText, colorFromName, labelErrors, normalizedFields } from './labels.validation.ts';
+import { cleanText } from '../../domain/plain-text.ts';
+import { PRIORITY_MINIMUM, type TitleConflicts, colorFromName, labelErrors, normalizedFields } from './labels.validation.ts';
 
 /** Where a label lives: a project (and the group it is in, whose titles it may not take), or a group. */
 export type LabelOwner = { projectId: number; group: NamespaceRow | null } | { groupId: number };

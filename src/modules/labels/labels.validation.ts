@@ -2,8 +2,8 @@
 // their HTML, titles and colours their surrounding white space; a colour is a hex code or a CSS
 // colour name turned into one; a title is present, without commas, unique where it lives, at most
 // 255 characters, and a project label's title is not one of its group's.
-import { Parser } from 'htmlparser2';
 import type { FieldErrors } from '../../core/errors.ts';
+import { rubyStrip as strip } from '../../domain/plain-text.ts';
 import { BLANK, INVALID, TAKEN, addError, tooLong } from '../../domain/validation.ts';
 
 export const INVALID_COLOR = 'must be a valid color code';
@@ -42,9 +42,6 @@ const COLOR_NAMES: ReadonlyMap<string, string> = new Map(
     }),
 );
 
-/** Ruby's String#strip: ASCII white space and NUL. */
-const strip = (text: string) => text.replace(/^[\t\n\v\f\r \0]+|[\t\n\v\f\r \0]+$/g, '');
-
 /** A CSS colour name as its hex code; anything else as given (a hex code, or something invalid). */
 export function colorFromName(color: string): string {
   const name = strip(color).toLowerCase();
@@ -52,31 +49,6 @@ export function colorFromName(color: string): string {
   return COLOR_NAMES.get(name) ?? color;
 }
 
-/** Elements whose text the platform's sanitizer drops along with the tags. */
-const DROPPED_CONTENTS = new Set(['iframe', 'math', 'noembed', 'noframes', 'noscript', 'plaintext', 'script', 'style', 'svg', 'xmp']);
-
-/** The text of an HTML fragment, entities decoded (what Sanitize.clean and CGI.unescapeHTML leave). */
-export function withoutHtml(value: string): string {
-  const out: string[] = [];
-  let dropping = 0;
-  const parser = new Parser(
-    {
-      onopentagname: (name) => void (DROPPED_CONTENTS.has(name) && dropping++),
-      onclosetag: (name) => void (DROPPED_CONTENTS.has(name) && dropping > 0 && dropping--),
-      ontext: (text) => void (dropping === 0 && out.push(text)),
-    },
-    { decodeEntities: true, lowerCaseTags: true },
-  );
-  parser.write(value);
-  parser.end();
-  return out.join('');
-}
-
-/** What a given title or description is stored as; blank (or absent) leaves the stored value alone. */
-export function cleanText(value: string | undefined): string | undefined {
-  if (value === undefined || strip(value) === '') return undefined;
-  return withoutHtml(value);
-}
 
 export interface LabelFields {
   title: string | null;

@@ -7,9 +7,12 @@ import type { DB, MergeRequestRow, UserRow } from '../../db/schema.ts';
 import {
   type IssuableMilestone,
   type IssuableProject,
+  inProjectsOf,
   inProjectsUnder,
   issuableProjects,
+  labelPriorityOrder,
   labelsOf,
+  milestoneTitledIn,
   milestonesById,
   subscriptionChoices,
   userNoteCounts,
@@ -35,6 +38,16 @@ export function projectMergeRequests(db: Kysely<DB>, projectId: number): MergeRe
 
 export function groupMergeRequests(db: Kysely<DB>, actor: Actor | null, traversalPath: string): MergeRequestsQuery {
   return readableMergeRequests(db, actor).where(inProjectsUnder('merge_requests.project_id', traversalPath));
+}
+
+/**
+ * A milestone's merge requests (MergeRequestsFinder by the milestone's title, ordered by label
+ * priority), found as milestoneIssues finds issues, among those the actor may read.
+ */
+export function milestoneMergeRequests(db: Kysely<DB>, actor: Actor | null, title: string, places: { projectId: number; groupId: number | null } | { groupId: number }): MergeRequestsQuery {
+  const readable = readableMergeRequests(db, actor);
+  const mergeRequests = 'projectId' in places ? readable.where('merge_requests.project_id', '=', places.projectId) : readable.where(inProjectsOf('merge_requests.project_id', places.groupId));
+  return mergeRequests.where(milestoneTitledIn('merge_requests.milestone_id', title, places)).orderBy(labelPriorityOrder('MergeRequest', 'merge_requests'));
 }
 
 export async function findMergeRequestByIid(db: Kysely<DB>, projectId: number, iid: number): Promise<MergeRequestRow | undefined> {

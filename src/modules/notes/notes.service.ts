@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { apiError, badRequest } from '../../core/errors.ts';
 import type { NoteRow } from '../../db/schema.ts';
-import { BLANK, tooLong } from '../../domain/validation.ts';
+import { BLANK, rubyInspect, tooLong } from '../../domain/validation.ts';
 import { recordEvent } from '../../domain/activity-events.ts';
 
 /** What a note is about: an issue or a merge request of a project. */
@@ -39,30 +39,30 @@ export interface DiffPosition {
 
 const targetOf = (noteable: Noteable): NoteTarget => ({ projectId: noteable.projectId, noteableType: noteable.type, noteableId: noteable.id, commitId: null });
 
+/** The row of a new note. */
+function noteValues(target: NoteTarget, authorId: number, body: string, system: boolean, createdAt: string, position: DiffPosition | null = null) {
+  return {
+    project_id: target.projectId,
+    noteable_type: target.noteableType,
+    noteable_id: target.noteableId,
+    commit_id: target.commitId,
+    author_id: authorId,
+    body,
+    system,
+    confidential: false,
+    resolvable: false,
+    type: position ? 'LegacyDiffNote' : null,
+    discussion_id: discussionId(),
+    path: position?.path ?? null,
+    line: position?.line ?? null,
+    line_type: position?.lineType ?? null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+}
+
 async function insertNote(ctx: ServiceContext, target: NoteTarget, authorId: number, body: string, system: boolean, createdAt: string, position: DiffPosition | null = null): Promise<NoteRow> {
-  const row = await ctx.db
-    .insertInto('notes')
-    .values({
-      project_id: target.projectId,
-      noteable_type: target.noteableType,
-      noteable_id: target.noteableId,
-      commit_id: target.commitId,
-      author_id: authorId,
-      body,
-      system,
-      confidential: false,
-      resolvable: false,
-      type: position ? 'LegacyDiffNote' : null,
-      discussion_id: discussionId(),
-      path: position?.path ?? null,
-      line: position?.line ?? null,
-      line_type: position?.lineType ?? null,
-      created_at: createdAt,
-      updated_at: createdAt,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return row;
+  return ctx.db.insertInto('notes').values(noteValues(target, authorId, body, system, createdAt, position)).returningAll().executeTakeFirstOrThrow();
 }
 
 /** A system note by the acting user, inside the caller's transaction. */
@@ -71,11 +71,21 @@ export async function addSystemNote(ctx: ServiceContext, noteable: Noteable, bod
   await insertNote(ctx, targetOf(noteable), author.id, body, true, ctx.now().toISOString());
 }
 
-/** Ruby's Hash#inspect of validation messages, as the platform writes them into its 400 answers. */
-const rubyHash = (fields: Record<string, string[]>) =>
-  `{${Object.entries(fields)
-    .map(([k, v]) => `:${k}=>[${v.map((m) => JSON.stringify(m)).join(', ')}]`)
-    .join(', ')}}`;
+/** Rows per insert of addSystemNotes, well under either database's limit on bound values. */
+const NOTES_PER_INSERT = 500;
+
+/** The same system note by the acting user on each of these noteables, a batch per insert. */
+export async function addSystemNotes(ctx: ServiceContext, noteables: readonly Noteable[], body: string): Promise<void> {
+  const author = requireActor(ctx).user;
+  const at = ctx.now().toISOString();
+  for (let i = 0; i < noteables.length; i += NOTES_PER_INSERT) {
+    const batch = noteables.slice(i, i + NOTES_PER_INSERT);
+    await ctx.db
+      .insertInto('notes')
+      .values(batch.map((noteable) => noteValues(targetOf(noteable), author.id, body, true, at)))
+      .execute();
+  }
+}
 
 /**
  * The note model's validation, as "<prefix> {:note=>[…]}" in a 400: after "400 Bad request - "
@@ -83,7 +93,7 @@ const rubyHash = (fields: Record<string, string[]>) =>
  */
 function checkBody(body: string, prefix: string, bare = false): void {
   const problems = body.trim() === '' ? [BLANK] : [...body].length > NOTE_MAX_LENGTH ? [tooLong(NOTE_MAX_LENGTH)] : [];
-  const message = `${prefix} ${rubyHash({ note: problems })}`;
+  const message = `${prefix} ${rubyInspect({ note: problems })}`;
   if (problems.length > 0) throw bare ? apiError(400, message) : badRequest(message);
 }
 
