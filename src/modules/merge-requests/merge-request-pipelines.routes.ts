@@ -17,6 +17,7 @@ import { ciAbilities } from '../pipelines/index.ts';
 import { mergeRequestPipelines, pipelineDetailParts } from '../pipelines/pipelines.finder.ts';
 import { presentPipeline, presentPipelineBasic } from '../pipelines/pipelines.presenter.ts';
 import { PipelineBasicEntity, PipelineEntity } from '../pipelines/pipelines.schemas.ts';
+import { processPipelineNow } from '../pipelines/pipeline-processing.jobs.ts';
 import { requireCreated } from '../pipelines/pipelines.service.ts';
 import { findMergeRequestByIid } from './merge-requests.finder.ts';
 import { mergeRequestAccess } from './merge-requests.routes.ts';
@@ -56,9 +57,12 @@ export const mergeRequestPipelineRoutes: FastifyPluginAsyncTypebox = async (api)
   api.post(route, { schema: { params: MergeRequestParams, response: { 200: PipelineEntity } }, config: { auth: 'required' }, preHandler: loadProject('read_project') }, async (req) => {
     const project = loadedProject(req);
     const mr = await requireMergeRequest(req, req.params.merge_request_iid);
-    const result = await createMergeRequestPipeline(serviceContext(req), project.row, mr, req.actor!.user, { allowDuplicate: true });
+    const ctx = serviceContext(req);
+    const result = await createMergeRequestPipeline(ctx, project.row, mr, req.actor!.user, { allowDuplicate: true });
     if ('notAllowed' in result || 'duplicate' in result) throw methodNotAllowed();
-    const pipeline = requireCreated(result);
+    // Processed at once, as the other API-made pipelines: it answers pending with its jobs queued.
+    const created = requireCreated(result);
+    const pipeline = (await processPipelineNow(ctx, created.id)) ?? created;
     return presentPipeline(pipeline, view(req), await pipelineDetailParts(db, pipeline));
   });
 };

@@ -149,6 +149,7 @@ describe('merge request pipelines', () => {
     expectStatus(res, 200);
     expectEntity(res.json(), PipelineEntity);
     assert.equal(res.json().source, 'merge_request_event');
+    assert.equal(res.json().status, 'pending', 'processed before the answer');
     assert.equal(res.json().user.id, ci.owner.user.id);
     assert.equal((await t.get(mrUrl(ci, iid, '/pipelines'), { token: ci.owner.token })).json().length, before + 1, 'a duplicate is allowed on request');
 
