@@ -24,6 +24,7 @@ import * as m0021 from './migrations/0021_issue_list_indexes.ts';
 import * as m0022 from './migrations/0022_merge_request_rebase.ts';
 import * as m0023 from './migrations/0023_merge_requests_closing_issues.ts';
 import * as m0024 from './migrations/0024_merge_request_pipelines.ts';
+import * as m0029 from './migrations/0029_keys.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -55,6 +56,7 @@ const migrations: [string, Migration][] = [
   ['0022_merge_request_rebase', m0022],
   ['0023_merge_requests_closing_issues', m0023],
   ['0024_merge_request_pipelines', m0024],
+  ['0029_keys', m0029],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */
