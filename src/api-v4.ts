@@ -15,6 +15,8 @@ import { issueNoteRoutes } from './modules/issues/issue-notes.routes.ts';
 import { issueSubscriptionRoutes } from './modules/issues/issue-subscriptions.routes.ts';
 import { issueRoutes } from './modules/issues/issues.routes.ts';
 import { milestoneIssueRoutes } from './modules/issues/milestone-issues.routes.ts';
+import { deployKeyRoutes } from './modules/keys/deploy-keys.routes.ts';
+import { keyRoutes } from './modules/keys/keys.routes.ts';
 import { closingIssueRoutes } from './modules/merge-requests/closing-issues.routes.ts';
 import { mergeRequestPipelineRoutes } from './modules/merge-requests/merge-request-pipelines.routes.ts';
 import { mergeRequestNoteRoutes } from './modules/merge-requests/merge-request-notes.routes.ts';
@@ -65,6 +67,8 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(closingIssueRoutes);
   await api.register(mergeRequestPipelineRoutes);
   await api.register(issueSubscriptionRoutes);
+  await api.register(keyRoutes);
+  await api.register(deployKeyRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);
   await api.register(testReportRoutes);

@@ -38,6 +38,11 @@ const COLUMNS = {
     environment_scope: 'text', management_project_id: 'integer?', api_url: 'text', ca_cert: 'text?', namespace: 'text?', authorization_type: 'text',
     token_encrypted: 'text', created_at: 'text', updated_at: 'text',
   },
+  keys: {
+    id: 'integer', type: 'text', user_id: 'integer?', creator_id: 'integer?', title: 'text', key: 'text', fingerprint: 'text', fingerprint_sha256: 'text',
+    public: 'boolean', expires_at: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  deploy_keys_projects: { id: 'integer', deploy_key_id: 'integer', project_id: 'integer', can_push: 'boolean', created_at: 'text', updated_at: 'text' },
   merge_request_reviewers: { merge_request_id: 'integer', user_id: 'integer' },
   merge_requests_closing_issues: { merge_request_id: 'integer', issue_id: 'integer' },
   releases: {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { ROOT_TOKEN, type TestApp } from './harness.ts';
 import { listeningTestApp } from './listening.ts';
+import { sshKey } from './fixtures/ssh-keys.ts';
 import { backgroundJobKinds } from '../src/jobs/kinds.ts';
 import { startWorker } from '../src/jobs/worker.ts';
 
@@ -24,10 +25,11 @@ after(async () => {
   if (t) await t.close();
 });
 
-function runScript(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/** Runs a client script with the server's URL, root's token and any further arguments. */
+function runScript(script: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // A client that hangs is killed rather than holding the suite.
-    const child = spawn(PYTHON, [path.join(import.meta.dirname, 'clients', script), url, ROOT_TOKEN], { timeout: 120_000 });
+    const child = spawn(PYTHON, [path.join(import.meta.dirname, 'clients', script), url, ROOT_TOKEN, ...args], { timeout: 120_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));
@@ -64,6 +66,12 @@ test('python-gitlab: project clusters, their management projects and refusals', 
 
 test('python-gitlab: project and group milestones, their issues, burndown events, promotion', { skip }, async () => {
   const run = await runScript('python_gitlab_milestones_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
+test('python-gitlab: SSH keys of users, look-ups by fingerprint, deploy keys', { skip }, async () => {
+  const run = await runScript('python_gitlab_keys_check.py', ...[sshKey(), sshKey('rsa'), sshKey('ecdsa')].map((k) => k.text));
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
 });

@@ -871,6 +871,40 @@ export interface ClustersTable {
   updated_at: string;
 }
 
+// ---- Keys (0029) -----------------------------------------------------------------------------
+
+/** An SSH key: a user's (type Key) or a deploy key (type DeployKey); one row per public key. */
+export interface KeysTable {
+  id: Generated<number>;
+  type: 'Key' | 'DeployKey';
+  /** The owner of a user key; null for deploy keys. */
+  user_id: number | null;
+  /** Who added a deploy key; null for user keys and once that user is deleted. */
+  creator_id: number | null;
+  title: string;
+  /** The key as stored: type, base64 body and at most one word of comment. */
+  key: string;
+  /** MD5, colon-separated hex. */
+  fingerprint: string;
+  /** SHA-256, base64 without padding or the "SHA256:" prefix. */
+  fingerprint_sha256: string;
+  /** A deploy key any maintainer may enable (made by administrators); kept when no project uses it. */
+  public: Bool;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A deploy key enabled on a project. */
+export interface DeployKeysProjectsTable {
+  id: Generated<number>;
+  deploy_key_id: number;
+  project_id: number;
+  can_push: Bool;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -939,9 +973,13 @@ export interface DB {
   merge_request_reviewers: MergeRequestUsersTable;
   merge_requests_closing_issues: MergeRequestsClosingIssuesTable;
   clusters: ClustersTable;
+  keys: KeysTable;
+  deploy_keys_projects: DeployKeysProjectsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
+export type KeyRow = Selectable<KeysTable>;
+export type DeployKeysProjectRow = Selectable<DeployKeysProjectsTable>;
 export type ReleaseRow = Selectable<ReleasesTable>;
 export type ClusterRow = Selectable<ClustersTable>;
 export type ReleaseLinkRow = Selectable<ReleaseLinksTable>;

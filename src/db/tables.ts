@@ -52,6 +52,8 @@ export const DATA_TABLES = [
   'project_visibility_counts',
   'project_custom_attributes',
   'group_custom_attributes',
+  'deploy_keys_projects',
+  'keys',
   'users_star_projects',
   'project_authorizations',
   'members',

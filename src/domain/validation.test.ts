@@ -26,4 +26,6 @@ test('full messages: the humanized attribute, then the message; joined as a sent
   assert.equal(fullMessagesSentence({ name: [BLANK], scopes: [BLANK] }), "Name can't be blank and Scopes can't be blank");
   assert.equal(fullMessagesSentence({ name: [BLANK, tooLong(255)], email: [TAKEN] }), "Name can't be blank, Name is too long (maximum is 255 characters), and Email has already been taken");
   assert.equal(toSentence([]), '');
+  assert.equal(toSentence(['RSA', 'DSA', 'ECDSA'], 'or'), 'RSA, DSA, or ECDSA');
+  assert.equal(toSentence(['RSA', 'DSA'], 'or'), 'RSA or DSA');
 });

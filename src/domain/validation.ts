@@ -29,10 +29,10 @@ export function fullMessage(field: string, message: string): string {
   return `${humanAttribute(field)} ${message}`;
 }
 
-/** Rails' Array#to_sentence: "a", "a and b", "a, b, and c". */
-export function toSentence(parts: readonly string[]): string {
-  if (parts.length < 3) return parts.join(' and ');
-  return `${parts.slice(0, -1).join(', ')}, and ${parts.at(-1)}`;
+/** Rails' Array#to_sentence: "a", "a and b", "a, b, and c" (or "a, b, or c"). */
+export function toSentence(parts: readonly string[], connector: 'and' | 'or' = 'and'): string {
+  if (parts.length < 3) return parts.join(` ${connector} `);
+  return `${parts.slice(0, -1).join(', ')}, ${connector} ${parts.at(-1)}`;
 }
 
 /** Every full message, in one sentence: "Name can't be blank and Scopes can't be blank". */

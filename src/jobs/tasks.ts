@@ -7,6 +7,7 @@ import { removeExpiredMembersTask } from './remove-expired-members.ts';
 import { removeLeftoversTask } from './remove-leftovers.ts';
 import { runDueSchedulesTask } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
 import { removeExpiredCiArtifactsTask } from '../modules/ci-artifacts/artifacts-expiry.jobs.ts';
+import { removeOrphanedDeployKeysTask } from '../modules/keys/keys.jobs.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
@@ -16,5 +17,6 @@ export const periodicTasks: readonly PeriodicTask[] = [
   removeExpiredCiArtifactsTask,
   removeExpiredMembersTask,
   removeLeftoversTask,
+  removeOrphanedDeployKeysTask,
   runDueSchedulesTask,
 ];
