@@ -74,6 +74,23 @@ export interface Config {
   readonly overloadLagMs: number;
   /** Address ranges (`address/prefix`, IPv4 or IPv6) besides loopback that may read /-/metrics. */
   readonly metricsAllow: readonly string[];
+  /** The SSH server for git, on HOST; null when it is off (QUARRY_SSH_PORT=0). */
+  readonly ssh: SshConfig | null;
+  /**
+   * What every project's ssh_url_to_repo starts with, followed by `<full path>.git`: the SSH server's
+   * address (`ssh://git@host:port/`, or `git@host:` on port 22), and the platform's usual form when
+   * the server is off.
+   */
+  readonly sshUrlPrefix: string;
+}
+
+export interface SshConfig {
+  /** QUARRY_SSH_PORT; `auto` is resolved to a free port before the configuration is final. */
+  readonly port: number | 'auto';
+  /** Connections served at once; more are closed unanswered (QUARRY_SSH_MAX_CONNECTIONS). */
+  readonly maxConnections: number;
+  /** How long a client has to authenticate before its connection is closed (QUARRY_SSH_LOGIN_GRACE_TIME). */
+  readonly loginGraceMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -145,6 +162,21 @@ function externalHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
+/** QUARRY_SSH_PORT: a port, `auto` for a free one, or 0 for no SSH server; off by default in ephemeral mode, so that test instances never contend for one port. */
+function sshPort(env: Env, ephemeral: boolean): number | 'auto' {
+  if (env.QUARRY_SSH_PORT === 'auto') return 'auto';
+  return integer(env, 'QUARRY_SSH_PORT', ephemeral ? 0 : 2222, 0, 65535);
+}
+
+/**
+ * The start of ssh_url_to_repo: an ssh:// URL naming the port, or the scp form on port 22 and
+ * while the server is off (or its port is not chosen yet: `quarry serve` chooses it first).
+ */
+function sshUrlPrefix(externalUrl: string, port: number | 'auto' | null): string {
+  const { hostname } = new URL(externalUrl);
+  return typeof port === 'number' && port !== 22 ? `ssh://git@${hostname}:${port}/` : `git@${hostname}:`;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const ephemeral = flag(env, 'QUARRY_EPHEMERAL', false);
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -197,6 +229,17 @@ export function loadConfig(env: Env = process.env): Config {
   if (seedFile && workers > 1) {
     throw new ConfigError('QUARRY_SEED applies the seed in the serving process: with QUARRY_WORKERS above 1, run `quarry seed FILE` before starting the server');
   }
+  const sshPortValue = sshPort(env, ephemeral);
+  const ssh: SshConfig | null =
+    sshPortValue === 0
+      ? null
+      : Object.freeze({
+          port: sshPortValue,
+          // The same bound as requests in flight: every connection may be running a git process.
+          maxConnections: integer(env, 'QUARRY_SSH_MAX_CONNECTIONS', 128, 1, 100_000),
+          // OpenSSH's LoginGraceTime, which gitlab-sshd also defaults to.
+          loginGraceMs: seconds('QUARRY_SSH_LOGIN_GRACE_TIME', 60),
+        });
   return Object.freeze({
     port,
     host,
@@ -248,5 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
     ciStuckPendingSeconds: integer(env, 'QUARRY_CI_STUCK_PENDING_SECONDS', 86_400, 60, 30 * 86_400),
     // A test instance leaves its pending jobs to the runners its tests play.
     builtinRunner: flag(env, 'QUARRY_BUILTIN_RUNNER', !ephemeral),
+    ssh,
+    sshUrlPrefix: sshUrlPrefix(external, ssh?.port ?? null),
   });
 }

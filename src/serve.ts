@@ -19,6 +19,7 @@ import pino, { type Logger } from 'pino';
 import { type RootSetup, createDeps, openConfiguredDatabase, prepare } from './bootstrap.ts';
 import { type Config, loadConfig } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { SshServer } from './ssh/server.ts';
 import type { SeedDocument } from './testing/seed-document.ts';
 import type { StartState } from './testing/start-state.ts';
 
@@ -44,6 +45,8 @@ export async function serveFromEnvironment(env: Env): Promise<void> {
   const effective: Env = { ...env };
   if (config.ephemeral) effective.QUARRY_DATA_DIR = temporaryDataDirectory();
   if (config.port === 0 && config.workers === 1) effective.PORT = String(await freePort(config.host));
+  // The SSH port is known before the application is built too: ssh_url_to_repo names it.
+  if (config.ssh?.port === 'auto') effective.QUARRY_SSH_PORT = String(await freePort(config.host));
   config = loadConfig(effective);
   return serve(config, seed);
 }
@@ -80,6 +83,7 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
   let stopScheduler: () => Promise<void> = async () => {};
   let stopWorker: () => Promise<void> = async () => {};
   let stopRunner: () => Promise<void> = async () => {};
+  let ssh: SshServer | null = null;
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
@@ -90,12 +94,13 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
     setTimeout(() => {
       app?.log.warn({ afterMs: config.shutdownTimeoutMs }, 'stopping: deadline passed, closing the connections still open');
       app?.server.closeAllConnections();
+      ssh?.closeAll();
       setTimeout(() => process.exit(1), 1000).unref();
     }, config.shutdownTimeoutMs).unref();
     try {
       // The runner first: its jobs report their outcome to this server before it stops serving.
       await stopRunner();
-      await Promise.all([app.close(), stopScheduler(), stopWorker()]);
+      await Promise.all([app.close(), ssh?.close(), stopScheduler(), stopWorker()]);
       await database?.close();
       process.exit(0);
     } catch (error) {
@@ -130,9 +135,19 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
   app = built;
   if (stopping) return;
 
+  // Before the HTTP port: a worker whose SSH port is taken fails before it counts as serving.
+  if (config.ssh) ssh = await sshServer(config, deps, app.log, cluster.isPrimary);
   await app.listen({ port: config.port, host: config.host });
   if (config.ephemeral) {
-    const ready = { msg: 'ready', url: config.externalUrl, token: config.rootToken ?? setup?.token ?? null, tokens: seeded?.tokens ?? {}, data_dir: config.dataDir, pid: process.pid };
+    const ready = {
+      msg: 'ready',
+      url: config.externalUrl,
+      token: config.rootToken ?? setup?.token ?? null,
+      tokens: seeded?.tokens ?? {},
+      data_dir: config.dataDir,
+      pid: process.pid,
+      ...(ssh ? { ssh_port: ssh.port } : {}),
+    };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
   }
   if (!stopping) stopScheduler = startScheduler(deps, { tasks: periodicTasks, log: app.log });
@@ -142,6 +157,27 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
   }
   // A supervisor starts the one runner of all its workers.
   if (!stopping && cluster.isPrimary && config.builtinRunner) stopRunner = await builtinRunner(config, deps, app.log);
+}
+
+/**
+ * Starts the SSH server for git, with the host key under the data directory (made at the first
+ * start). `announce`: this process logs the key's fingerprint (a supervisor's workers leave it to
+ * the supervisor).
+ */
+async function sshServer(config: Config, deps: ReturnType<typeof createDeps>, log: Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>, announce: boolean): Promise<SshServer> {
+  const [{ startSshServer }, hostKey] = await Promise.all([import('./ssh/server.ts'), sshHostKey(config, announce ? log : null)]);
+  const ssh = config.ssh as NonNullable<Config['ssh']>;
+  const server = await startSshServer({ ctx: deps, hostKey, host: config.host, port: Number(ssh.port), maxConnections: ssh.maxConnections, loginGraceMs: ssh.loginGraceMs, log });
+  if (announce) log.info({ port: server.port, fingerprint: hostKey.fingerprint }, 'SSH server listening');
+  return server;
+}
+
+/** The SSH host key, made if there is none yet; `log` hears where a new one was written. */
+async function sshHostKey(config: Config, log: Pick<Logger, 'info'> | null) {
+  const { ensureHostKey } = await import('./ssh/host-key.ts');
+  const hostKey = ensureHostKey(config.dataDir);
+  if (hostKey.created) log?.info({ file: hostKey.file, fingerprint: hostKey.fingerprint }, 'created the SSH host key');
+  return hostKey;
 }
 
 /** Starts the built-in runner with the instance's registration token; how to stop it. */
@@ -172,6 +208,8 @@ async function supervise(config: Config): Promise<void> {
     const deps = createDeps(config, database);
     logSetup(log, await prepare(deps));
     if (config.builtinRunner) stopRunner = await builtinRunner(config, deps, log);
+    // One key for all the workers, made before any of them starts.
+    if (config.ssh) log.info({ port: config.ssh.port, fingerprint: (await sshHostKey(config, log)).fingerprint }, 'the server processes serve SSH on this port');
   } finally {
     await database.close();
   }
@@ -180,8 +218,10 @@ async function supervise(config: Config): Promise<void> {
   const listening = new WeakSet<Worker>();
   let stopping = false;
   let exitCode = 0;
+  // The workers listen on the port chosen here, whatever QUARRY_SSH_PORT=auto would choose in each.
+  const workerEnv = config.ssh ? { QUARRY_SSH_PORT: String(config.ssh.port) } : {};
   const start = () => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(workerEnv);
     alive.add(worker);
     worker.once('listening', () => listening.add(worker));
   };

@@ -26,8 +26,8 @@ async function adminQuery(sql: string): Promise<void> {
 
 before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-cli-'));
-  // The built-in runner is tested on its own (test/runner); these servers run without it.
-  env = { ...process.env, QUARRY_DATA_DIR: dataDir, QUARRY_LOG_LEVEL: 'info', QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_BUILTIN_RUNNER: '0' } as Record<string, string>;
+  // The built-in runner is tested on its own (test/runner), and so is the SSH server (src/ssh): these servers run without them.
+  env = { ...process.env, QUARRY_DATA_DIR: dataDir, QUARRY_LOG_LEVEL: 'info', QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_BUILTIN_RUNNER: '0', QUARRY_SSH_PORT: '0' } as Record<string, string>;
   delete env.QUARRY_ROOT_TOKEN;
   if (pgUrl) {
     // The CLI opens its own database: give it a fresh one.

@@ -33,6 +33,8 @@ before(() => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-ephemeral-test-'));
   env = { ...process.env } as Record<string, string>;
   for (const name of Object.keys(env)) if (name.startsWith('QUARRY_')) delete env[name];
+  // The server started here in the ordinary mode would listen for SSH on 2222, which other servers of the suite may hold.
+  env.QUARRY_SSH_PORT = '0';
   // `quarry seed` below writes to the database it is given: a SQLite file of its own, never the suite's PostgreSQL.
   delete env.DATABASE_URL;
   // The temporary directories of the servers started here: TMPDIR is the parent of each.

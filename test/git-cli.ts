@@ -34,7 +34,8 @@ export function gitUrl(host: string, fullPath: string, credentials?: { login: st
   return url.toString();
 }
 
-export function gitCli(): GitCli {
+/** extraEnv: more variables for every run (GIT_SSH_COMMAND, for git over SSH). */
+export function gitCli(extraEnv: Record<string, string> = {}): GitCli {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-git-cli-'));
   const home = path.join(root, 'home');
   fs.mkdirSync(home);
@@ -50,6 +51,7 @@ export function gitCli(): GitCli {
     GIT_COMMITTER_EMAIL: 'ada@example.com',
     LANG: 'C',
     LC_ALL: 'C',
+    ...extraEnv,
   };
   let tick = 0;
   const run = (args: readonly string[], cwd = root, extraEnv: Record<string, string> = {}) =>

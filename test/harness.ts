@@ -95,6 +95,8 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     // the harness, not overload. Injected requests are never refused for it, but the few a test
     // sends over a socket among them would be. Servers run as processes keep the default.
     QUARRY_OVERLOAD_LAG: '0',
+    // No SSH server unless a test starts one (on a free port): test apps never contend for 2222.
+    QUARRY_SSH_PORT: '0',
     ...(url ? { DATABASE_URL: url } : {}),
     ...env,
   });

@@ -96,7 +96,8 @@ export interface ServerProcess {
 /** Starts `quarry serve` on port and resolves once /-/readiness answers 200. */
 export async function startServer(env: Record<string, string>, port: number, timeoutMs = 30_000): Promise<ServerProcess> {
   // Without the built-in runner unless asked: these servers' tests play the runners themselves.
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { QUARRY_BUILTIN_RUNNER: '0', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Without the SSH server too, so that servers started side by side never contend for its port.
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { QUARRY_BUILTIN_RUNNER: '0', QUARRY_SSH_PORT: '0', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (c) => (output += c));
   child.stderr?.on('data', (c) => (output += c));

@@ -28,7 +28,7 @@ export const NO_CACHE_HEADERS = {
 
 /** Advertisements are quick; an RPC sends or receives a whole pack, which takes a while on a slow link. */
 const ADVERTISEMENT_TIMEOUT_MS = 60_000;
-const RPC_TIMEOUT_MS = 15 * 60_000;
+export const RPC_TIMEOUT_MS = 15 * 60_000;
 
 /**
  * GIT_PROTOCOL for a Git-Protocol request header: `version=2` (or `version=1`) when the client
@@ -53,7 +53,7 @@ const FLUSH_PKT = Buffer.from('0000');
  * checkouts of a commit do); pushed objects are checked, tolerating the flaws old repositories
  * commonly carry.
  */
-const SERVICE_CONFIG: Record<GitService, readonly string[]> = {
+export const SERVICE_CONFIG: Record<GitService, readonly string[]> = {
   'git-upload-pack': ['uploadpack.allowFilter=true', 'uploadpack.allowAnySHA1InWant=true'],
   'git-receive-pack': ['receive.fsckObjects=true', 'receive.advertisePushOptions=true', 'fsck.badTimezone=ignore', 'fsck.missingSpaceBeforeDate=ignore', 'fsck.zeroPaddedFilemode=ignore'],
 };

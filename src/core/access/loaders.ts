@@ -53,7 +53,15 @@ function idParam(req: FastifyRequest): string {
 export async function findProject(req: FastifyRequest, raw: string): Promise<{ row: ProjectRow; namespace: NamespaceRow } | null> {
   const ref = parseIdOrPath(raw);
   if (!ref || ('id' in ref && !Number.isSafeInteger(ref.id))) return null;
-  const { db } = req.server.deps;
+  return findProjectBy(req.server.deps.db, ref);
+}
+
+/** Finds a project by its full path only (case-insensitive), as git clients name it, with its namespace. */
+export function findProjectByFullPath(db: Kysely<DB>, fullPath: string): Promise<{ row: ProjectRow; namespace: NamespaceRow } | null> {
+  return findProjectBy(db, { path: fullPath });
+}
+
+async function findProjectBy(db: Kysely<DB>, ref: { id: number } | { path: string }): Promise<{ row: ProjectRow; namespace: NamespaceRow } | null> {
   let q = db.selectFrom('projects').selectAll();
   q = 'id' in ref ? q.where('id', '=', ref.id) : q.where((eb) => eb(eb.fn('lower', ['full_path']), '=', ref.path.toLowerCase()));
   const row = await q.executeTakeFirst();

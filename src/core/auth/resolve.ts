@@ -156,7 +156,7 @@ async function findCredentials(deps: ResolveDeps, src: CredentialSource, route: 
 }
 
 /** Why a signed-in user may not use the API, in the platform's words; null when they may. */
-function accessDeniedReason(config: Config, user: UserRow): string | null {
+export function accessDeniedReason(config: Config, user: UserRow): string | null {
   switch (user.state) {
     case 'active':
       return null;

@@ -11,6 +11,7 @@ import { serviceContext } from '../../core/context.ts';
 import { DomainError } from '../../core/errors.ts';
 import { BANNED_BODY, THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
 import { fieldsOf } from '../../core/params.ts';
+import { pusherOf } from '../../domain/ref-protection.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
 import {
   GIT_SERVICES,
@@ -25,7 +26,6 @@ import {
 } from '../../git/smart-http.ts';
 import { MAX_ANCESTORS } from '../groups/groups.validation.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
-import { recordRefUpdates } from '../pushes/push.service.ts';
 import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/index.ts';
 import { checkGitAccess } from './git-http.access.ts';
 
@@ -175,7 +175,9 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
       const { project, gitDir, actor } = target;
       const push =
-        service === 'git-receive-pack' && actor ? await openPushSession(deps.config, await pushRulesFor(deps, project, actor), { projectId: project.row.id, userId: actor.user.id }) : null;
+        service === 'git-receive-pack' && actor
+          ? await openPushSession(deps.config, await pushRulesFor(deps, project, pusherOf(project, actor)), { projectId: project.row.id, userId: actor.user.id })
+          : null;
       const session = serviceRpc(
         gitDir,
         service,
@@ -184,20 +186,8 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
           protocol: gitProtocol(req.headers['git-protocol']),
           config: push?.config,
           env: push?.env,
-          // What the push changed is recorded before the client hears that it is done. The push's
-          // directory goes once it is: if recording fails, the sweep of leftovers records it.
-          beforeEnd: async () => {
-            if (!push || !actor) return;
-            try {
-              const outcome = await recordRefUpdates(serviceContext(req), project.row, actor.user.id, await push.refUpdates(), await push.pushOptions());
-              // The job stays queued for a retry; the push itself has happened.
-              if (outcome && !outcome.ok) req.log.error({ err: outcome.error, job: outcome.id }, 'recording a push failed; it will be retried');
-            } catch (error) {
-              req.log.error({ err: error }, 'recording a push failed; its directory is kept for the sweep of leftovers to record it');
-              return;
-            }
-            await push.close();
-          },
+          // What the push changed is recorded before the client hears that it is done.
+          beforeEnd: async () => push?.finish(serviceContext(req), req.log),
         },
       );
       const output = await session.output;

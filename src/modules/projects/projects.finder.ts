@@ -21,7 +21,7 @@ export type ProjectsQuery = SelectQueryBuilder<DB, 'projects', ProjectRow>;
 
 export interface ViewDeps {
   db: Kysely<DB>;
-  config: Pick<Config, 'externalUrl' | 'dataDir'>;
+  config: Pick<Config, 'externalUrl' | 'sshUrlPrefix' | 'dataDir'>;
   now: () => Date;
 }
 
@@ -99,6 +99,7 @@ export async function loadProjectView(deps: ViewDeps, actor: Actor | null, rows:
 
   const view: ProjectView = {
     baseUrl: deps.config.externalUrl,
+    sshUrlPrefix: deps.config.sshUrlPrefix,
     viewer: actor,
     namespaces: namespaceMap,
     owners: new Map<number, UserRow>(owners.map((u) => [u.id, u])),

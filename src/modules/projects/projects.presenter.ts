@@ -29,6 +29,8 @@ export type ProjectNamespace = Pick<NamespaceRow, (typeof PROJECT_NAMESPACE_COLU
 
 export interface ProjectView {
   baseUrl: string;
+  /** ssh_url_to_repo is this, then `<full path>.git` (Config.sshUrlPrefix). */
+  sshUrlPrefix: string;
   viewer: Actor | null;
   namespaces: ReadonlyMap<number, ProjectNamespace>;
   /** Owners of the personal namespaces among the projects, by user id. */
@@ -81,16 +83,15 @@ function accessOf(row: ProjectRow, view: ProjectView) {
   return { access, can };
 }
 
-/** The host parts of the external URL, parsed once per URL rather than per project. */
-const hostsByBaseUrl = new Map<string, { host: string; hostname: string }>();
-function hostsOf(baseUrl: string): { host: string; hostname: string } {
-  let hosts = hostsByBaseUrl.get(baseUrl);
-  if (!hosts) {
-    const url = new URL(baseUrl);
-    hosts = { host: url.host, hostname: url.hostname };
-    hostsByBaseUrl.set(baseUrl, hosts);
+/** The host (and port) of the external URL, parsed once per URL rather than per project. */
+const hostByBaseUrl = new Map<string, string>();
+function hostOf(baseUrl: string): string {
+  let host = hostByBaseUrl.get(baseUrl);
+  if (host === undefined) {
+    host = new URL(baseUrl).host;
+    hostByBaseUrl.set(baseUrl, host);
   }
-  return hosts;
+  return host;
 }
 
 // Every form is one object literal with the same keys whatever the caller may see: a key the
@@ -112,7 +113,7 @@ function simpleFields(row: ProjectRow, view: ProjectView, can: Set<ProjectAbilit
     default_branch: can.has('download_code') ? row.default_branch : undefined,
     tag_list: topics,
     topics,
-    ssh_url_to_repo: `git@${hostsOf(view.baseUrl).hostname}:${row.full_path}.git`,
+    ssh_url_to_repo: `${view.sshUrlPrefix}${row.full_path}.git`,
     http_url_to_repo: `${webUrl}.git`,
     web_url: webUrl,
     // Finding a README or a license needs git, which presenters never run.
@@ -144,7 +145,7 @@ function fullFields(row: ProjectRow, view: ProjectView, access: number, can: Set
   const simple = simpleFields(row, view, can);
   return {
     ...simple,
-    container_registry_image_prefix: `${hostsOf(view.baseUrl).host}/${row.full_path.toLowerCase()}`,
+    container_registry_image_prefix: `${hostOf(view.baseUrl)}/${row.full_path.toLowerCase()}`,
     _links: {
       self,
       issues: issues ? `${self}/issues` : undefined,

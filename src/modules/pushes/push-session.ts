@@ -1,4 +1,4 @@
-// A push over HTTP, server side: a directory of its own under the data directory, holding the
+// A push over HTTP or SSH, server side: a directory of its own under the data directory, holding the
 // hooks receive-pack runs and the rules for this pusher, which the pre-receive hook reads;
 // receive-pack's configuration and environment; and, once git has exited, the refs the push
 // updated, as post-receive wrote them. Fresh hooks for every push: nothing shared can go missing
@@ -11,19 +11,18 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedProject } from '../../core/access/loaders.ts';
-import type { Actor } from '../../core/auth/actor.ts';
 import type { Deps } from '../../core/deps.ts';
 import type { Config } from '../../config.ts';
 import { ownerTag, removeLeftoverEntries } from '../../core/processes.ts';
 import { PUSH_DIR_ENV, PUSH_OPTIONS_FILE, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
 import type { RefUpdate } from '../../git/refs.ts';
-import { type BaseContext, systemContext } from '../../core/context.ts';
+import { type BaseContext, type ServiceContext, systemContext } from '../../core/context.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
-import { pusherOf } from '../../domain/ref-protection.ts';
+import type { Pusher } from '../../domain/ref-protection.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { defaultBranchProtection } from './default-branch.ts';
 import { type PushRules, RULES_FILE } from './push-rules.ts';
-import { enqueueRefUpdates } from './push.service.ts';
+import { enqueueRefUpdates, recordRefUpdates } from './push.service.ts';
 
 const COMPILE_CACHE = 'compile-cache';
 /** Who pushed to which project, for recording a push its server did not get to. */
@@ -33,8 +32,8 @@ const PRE_RECEIVE_SCRIPT = fileURLToPath(new URL('./pre-receive.ts', import.meta
 /** Refs the server keeps for itself (pipelines, merge requests, environments): pushes neither see nor change them. */
 export const HIDDEN_FROM_PUSHES = ['refs/pipelines/', 'refs/merge-requests/', 'refs/environments/', 'refs/keep-around/'].map((ref) => `receive.hideRefs=${ref}`);
 
-/** The rules of a push by this actor to this project, as they stand now. */
-export async function pushRulesFor(deps: Pick<Deps, 'db' | 'config'>, project: LoadedProject, actor: Actor | null): Promise<PushRules> {
+/** The rules of a push by this pusher (pusherOf a user, or a deploy key's) to this project, as they stand now. */
+export async function pushRulesFor(deps: Pick<Deps, 'db' | 'config'>, project: Pick<LoadedProject, 'row'>, pusher: Pusher): Promise<PushRules> {
   const { row } = project;
   const emptyRepository = row.empty_repo
     ? {
@@ -45,7 +44,7 @@ export async function pushRulesFor(deps: Pick<Deps, 'db' | 'config'>, project: L
     : null;
   return {
     protections: await loadRefProtections(deps.db, row.id),
-    pusher: pusherOf(project, actor),
+    pusher,
     defaultBranch: row.default_branch,
     emptyRepository,
     refuseAll: row.repository_read_only ? REPOSITORY_READ_ONLY_MESSAGE : null,
@@ -63,6 +62,16 @@ export interface PushSession {
   pushOptions(): Promise<string[]>;
   /** Removes the push's directory, once what it changed is recorded. */
   close(): Promise<void>;
+  /**
+   * Once receive-pack has exited: records what the push changed (its events, pipelines, … run
+   * now), then removes the push's directory; never rejects. If recording fails, the directory is
+   * kept for the sweep of leftovers to record the push.
+   */
+  finish(ctx: ServiceContext, log: PushLog): Promise<void>;
+}
+
+export interface PushLog {
+  error(details: object, message: string): void;
 }
 
 export interface PushOrigin {
@@ -98,7 +107,7 @@ export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: Pu
   await writeHooks(dir, { preReceive: PRE_RECEIVE_SCRIPT, compileCache: path.join(parent, COMPILE_CACHE) });
   await fs.writeFile(path.join(dir, RULES_FILE), JSON.stringify(rules));
   await fs.writeFile(path.join(dir, ORIGIN_FILE), JSON.stringify(origin));
-  return {
+  const session: PushSession = {
     config: [`core.hooksPath=${dir}`, ...HIDDEN_FROM_PUSHES],
     env: { [PUSH_DIR_ENV]: dir },
     refUpdates: () => readRefUpdates(dir),
@@ -108,7 +117,19 @@ export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: Pu
       await fs.rm(path.join(dir, REF_UPDATES_FILE), { force: true });
       await fs.rm(dir, { recursive: true, force: true });
     },
+    async finish(ctx, log) {
+      try {
+        const outcome = await recordRefUpdates(ctx, { id: origin.projectId }, origin.userId, await session.refUpdates(), await session.pushOptions());
+        // The job stays queued for a retry; the push itself has happened.
+        if (outcome && !outcome.ok) log.error({ err: outcome.error, job: outcome.id }, 'recording a push failed; it will be retried');
+      } catch (error) {
+        log.error({ err: error }, 'recording a push failed; its directory is kept for the sweep of leftovers to record it');
+        return;
+      }
+      await session.close();
+    },
   };
+  return session;
 }
 
 /** Enqueues the record of a push left behind with its updates (its server stopped before recording it). */
