@@ -75,7 +75,7 @@ export function benchServer(env: Record<string, string> = {}): BenchServer {
     pid: () => server?.pid as number,
     async start() {
       server = spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), 'serve'], {
-        env: { ...process.env, PORT: String(port), QUARRY_DATA_DIR: dataDir, QUARRY_ROOT_TOKEN: TOKEN, QUARRY_LOG_LEVEL: 'warn', QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_BUILTIN_RUNNER: '0', ...env },
+        env: { ...process.env, PORT: String(port), QUARRY_DATA_DIR: dataDir, QUARRY_ROOT_TOKEN: TOKEN, QUARRY_LOG_LEVEL: 'warn', QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_BUILTIN_RUNNER: '0', QUARRY_SSH_PORT: '0', ...env },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       for (let i = 0; i < 600; i++) {

@@ -67,6 +67,7 @@ async function startVersion(checkout: string, label: string, port: number): Prom
     QUARRY_ROOT_TOKEN: ROOT_TOKEN,
     QUARRY_LOG_LEVEL: 'silent',
     QUARRY_BUILTIN_RUNNER: '0',
+    QUARRY_SSH_PORT: '0',
   };
   process.stderr.write(`[compare] ${label}: seeding\n`);
   const seedScript = 'const { seed } = await import(process.argv[1]); process.stdout.write(JSON.stringify(await seed(process.env)));';

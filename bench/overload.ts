@@ -55,7 +55,7 @@ if (!fs.existsSync(tokenFile)) fs.writeFileSync(tokenFile, (await seed(env)).use
 const token = fs.readFileSync(tokenFile, 'utf8');
 
 const server = spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), 'serve'], {
-  env: { ...env, PORT: String(PORT), QUARRY_BUILTIN_RUNNER: '0' },
+  env: { ...env, PORT: String(PORT), QUARRY_BUILTIN_RUNNER: '0', QUARRY_SSH_PORT: '0' },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 const stopServer = () => server.exitCode === null && server.kill('SIGTERM');

@@ -130,8 +130,8 @@ function serverEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   for (const [key, value] of Object.entries(process.env)) {
     if (!key.startsWith('QUARRY_') && key !== 'DATABASE_URL' && key !== 'PORT' && key !== 'HOST') env[key] = value;
   }
-  // The server alone: the built-in runner, a process of its own, has its section (bench/runner.ts).
-  return { ...env, HOST: '127.0.0.1', QUARRY_LOG_LEVEL: 'silent', QUARRY_BUILTIN_RUNNER: '0', ...settings };
+  // The server alone: the built-in runner, a process of its own, has its section (bench/runner.ts), and so has the SSH server (bench/ssh.ts).
+  return { ...env, HOST: '127.0.0.1', QUARRY_LOG_LEVEL: 'silent', QUARRY_BUILTIN_RUNNER: '0', QUARRY_SSH_PORT: '0', ...settings };
 }
 
 interface Server {
@@ -458,10 +458,10 @@ async function main(): Promise<void> {
       writeResults(RESULTS_FILE, [await benchDialect(dialect)]);
       log(`${dialect}: wrote ${path.relative(process.cwd(), RESULTS_FILE)}`);
     }
-    // The CI hot paths, the built-in runner, the issue lists and merges, on SQLite, each in a process of its own that writes its section.
+    // The CI hot paths, the built-in runner, the issue lists, merges and git over SSH, on SQLite, each in a process of its own that writes its section.
     if (dialects.includes('sqlite')) {
-      log('ci: pipelines, jobs, runners and logs; the built-in runner; issue lists; merges');
-      for (const script of ['ci.ts', 'runner.ts', 'issues.ts', 'merge.ts']) {
+      log('ci: pipelines, jobs, runners and logs; the built-in runner; issue lists; merges; git over SSH');
+      for (const script of ['ci.ts', 'runner.ts', 'issues.ts', 'merge.ts', 'ssh.ts']) {
         const child = spawn(process.execPath, [path.join(ROOT, 'bench', script)], { stdio: ['ignore', 'ignore', 'inherit'] });
         children.add(child);
         const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

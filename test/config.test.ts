@@ -108,3 +108,20 @@ test('QUARRY_METRICS_ALLOW: a comma-separated list of IPv4 and IPv6 addresses an
     message: 'QUARRY_METRICS_ALLOW must be a comma-separated list of IPv4 or IPv6 addresses or CIDR ranges (e.g. 10.0.0.0/8,fd00::/8), got "10.300.0.0/16"',
   });
 });
+
+test('QUARRY_SSH_PORT: 2222 by default, off in ephemeral mode and at 0, auto for a free one; ssh_url_to_repo follows it', () => {
+  const on = loadConfig({ QUARRY_EXTERNAL_URL: 'https://forge.example.com' });
+  assert.deepEqual(on.ssh, { port: 2222, maxConnections: 128, loginGraceMs: 60_000 });
+  assert.equal(on.sshUrlPrefix, 'ssh://git@forge.example.com:2222/');
+  // Port 22: the scp form, as the platform writes it.
+  assert.equal(loadConfig({ QUARRY_EXTERNAL_URL: 'https://forge.example.com', QUARRY_SSH_PORT: '22' }).sshUrlPrefix, 'git@forge.example.com:');
+  const off = loadConfig({ QUARRY_SSH_PORT: '0' });
+  assert.equal(off.ssh, null);
+  assert.equal(off.sshUrlPrefix, 'git@127.0.0.1:');
+  assert.equal(loadConfig({ QUARRY_EPHEMERAL: '1' }).ssh, null);
+  assert.equal(loadConfig({ QUARRY_EPHEMERAL: '1', QUARRY_SSH_PORT: 'auto' }).ssh?.port, 'auto');
+  assert.deepEqual(loadConfig({ QUARRY_SSH_PORT: '2200', QUARRY_SSH_MAX_CONNECTIONS: '5', QUARRY_SSH_LOGIN_GRACE_TIME: '10' }).ssh, { port: 2200, maxConnections: 5, loginGraceMs: 10_000 });
+  assert.equal(loadConfig({ HOST: '::1', QUARRY_SSH_PORT: '2200' }).sshUrlPrefix, 'ssh://git@[::1]:2200/');
+  assert.throws(() => loadConfig({ QUARRY_SSH_PORT: 'ssh' }), /QUARRY_SSH_PORT must be a whole number/);
+  assert.throws(() => loadConfig({ QUARRY_SSH_PORT: '70000' }), /QUARRY_SSH_PORT must be between 0 and 65535/);
+});

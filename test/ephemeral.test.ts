@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -63,6 +64,8 @@ interface Ready {
   tokens: Record<string, string>;
   data_dir: string;
   pid: number;
+  /** Only when the SSH server is on. */
+  ssh_port?: number;
 }
 
 interface Server {
@@ -147,6 +150,9 @@ test('ephemeral: a ready line with the URL and root token, nothing under QUARRY_
   assert.equal(project.status, 201);
   assert.equal(project.body.web_url, `${url}/root/scratch`);
   assert.match(server.output(), /DATABASE_URL is ignored in ephemeral mode/);
+  // No SSH server unless asked: test instances never contend for its port.
+  assert.equal(server.ready.ssh_port, undefined);
+  assert.equal(project.body.ssh_url_to_repo, 'git@127.0.0.1:root/scratch.git');
 
   assert.equal(await server.stop('SIGTERM'), 0);
   assert.deepEqual(filesUnder(dataDir), [], 'nothing is written under QUARRY_DATA_DIR');
@@ -275,5 +281,26 @@ test('QUARRY_SEED in the ordinary mode: applied at every start, which changes no
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
     }
+  }
+});
+
+test('ephemeral with QUARRY_SSH_PORT=auto: an SSH server on a free port, on the ready line and in ssh_url_to_repo', async () => {
+  const server = await startServer([], { QUARRY_EPHEMERAL: '1', QUARRY_SSH_PORT: 'auto' });
+  try {
+    const { url, token, ssh_port: port } = server.ready;
+    assert.ok(typeof port === 'number' && port > 0, String(port));
+    const project = await request(url, 'POST', '/api/v4/projects', token, { name: 'scratch' });
+    assert.equal(project.body.ssh_url_to_repo, `ssh://git@127.0.0.1:${port}/root/scratch.git`);
+    const banner = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port as number, '127.0.0.1');
+      socket.once('data', (chunk) => {
+        socket.destroy();
+        resolve(chunk.toString('latin1'));
+      });
+      socket.once('error', reject);
+    });
+    assert.equal(banner, 'SSH-2.0-Quarry\r\n');
+  } finally {
+    assert.equal(await server.stop('SIGTERM'), 0);
   }
 });

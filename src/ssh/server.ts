@@ -88,6 +88,9 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
     });
     socket.once('ssh-ready', () => clearTimeout(grace));
     socket.on('error', () => {});
+    // The handshake is a dozen small messages, each waiting on the last: Nagle's algorithm would
+    // hold each one back for the client's delayed acknowledgement.
+    socket.setNoDelay(true);
     server.injectSocket(socket);
   });
 
