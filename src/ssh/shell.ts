@@ -31,6 +31,8 @@ export interface ShellSession {
 }
 
 const DISALLOWED = 'Disallowed command';
+/** The shell's commands besides git's own. */
+const OTHER_COMMANDS = ['git-lfs-authenticate', 'personal_access_token', '2fa_recovery_codes', '2fa_verify'];
 const PAT_USAGE = 'Usage: personal_access_token <name> <scope1[,scope2,...]> [ttl_days]';
 /** The scopes a token made over SSH may have (14.x: Gitlab::Auth's API, repository and registry scopes). */
 const SSH_TOKEN_SCOPES = ['api', 'read_api', 'read_registry', 'read_repository', 'read_user', 'write_registry', 'write_repository'];
@@ -60,7 +62,15 @@ export async function runShellCommand(session: ShellSession, commandLine: string
     return 1;
   };
   const [command = null] = words;
-  if (command === null) return discover(session, channel, fail);
+  if (command !== null && !isSshGitCommand(command) && !OTHER_COMMANDS.includes(command)) {
+    channel.stderr.write(`${DISALLOWED}\n`);
+    return 1;
+  }
+  // A user who may not use git (blocked, say) hears why, whatever the command; the greeting too,
+  // since scripts read it as "this key works".
+  const refusal = keyRefusal(session.ctx.config, session.key);
+  if (refusal !== null) return fail(refusal);
+  if (command === null) return discover(session, channel);
   if (isSshGitCommand(command)) return words.length === 2 ? git(session, command, words[1], channel, fail) : fail(DISALLOWED);
   switch (command) {
     case 'git-lfs-authenticate':
@@ -69,22 +79,14 @@ export async function runShellCommand(session: ShellSession, commandLine: string
       return personalAccessToken(session, words, channel, fail);
     case '2fa_recovery_codes':
       return recoveryCodes(session, channel);
-    case '2fa_verify':
-      return verifyOtp(channel);
     default:
-      channel.stderr.write(`${DISALLOWED}\n`);
-      return 1;
+      return verifyOtp(channel);
   }
 }
 
-/**
- * `ssh git@host`: who the key is. A user who may not use git (blocked, say) hears why instead,
- * since scripts read the greeting as "this key works".
- */
-function discover(session: ShellSession, channel: ShellChannel, fail: (message: string) => Exit): Exit {
+/** `ssh git@host`: who the key is. */
+function discover(session: ShellSession, channel: ShellChannel): Exit {
   const { key } = session;
-  const refusal = keyRefusal(session.ctx.config, key);
-  if (refusal !== null) return fail(refusal);
   channel.stdout.write(key.kind === 'user' ? `Welcome to GitLab, @${key.user.username}!\n` : 'Welcome to GitLab, Anonymous!\n');
   return 0;
 }
@@ -138,8 +140,6 @@ async function personalAccessToken(session: ShellSession, words: readonly string
   }
   const { key } = session;
   if (key.kind === 'deploy') return fail('Deploy keys cannot be used to create personal access tokens');
-  const refusal = keyRefusal(session.ctx.config, key);
-  if (refusal !== null) return fail(refusal);
   if (name.trim() === '') return fail('No token name specified');
   const scopes = scopeList.split(',');
   const invalid = scopes.find((scope) => !SSH_TOKEN_SCOPES.includes(scope));

@@ -57,6 +57,9 @@ describe('signing in', () => {
     assert.deepEqual(await runSsh(w.port, key), { code: 1, stdout: '', stderr: warningBox('Your account has been blocked.') });
     assert.deepEqual(await runSsh(w.port, key, ['git-upload-pack', `'${projectPath}.git'`]), { code: 1, stdout: '', stderr: warningBox('Your account has been blocked.') });
     assert.deepEqual(await runSsh(w.port, key, ['personal_access_token', 'x', 'api']), { code: 1, stdout: '', stderr: warningBox('Your account has been blocked.') });
+    assert.deepEqual(await runSsh(w.port, key, ['2fa_verify'], '1\n'), { code: 1, stdout: '', stderr: warningBox('Your account has been blocked.') });
+    // A command the shell does not know is refused as for anyone.
+    assert.deepEqual(await runSsh(w.port, key, ['ls']), { code: 1, stdout: '', stderr: 'Disallowed command\n' });
   });
 
   test('a client that does not sign in in time is let go, and connections beyond the limit are closed', async () => {
