@@ -34,6 +34,8 @@ export interface UsersTable {
   color_scheme_id: number;
   two_factor_enabled: Bool;
   confirmed_at: string | null;
+  /** Digest of the token the confirmation mail carries, until the email is confirmed (0026). */
+  confirmation_token: string | null;
   password_expires_at: string | null;
   last_sign_in_at: string | null;
   current_sign_in_at: string | null;
@@ -177,12 +179,18 @@ export interface MembersTable {
   /** 'Project' or 'Namespace' (a group). */
   source_type: string;
   source_id: number;
-  user_id: number;
+  /** Null while the row is an invitation nobody has accepted yet. */
+  user_id: number | null;
   access_level: number;
   expires_at: string | null;
   created_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** The invited address, kept once the invitation is accepted (0026). */
+  invite_email: string | null;
+  /** Digest of the token the invitation's mail carries; null once accepted (or before the mail went out). */
+  invite_token: string | null;
+  invite_accepted_at: string | null;
 }
 
 export interface ProjectAuthorizationsTable {
