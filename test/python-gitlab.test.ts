@@ -80,6 +80,9 @@ test('python-gitlab: group and project invitations (invite several, list, change
   const run = await runScript('python_gitlab_invitations_check.py');
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
+  // The invitations' mails go out (to the log: no mail server here) with whatever else waits.
+  const outcomes = await t.runJobs();
+  assert.ok(outcomes.some((o) => o.kind === 'invitations.send') && outcomes.every((o) => o.ok), JSON.stringify(outcomes));
 });
 
 test('python-gitlab: merge requests, their commits, changes, comments, merge, pipelines and merging when the pipeline succeeds', { skip }, async () => {

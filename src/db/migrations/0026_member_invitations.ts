@@ -43,6 +43,9 @@ async function rebuildMembersOnSqlite(db: Kysely<any>): Promise<void> {
     .execute();
   const columns = sql.raw(MEMBER_COLUMNS.join(', '));
   await sql`insert into members_next (${columns}) select ${columns} from members`.execute(db);
+  // Ids of deleted memberships are not given out again.
+  await sql`delete from sqlite_sequence where name = 'members_next'`.execute(db);
+  await sql`insert into sqlite_sequence (name, seq) select 'members_next', seq from sqlite_sequence where name = 'members'`.execute(db);
   await sql`drop table members`.execute(db);
   await sql`alter table members_next rename to members`.execute(db);
   await db.schema.createIndex('members_source_user').unique().on('members').columns(['source_type', 'source_id', 'user_id']).execute();

@@ -69,13 +69,12 @@ export const registrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (verdict && !verdict.allowed) return reply.code(429).headers(throttledHeaders(SIGN_UP_THROTTLE, verdict)).type('text/plain').send(THROTTLED_BODY);
     const nested = (req.rawParams.user ?? {}) as Record<string, unknown>;
     const values = { name: text(nested.name), username: text(nested.username), email: text(nested.email), inviteToken: text(req.rawParams.invite_token) || null };
-    let signedUp;
-    try {
-      signedUp = await signUp(ctx, { ...values, password: text(nested.password) });
-    } catch (error) {
-      if (error instanceof DomainError && error.status < 500) return html(reply, 200, signUpForm(values, reasons(error)));
+    const signedUp = await signUp(ctx, { ...values, password: text(nested.password) }).catch((error: unknown) => {
+      // A refused account: the form again, with the reasons (as the platform renders it, 200).
+      if (error instanceof DomainError && error.status < 500) return reasons(error);
       throw error;
-    }
+    });
+    if (Array.isArray(signedUp)) return html(reply, 200, signUpForm(values, signedUp));
     const { user, awaitingApproval, awaitingConfirmation } = signedUp;
     if (awaitingApproval) {
       return html(reply, 200, page('Registered', '<p>You have signed up successfully. However, we could not sign you in because your account is awaiting approval from your administrator.</p>'));
