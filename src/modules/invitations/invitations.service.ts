@@ -180,9 +180,9 @@ export async function acceptInvitation(ctx: ServiceContext, invitation: Pick<Inv
   });
 }
 
-/** Every pending invitation of the user's confirmed address becomes theirs (signing up, confirming); how many did. */
-export async function acceptPendingInvitations(ctx: ServiceContext, user: UserRow): Promise<number> {
-  if (user.confirmed_at === null) return 0;
+/** Every pending invitation of the user's confirmed address becomes theirs (signing up, confirming), as far as each may. */
+export async function acceptPendingInvitations(ctx: ServiceContext, user: UserRow): Promise<void> {
+  if (user.confirmed_at === null) return;
   const pending = await ctx.db
     .selectFrom('members')
     .select(['id', 'source_type', 'source_id', 'invite_email', 'access_level', 'expires_at'])
@@ -191,9 +191,5 @@ export async function acceptPendingInvitations(ctx: ServiceContext, user: UserRo
     .$narrowType<{ invite_email: NotNull }>()
     .orderBy('id')
     .execute();
-  let accepted = 0;
-  for (const invitation of pending) {
-    if ((await acceptInvitation(ctx, invitation, user)).accepted) accepted += 1;
-  }
-  return accepted;
+  for (const invitation of pending) await acceptInvitation(ctx, invitation, user);
 }
