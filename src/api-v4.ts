@@ -46,6 +46,7 @@ import { repositoryRoutes } from './modules/repository/repository.routes.ts';
 import { releaseRoutes } from './modules/releases/releases.routes.ts';
 import { releaseLinkRoutes } from './modules/releases/release-links.routes.ts';
 import { tagRoutes } from './modules/tags/tags.routes.ts';
+import { todoListRoutes } from './modules/todo-list/todo-list.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 
 export const apiV4: FastifyPluginAsync = async (api) => {
@@ -95,5 +96,6 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(releaseRoutes);
   await api.register(releaseLinkRoutes);
   await api.register(tagRoutes);
+  await api.register(todoListRoutes);
   await api.register(userRoutes);
 };

@@ -43,6 +43,10 @@ const COLUMNS = {
     public: 'boolean', expires_at: 'text?', created_at: 'text', updated_at: 'text',
   },
   deploy_keys_projects: { id: 'integer', deploy_key_id: 'integer', project_id: 'integer', can_push: 'boolean', created_at: 'text', updated_at: 'text' },
+  todos: {
+    id: 'integer', user_id: 'integer', project_id: 'integer', target_type: 'text', target_id: 'integer', author_id: 'integer', action: 'text',
+    note_id: 'integer?', state: 'text', resolved_by_action: 'text?', created_at: 'text', updated_at: 'text',
+  },
   merge_request_reviewers: { merge_request_id: 'integer', user_id: 'integer' },
   merge_requests_closing_issues: { merge_request_id: 'integer', issue_id: 'integer' },
   releases: {

@@ -913,6 +913,27 @@ export interface DeployKeysProjectsTable {
   updated_at: string;
 }
 
+/** A to-do item of a user on an issue or a merge request. */
+export interface TodosTable {
+  id: Generated<number>;
+  user_id: number;
+  project_id: number;
+  /** 'Issue' or 'MergeRequest'. */
+  target_type: string;
+  target_id: number;
+  author_id: number;
+  /** The action's name: 'assigned', 'mentioned', 'build_failed', 'marked', … */
+  action: string;
+  /** The note that mentioned the user, if a note did. */
+  note_id: number | null;
+  /** 'pending' or 'done'. */
+  state: Generated<string>;
+  /** How it was done: 'system_done', 'api_done', 'api_all_done'. */
+  resolved_by_action: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -983,6 +1004,7 @@ export interface DB {
   clusters: ClustersTable;
   keys: KeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;
+  todos: TodosTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -1004,6 +1026,7 @@ export type EventRow = Selectable<EventsTable>;
 export type IssueRow = Selectable<IssuesTable>;
 export type MergeRequestRow = Selectable<MergeRequestsTable>;
 export type NoteRow = Selectable<NotesTable>;
+export type TodoRow = Selectable<TodosTable>;
 export type BackgroundJobRow = Selectable<BackgroundJobsTable>;
 export type CiPipelineRow = Selectable<CiPipelinesTable>;
 export type CiBuildRow = Selectable<CiBuildsTable>;

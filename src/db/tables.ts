@@ -32,6 +32,7 @@ export const DATA_TABLES = [
   'release_links',
   'releases',
   'subscriptions',
+  'todos',
   'notes',
   'label_links',
   'merge_requests_closing_issues',

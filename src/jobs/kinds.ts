@@ -2,7 +2,7 @@
 // queue.ts for what a kind must guarantee).
 import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts';
 import { sendInvitationJob } from '../modules/invitations/invitations.jobs.ts';
-import { autoMergeJob, checkMergeStatusJob, rebaseJob, refreshMergeRequestJob } from '../modules/merge-requests/merge-requests.jobs.ts';
+import { autoMergeJob, checkMergeStatusJob, pipelineTodosJob, rebaseJob, refreshMergeRequestJob } from '../modules/merge-requests/merge-requests.jobs.ts';
 import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
 import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.ts';
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
@@ -33,4 +33,5 @@ export const backgroundJobKinds: readonly JobKind[] = [
   autoMergeJob,
   sendInvitationJob,
   sendConfirmationJob,
+  pipelineTodosJob,
 ];
