@@ -76,6 +76,12 @@ test('python-gitlab: SSH keys of users, look-ups by fingerprint, deploy keys', {
   assert.equal(run.stdout.trim(), 'ok');
 });
 
+test('python-gitlab: to-do items of issues and merge requests, listed, filtered, marked done one by one and all at once', { skip }, async () => {
+  const run = await runScript('python_gitlab_todos_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
 test('python-gitlab: group and project invitations (invite several, list, change, withdraw, failures per address)', { skip }, async () => {
   const run = await runScript('python_gitlab_invitations_check.py');
   assert.equal(run.status, 0, run.stderr);

@@ -18,8 +18,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'varchar(32)', notNull)
     .addColumn('updated_at', 'varchar(32)', notNull)
     .execute();
-  // A user's list, newest first, by state.
+  // A user's list, newest first, by state; and counted per project (whose readability is asked once).
   await db.schema.createIndex('todos_user_state_id').on('todos').columns(['user_id', 'state', 'id']).execute();
+  await db.schema.createIndex('todos_user_state_project').on('todos').columns(['user_id', 'state', 'project_id']).execute();
   // A target's to-dos: resolving them for a user, deleting them with it.
   await db.schema.createIndex('todos_target_user').on('todos').columns(['target_type', 'target_id', 'user_id']).execute();
   await db.schema.createIndex('todos_project').on('todos').column('project_id').execute();

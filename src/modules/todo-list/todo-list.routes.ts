@@ -3,7 +3,7 @@
 // (201 with the to-do, 304 without a body when one like it is pending).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loadProject, loadedProject } from '../../core/access/loaders.ts';
 import { serviceContext } from '../../core/context.ts';
 import { apiError, notFound } from '../../core/errors.ts';
@@ -13,7 +13,7 @@ import type { TodoRow } from '../../db/schema.ts';
 import { canReadIssue, findIssueByIid } from '../issues/issues.finder.ts';
 import { findMergeRequestByIid } from '../merge-requests/merge-requests.finder.ts';
 import { mergeRequestAccess } from '../merge-requests/merge-requests.routes.ts';
-import { findUserTodo, userTodos } from '../todos/todos.finder.ts';
+import { findUserTodo, userTodoCount, userTodos } from '../todos/todos.finder.ts';
 import { type TodoTarget, markAllTodosDone, markTodo, markTodoDone } from '../todos/todos.service.ts';
 import { presentTodo } from './todo-list.presenter.ts';
 import { IssueTodoParams, ListTodosQuery, MergeRequestTodoParams, TodoEntity, TodoParams } from './todo-list.schemas.ts';
@@ -30,7 +30,7 @@ export const todoListRoutes: FastifyPluginAsyncTypebox = async (api) => {
   }
 
   api.get('/todos', { schema: { querystring: ListTodosQuery, response: { 200: Type.Array(TodoEntity) } }, config: REQUIRED }, async (req, reply) => {
-    const rows = await paginate(req, reply, userTodos(db, req.actor!, req.query));
+    const rows = await paginate(req, reply, userTodos(db, req.actor!, req.query), { countParts: [userTodoCount(db, req.actor!, req.query)] });
     return present(req, rows);
   });
 
@@ -47,34 +47,29 @@ export const todoListRoutes: FastifyPluginAsyncTypebox = async (api) => {
     return reply.code(204).send();
   });
 
-  /**
-   * The platform lets only those who may read the project's merge requests mark either kind:
-   * "404 Issues Not Found" or "404 Merge Requests Not Found" for the others.
-   */
-  async function mark(req: FastifyRequest, target: TodoTarget, kind: 'Issues' | 'Merge Requests') {
-    if (!(await mergeRequestAccess(req, loadedProject(req))).read) throw notFound(kind);
+  /** 201 with the caller's new `marked` to-do, or 304 without a body when one is pending. */
+  async function mark(req: FastifyRequest, reply: FastifyReply, target: TodoTarget) {
     const todo = await markTodo(serviceContext(req), target);
-    return todo === null ? null : (await present(req, [todo]))[0];
+    if (todo === null) return reply.code(304).send();
+    reply.code(201);
+    return (await present(req, [todo]))[0];
   }
 
   const marking = { config: REQUIRED, preHandler: loadProject('read_project') };
 
   api.post('/projects/:id/issues/:issue_iid/todo', { schema: { params: IssueTodoParams, response: { 201: TodoEntity, 304: NoContent } }, ...marking }, async (req, reply) => {
-    const issue = await findIssueByIid(db, loadedProject(req).row.id, req.params.issue_iid);
+    const project = loadedProject(req);
+    const issue = await findIssueByIid(db, project.row.id, req.params.issue_iid);
     if (!issue || !(await canReadIssue(db, req.actor, issue))) throw apiError(404, '404 Not found');
-    const todo = await mark(req, { type: 'Issue', id: issue.id, projectId: issue.project_id }, 'Issues');
-    if (todo === null) return reply.code(304).send();
-    reply.code(201);
-    return todo;
+    // 14.x asks whether the caller may read the project's merge requests, for issues too.
+    if (!(await mergeRequestAccess(req, project)).read) throw notFound('Issues');
+    return mark(req, reply, { type: 'Issue', id: issue.id, projectId: issue.project_id });
   });
 
   api.post('/projects/:id/merge_requests/:merge_request_iid/todo', { schema: { params: MergeRequestTodoParams, response: { 201: TodoEntity, 304: NoContent } }, ...marking }, async (req, reply) => {
     const project = loadedProject(req);
     const mr = (await mergeRequestAccess(req, project)).read ? await findMergeRequestByIid(db, project.row.id, req.params.merge_request_iid) : undefined;
     if (!mr) throw apiError(404, '404 Not found');
-    const todo = await mark(req, { type: 'MergeRequest', id: mr.id, projectId: mr.project_id }, 'Merge Requests');
-    if (todo === null) return reply.code(304).send();
-    reply.code(201);
-    return todo;
+    return mark(req, reply, { type: 'MergeRequest', id: mr.id, projectId: mr.project_id });
   });
 };
