@@ -47,6 +47,7 @@ const COLUMNS = {
     id: 'integer', user_id: 'integer', project_id: 'integer', target_type: 'text', target_id: 'integer', author_id: 'integer', action: 'text',
     note_id: 'integer?', state: 'text', resolved_by_action: 'text?', created_at: 'text', updated_at: 'text',
   },
+  todo_counts: { user_id: 'integer', state: 'text', project_id: 'integer', todos: 'integer' },
   merge_request_reviewers: { merge_request_id: 'integer', user_id: 'integer' },
   merge_requests_closing_issues: { merge_request_id: 'integer', issue_id: 'integer' },
   releases: {

@@ -934,6 +934,14 @@ export interface TodosTable {
   updated_at: string;
 }
 
+/** A user's to-dos per state and project, kept by triggers on todos. */
+export interface TodoCountsTable {
+  user_id: number;
+  state: string;
+  project_id: number;
+  todos: Generated<number>;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -1005,6 +1013,7 @@ export interface DB {
   keys: KeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;
   todos: TodosTable;
+  todo_counts: TodoCountsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

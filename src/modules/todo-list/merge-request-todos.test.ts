@@ -188,3 +188,10 @@ describe('to-dos of merge request pipelines and automatic merges', () => {
     assert.deepEqual(await todosOn(ci.owner, mr), []);
   });
 });
+
+test('the counters of the lists (todo_counts) agree with the to-dos after all of the above', async () => {
+  const counted = await t.deps.db.selectFrom('todos').select(['user_id', 'state', 'project_id', (eb) => eb.fn.countAll<number>().as('todos')]).groupBy(['user_id', 'state', 'project_id']).execute();
+  const kept = await t.deps.db.selectFrom('todo_counts').selectAll().where('todos', '!=', 0).execute();
+  const key = (r: { user_id: number; state: string; project_id: number; todos: number | string }) => `${r.user_id}/${r.state}/${r.project_id}=${Number(r.todos)}`;
+  assert.deepEqual(kept.map(key).sort(), counted.map(key).sort());
+});

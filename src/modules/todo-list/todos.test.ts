@@ -262,7 +262,17 @@ describe('the list', () => {
     assert.equal(res.body, '');
     assert.deepEqual(await todos(user), []);
     assert.equal((await todos(user, { state: 'done' })).length, 3);
+    const totals = async (query: Record<string, string>) => (await t.get('/api/v4/todos', { token: user.token, query })).headers['x-total'];
+    assert.deepEqual([await totals({}), await totals({ state: 'done' }), await totals({ state: 'done', project_id: String(other.id) }), await totals({ state: 'done', action: 'assigned' })], ['0', '3', '1', '2']);
     assert.equal((await todos(dev)).length, others);
     expectError(await t.post('/api/v4/todos/mark_as_done'), 401, { message: '401 Unauthorized' });
   });
+});
+
+test('the counters of the lists (todo_counts) agree with the to-dos after all of the above', async () => {
+  const counted = await t.deps.db.selectFrom('todos').select(['user_id', 'state', 'project_id', (eb) => eb.fn.countAll<number>().as('todos')]).groupBy(['user_id', 'state', 'project_id']).execute();
+  const kept = await t.deps.db.selectFrom('todo_counts').selectAll().where('todos', '!=', 0).execute();
+  const key = (r: { user_id: number; state: string; project_id: number; todos: number | string }) => `${r.user_id}/${r.state}/${r.project_id}=${Number(r.todos)}`;
+  assert.deepEqual(kept.map(key).sort(), counted.map(key).sort());
+  assert.ok(counted.length > 5);
 });

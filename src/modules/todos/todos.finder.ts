@@ -47,11 +47,22 @@ export function userTodos(db: Kysely<DB>, actor: Actor, filters: TodoFilters = {
 }
 
 /**
- * The number of userTodos(), counted per project and each project's readability asked once
- * (rather than once per to-do: 10,000 to-dos took 9 ms, now an index range).
+ * The number of userTodos(), each project's readability asked once: from the counters triggers
+ * keep per user, state and project (todo_counts) when the filters are no finer than a project,
+ * else from the to-dos counted per project (an index range; 10,000 to-dos tested one by one took
+ * 9 ms).
  */
 export function userTodoCount(db: Kysely<DB>, actor: Actor, filters: TodoFilters = {}): Countable {
-  const perProject = ownTodos(db, actor, filters).select(['todos.project_id', (eb) => eb.fn.countAll<number>().as('todos')]).groupBy('todos.project_id');
+  const { action, author_id: authorId, group_id: groupId, type } = filters;
+  const perProject =
+    action === undefined && authorId === undefined && groupId === undefined && type === undefined
+      ? db
+          .selectFrom('todo_counts')
+          .select(['todo_counts.project_id', 'todo_counts.todos'])
+          .where('todo_counts.user_id', '=', actor.user.id)
+          .where('todo_counts.state', '=', filters.state ?? 'pending')
+          .$if(filters.project_id !== undefined, (q) => q.where('todo_counts.project_id', '=', filters.project_id!))
+      : ownTodos(db, actor, filters).select(['todos.project_id', (eb) => eb.fn.countAll<number>().as('todos')]).groupBy('todos.project_id');
   return {
     tally: db
       .selectFrom(perProject.as('c'))
