@@ -1,5 +1,6 @@
 // Writing issues (14.x Issues::CreateService / UpdateService / CloseService / ReopenService):
-// one transaction each, with the activity event and the system notes of what changed. Fields
+// one transaction each, with the activity event, the system notes of what changed and the to-dos
+// of whom it assigns or mentions (closing marks the closer's done). Fields
 // only Reporters and up may set (assignees, milestone, labels, due date, lock, weight) are
 // dropped for others, as the platform's filter_params does; `iid` and `created_at` are kept for
 // administrators and owners only.

@@ -1,5 +1,6 @@
 // Writing merge requests (14.x MergeRequests::CreateService / UpdateService / CloseService /
 // ReopenService): one transaction each, with the activity event, the system notes of what changed,
+// the to-dos of whom it assigns, asks to review or mentions (closing marks the closer's done),
 // and the merge status check and the refresh (the merge request's ref and pipeline) enqueued in the
 // same transaction. Assignees, reviewers, milestone and
 // labels are for those who may administer merge requests (Developers and up), as the platform's

@@ -1,6 +1,6 @@
 // Notes on issues, commits (and, later, merge requests): comments people write and the system
 // notes that record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
-// activity event (target Note); a system note records none.
+// activity event (target Note) and the to-dos of whom it mentions; a system note records neither.
 import { randomBytes } from 'node:crypto';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { apiError, badRequest } from '../../core/errors.ts';
