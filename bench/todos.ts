@@ -124,6 +124,7 @@ async function main(): Promise<string[]> {
     row('GET /todos?action=mentioned&page=10', byAction, false),
     '',
     `${TODOS.toLocaleString('en')} to-dos (one in ${MR_EVERY} on a merge request, one in ${NOTE_EVERY} made by a note) on as many issues and merge requests, seeded straight into the database in ${seededMs.toLocaleString('en')} ms; X-Total ${total ?? 'not sent'}. A page of 20 to-dos is ${Math.round(bytes / 1024)} KB of JSON: each carries its whole issue or merge request.`,
+    'What changed on the way: X-Total tested the project of every to-do (9 ms for 10,000), then each project once over an index range of the to-dos (1.7 ms, still two thirds of the SQL of a request), and is now read from `todo_counts`, which triggers keep per user, state and project (0.01 ms); the filtered lists still count their to-dos per project. What remains is the request itself: about 19 statements (the to-dos, their issues and merge requests and what those entities show) and the JSON, in one process that shares 2 cores with autocannon.',
     '<!-- /bench:todos -->',
   ];
 }
