@@ -76,6 +76,21 @@ test('python-gitlab: SSH keys of users, look-ups by fingerprint, deploy keys', {
   assert.equal(run.stdout.trim(), 'ok');
 });
 
+test('python-gitlab: to-do items of issues and merge requests, listed, filtered, marked done one by one and all at once', { skip }, async () => {
+  const run = await runScript('python_gitlab_todos_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
+test('python-gitlab: group and project invitations (invite several, list, change, withdraw, failures per address)', { skip }, async () => {
+  const run = await runScript('python_gitlab_invitations_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+  // The invitations' mails go out (to the log: no mail server here) with whatever else waits.
+  const outcomes = await t.runJobs();
+  assert.ok(outcomes.some((o) => o.kind === 'invitations.send') && outcomes.every((o) => o.ok), JSON.stringify(outcomes));
+});
+
 test('python-gitlab: merge requests, their commits, changes, comments, merge, pipelines and merging when the pipeline succeeds', { skip }, async () => {
   const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
   try {
