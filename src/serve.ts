@@ -80,6 +80,7 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
   let stopScheduler: () => Promise<void> = async () => {};
   let stopWorker: () => Promise<void> = async () => {};
   let stopRunner: () => Promise<void> = async () => {};
+  let stopPagesHttps: () => Promise<void> = async () => {};
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
@@ -95,7 +96,7 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
     try {
       // The runner first: its jobs report their outcome to this server before it stops serving.
       await stopRunner();
-      await Promise.all([app.close(), stopScheduler(), stopWorker()]);
+      await Promise.all([app.close(), stopPagesHttps(), stopScheduler(), stopWorker()]);
       await database?.close();
       process.exit(0);
     } catch (error) {
@@ -131,6 +132,12 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
   if (stopping) return;
 
   await app.listen({ port: config.port, host: config.host });
+  if (config.pagesEnabled && config.pagesHttpsPort !== null) {
+    const { startPagesHttps } = await import('./modules/pages/index.ts');
+    const pagesHttps = await startPagesHttps(deps, app.log);
+    app.log.info({ port: pagesHttps.port }, 'serving pages sites over TLS');
+    stopPagesHttps = () => pagesHttps.close();
+  }
   if (config.ephemeral) {
     const ready = { msg: 'ready', url: config.externalUrl, token: config.rootToken ?? setup?.token ?? null, tokens: seeded?.tokens ?? {}, data_dir: config.dataDir, pid: process.pid };
     process.stdout.write(`${JSON.stringify(ready)}\n`);

@@ -27,6 +27,7 @@ import * as m0024 from './migrations/0024_merge_request_pipelines.ts';
 import * as m0025 from './migrations/0025_events_by_target.ts';
 import * as m0028 from './migrations/0028_clusters.ts';
 import * as m0029 from './migrations/0029_keys.ts';
+import * as m0031 from './migrations/0031_pages.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -61,6 +62,7 @@ const migrations: [string, Migration][] = [
   ['0025_events_by_target', m0025],
   ['0028_clusters', m0028],
   ['0029_keys', m0029],
+  ['0031_pages', m0031],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */

@@ -9,6 +9,7 @@ import { createDownstreamJob, processPipelineJob } from '../modules/pipelines/pi
 import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
 import { runScheduleJob } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
 import { createEvidenceJob } from '../modules/releases/releases.jobs.ts';
+import { deployPagesJob, verifyPagesDomainJob } from '../modules/pages/pages.jobs.ts';
 import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import type { JobKind } from './queue.ts';
 
@@ -29,4 +30,6 @@ export const backgroundJobKinds: readonly JobKind[] = [
   rebaseJob,
   refreshMergeRequestJob,
   autoMergeJob,
+  deployPagesJob,
+  verifyPagesDomainJob,
 ];
