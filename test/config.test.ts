@@ -108,3 +108,13 @@ test('QUARRY_METRICS_ALLOW: a comma-separated list of IPv4 and IPv6 addresses an
     message: 'QUARRY_METRICS_ALLOW must be a comma-separated list of IPv4 or IPv6 addresses or CIDR ranges (e.g. 10.0.0.0/8,fd00::/8), got "10.300.0.0/16"',
   });
 });
+
+test('Pages: on, at pages.localhost, no TLS port, domains verified by the system\'s DNS; bad values refused', () => {
+  const c = loadConfig({});
+  assert.deepEqual([c.pagesEnabled, c.pagesDomain, c.pagesHttpsPort, c.pagesDomainVerification, c.pagesDnsServers], [true, 'pages.localhost', null, true, []]);
+  const set = loadConfig({ QUARRY_PAGES_ENABLED: 'off', QUARRY_PAGES_DOMAIN: 'Pages.Example.COM.', QUARRY_PAGES_HTTPS_PORT: '8443', QUARRY_PAGES_DOMAIN_VERIFICATION: '0', QUARRY_PAGES_DNS_SERVERS: '10.0.0.2, [fd00::53]:5353,127.0.0.1:53' });
+  assert.deepEqual([set.pagesEnabled, set.pagesDomain, set.pagesHttpsPort, set.pagesDomainVerification, set.pagesDnsServers], [false, 'pages.example.com', 8443, false, ['10.0.0.2', '[fd00::53]:5353', '127.0.0.1:53']]);
+  assert.throws(() => loadConfig({ QUARRY_PAGES_DOMAIN: 'pages_example.com' }), /QUARRY_PAGES_DOMAIN must be a host name/);
+  assert.throws(() => loadConfig({ QUARRY_PAGES_DNS_SERVERS: 'dns.example.com' }), /QUARRY_PAGES_DNS_SERVERS must be a comma-separated list/);
+  assert.throws(() => loadConfig({ QUARRY_PAGES_HTTPS_PORT: 'https' }), ConfigError);
+});

@@ -13,14 +13,15 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Deps } from '../../core/deps.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import { domainCertificate } from './pages-sites.finder.ts';
-import { type SiteResponse, hostName, pagesHost, siteResponse } from './pages-sites.ts';
+import { type SiteResponse, hostName, pagesHostMatcher, siteResponse } from './pages-sites.ts';
 
 /** Answers the requests of pages hosts on the application's server. */
 export function installPagesSites(app: FastifyInstance): void {
   const deps = app.deps;
   if (!deps.config.pagesEnabled) return;
+  const pagesHost = pagesHostMatcher(deps.config);
   app.addHook('onRequest', async (req, reply) => {
-    const host = pagesHost(deps, req.headers.host);
+    const host = pagesHost(req.headers.host);
     if (host === null) return;
     const answer = await siteResponse(deps, host, req.method, req.url);
     if (answer === null) return;
@@ -62,8 +63,9 @@ export async function startPagesHttps(deps: Deps, log: FastifyBaseLogger, port =
       })
       .catch((error: Error) => done(error));
   };
+  const pagesHost = pagesHostMatcher(deps.config);
   const server = https.createServer({ SNICallback: sniCallback }, (req, res) => {
-    const host = pagesHost(deps, req.headers.host);
+    const host = pagesHost(req.headers.host);
     const method = req.method ?? 'GET';
     const answering = host ? siteResponse(deps, host, method, req.url ?? '/') : Promise.resolve(null);
     answering

@@ -24,14 +24,20 @@ export function hostName(header: string | undefined): string | null {
   return name === '' ? null : name;
 }
 
-/** Whether requests with this Host header go to Pages rather than the API. */
-export function pagesHost(deps: Pick<Deps, 'config'>, header: string | undefined): PagesHost | null {
-  const host = hostName(header);
-  const { pagesDomain, externalUrl } = deps.config;
-  if (host === null || isIP(host) !== 0 || host === 'localhost' || host === pagesDomain) return null;
-  if (host.endsWith(`.${pagesDomain}`)) return { namespace: host.slice(0, -pagesDomain.length - 1), host };
-  if (host === hostName(new URL(externalUrl).host)) return null;
-  return { custom: host };
+/**
+ * What tells, by its Host header, a request for Pages from one for the API: the pages domain's
+ * names are namespaces' sites; the API's own name, addresses and localhost are the API's; any
+ * other name may be a custom domain.
+ */
+export function pagesHostMatcher(config: Pick<Deps['config'], 'pagesDomain' | 'externalUrl'>): (header: string | undefined) => PagesHost | null {
+  const { pagesDomain } = config;
+  const apiHost = hostName(new URL(config.externalUrl).host);
+  return (header) => {
+    const host = hostName(header);
+    if (host === null || host === apiHost || isIP(host) !== 0 || host === 'localhost' || host === pagesDomain) return null;
+    if (host.endsWith(`.${pagesDomain}`)) return { namespace: host.slice(0, -pagesDomain.length - 1), host };
+    return { custom: host };
+  };
 }
 
 export interface SiteResponse {
