@@ -7,6 +7,7 @@
 // TLS features, Netscape's), and the signature. An extension outside that list is printed as
 // OpenSSL prints one it has no printer for: its bytes, with `.` for those that are not text.
 import type { KeyObject, X509Certificate } from 'node:crypto';
+import { ECParameters } from '@peculiar/asn1-ecc';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import {
   AuthorityInfoAccessSyntax,
@@ -63,9 +64,11 @@ function serialLines(content: Buffer): string {
 }
 
 /** print_labeled_bignum: small numbers inline, larger ones as hex, 15 bytes a line, a leading 00 when the top bit is set. */
-function bignumLines(label: string, bytes: Buffer, indent: number): string {
-  const value = magnitude(Buffer.concat([Buffer.from([0]), bytes])).bytes;
-  if (value.length === 1 && value[0] === 0) return `${pad(indent)}${label} 0\n`;
+function bignumLines(label: string, unsigned: Buffer, indent: number): string {
+  let start = 0;
+  while (start < unsigned.length - 1 && unsigned[start] === 0) start += 1;
+  const value = unsigned.subarray(start);
+  if (value.length === 0 || (value.length === 1 && value[0] === 0)) return `${pad(indent)}${label} 0\n`;
   if (value.length <= 8) {
     const n = BigInt(`0x${hex(value, '')}`);
     return `${pad(indent)}${label} ${n} (0x${n.toString(16)})\n`;
@@ -101,7 +104,7 @@ function publicKeyLines(algorithm: string, parameters: ArrayBuffer | null | unde
     return `${at}Public-Key: (${key.asymmetricKeyDetails?.modulusLength ?? modulus.length * 8} bit)\n${bignumLines('Modulus:', modulus, 16)}${bignumLines('Exponent:', exponent, 16)}`;
   }
   if (algorithm === '1.2.840.10045.2.1' && parameters) {
-    const curve = oidShortName(decodeOid(buf(parameters)));
+    const curve = oidShortName(AsnConvert.parse(parameters, ECParameters).namedCurve ?? '');
     const known = CURVES[curve];
     if (!known) return `${pad(12)}Unable to load Public Key\n`;
     return `${at}Public-Key: (${known.bits} bit)\n${at}pub:\n${hexBlock(keyBits, 20, 15)}${at}ASN1 OID: ${curve}\n${known.nist ? `${at}NIST CURVE: ${known.nist}\n` : ''}`;
@@ -110,22 +113,6 @@ function publicKeyLines(algorithm: string, parameters: ArrayBuffer | null | unde
     return `${at}${oidLongName(algorithm)} Public-Key:\n${at}pub:\n${hexBlock(keyBits, 20, 15)}`;
   }
   return `${pad(12)}Unable to load Public Key\n`;
-}
-
-/** An OBJECT IDENTIFIER's dotted form from its DER encoding. */
-function decodeOid(der: Buffer): string {
-  const body = der.subarray(2, 2 + (der[1] ?? 0));
-  const parts: number[] = [];
-  let value = 0;
-  for (const byte of body) {
-    value = value * 128 + (byte & 0x7f);
-    if ((byte & 0x80) === 0) {
-      if (parts.length === 0) parts.push(value < 80 ? Math.floor(value / 40) : 2, value < 80 ? value % 40 : value - 80);
-      else parts.push(value);
-      value = 0;
-    }
-  }
-  return parts.join('.');
 }
 
 /** ASN1_STRING_print: the bytes as text, `.` for anything but printable ASCII, CR and LF. */

@@ -14,7 +14,7 @@ import { PermanentJobError } from '../../jobs/queue.ts';
 import { projectArtifactsDir } from '../../storage/artifact-paths.ts';
 import { removeArtifactFilesLater } from '../../storage/deferred-removal.ts';
 import { artifactsStorage } from '../../storage/file-storage.ts';
-import { ZipLimitError, extractZipDirectory } from '../../storage/zip-archive.ts';
+import { NotAZipError, UnsafeZipError, ZipLimitError, extractZipDirectory } from '../../storage/zip-archive.ts';
 import { findArtifact } from '../ci-artifacts/artifacts.finder.ts';
 
 export const PUBLIC_DIR = 'public';
@@ -57,6 +57,7 @@ export async function deploySite(ctx: ServiceContext, buildId: number): Promise<
   } catch (error) {
     await storage.remove(scratch);
     if (error instanceof ZipLimitError) throw refused(`artifacts for pages are too large: ${error.message}`);
+    if (error instanceof NotAZipError || error instanceof UnsafeZipError) throw refused('unsupported artifacts format');
     throw error;
   }
   if (!extracted) throw refused('pages miss the public folder');
