@@ -40,8 +40,8 @@ export interface BenchServer {
   start(): Promise<number>;
   stop(): Promise<void>;
   api(method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; ms: number }>;
-  /** autocannon on one URL, in a process of its own. */
-  cannon(urlPath: string, connections?: number): Promise<{ rps: number; p50: number; p99: number; non2xx: number }>;
+  /** autocannon on one URL, in a process of its own (as root unless given another token). */
+  cannon(urlPath: string, connections?: number, token?: string): Promise<{ rps: number; p50: number; p99: number; non2xx: number }>;
   /** Commits one file on main through the commits API (a push, as far as CI is concerned). */
   commit(projectId: number, file: string, content: string, create: boolean): Promise<void>;
   latestPipeline(projectId: number): Promise<{ id: number; status: string } | null>;
@@ -92,9 +92,9 @@ export function benchServer(env: Record<string, string> = {}): BenchServer {
       await exited;
     },
     api,
-    cannon(urlPath, connections = 10) {
+    cannon(urlPath, connections = 10, token = TOKEN) {
       return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-c', String(connections), '-d', String(DURATION), '-j', '-H', `PRIVATE-TOKEN: ${TOKEN}`, `${base}${urlPath}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+        const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-c', String(connections), '-d', String(DURATION), '-j', '-H', `PRIVATE-TOKEN: ${token}`, `${base}${urlPath}`], { stdio: ['ignore', 'pipe', 'ignore'] });
         let out = '';
         child.stdout.on('data', (c) => (out += c));
         child.on('exit', () => {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
+import type { NotNull } from 'kysely';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openConfiguredDatabase } from '../src/bootstrap.ts';
@@ -32,7 +33,7 @@ async function expectedAuthorizations(env: Record<string, string>): Promise<Map<
     const { db } = database;
     const namespaces = await db.selectFrom('namespaces').select(['id', 'type', 'owner_id', 'traversal_path']).execute();
     const projects = await db.selectFrom('projects').select(['id', 'namespace_id']).execute();
-    const members = await db.selectFrom('members').select(['source_type', 'source_id', 'user_id', 'access_level', 'expires_at']).execute();
+    const members = await db.selectFrom('members').select(['source_type', 'source_id', 'user_id', 'access_level', 'expires_at']).where('user_id', 'is not', null).$narrowType<{ user_id: NotNull }>().execute();
     const byNamespace = new Map(namespaces.map((n) => [n.id, n]));
     const expected = new Map<string, number>();
     const grant = (userId: number, projectId: number, level: number) => {

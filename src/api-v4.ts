@@ -32,6 +32,7 @@ import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { groupRoutes } from './modules/groups/groups.routes.ts';
+import { invitationRoutes } from './modules/invitations/invitations.routes.ts';
 import { labelRoutes } from './modules/labels/labels.routes.ts';
 import { memberRoutes } from './modules/members/members.routes.ts';
 import { metadataRoutes } from './modules/metadata/metadata.routes.ts';
@@ -46,6 +47,7 @@ import { repositoryRoutes } from './modules/repository/repository.routes.ts';
 import { releaseRoutes } from './modules/releases/releases.routes.ts';
 import { releaseLinkRoutes } from './modules/releases/release-links.routes.ts';
 import { tagRoutes } from './modules/tags/tags.routes.ts';
+import { todoListRoutes } from './modules/todo-list/todo-list.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 
 export const apiV4: FastifyPluginAsync = async (api) => {
@@ -79,6 +81,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(commitStatusRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);
+  await api.register(invitationRoutes);
   await api.register(labelRoutes);
   await api.register(memberRoutes);
   await api.register(metadataRoutes);
@@ -95,5 +98,6 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(releaseRoutes);
   await api.register(releaseLinkRoutes);
   await api.register(tagRoutes);
+  await api.register(todoListRoutes);
   await api.register(userRoutes);
 };

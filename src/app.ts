@@ -20,9 +20,11 @@ import { openapiOptions } from './modules/api-docs/index.ts';
 import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { invitePageRoutes } from './modules/invitations/invite-page.routes.ts';
 import { metricsRoutes } from './modules/metrics/metrics.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { installPagesSites } from './modules/pages/index.ts';
+import { registrationRoutes } from './modules/registrations/registrations.routes.ts';
 import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
 import type { TestModeOptions } from './modules/testing/testing.routes.ts';
 
@@ -83,6 +85,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(apiDocsRoutes);
   await app.register(oauthRoutes);
   await app.register(sessionRoutes);
+  await app.register(registrationRoutes);
+  await app.register(invitePageRoutes);
   await app.register(gitHttpRoutes);
   await app.register(apiV4, { prefix: '/api/v4' });
   // Loaded only when used: the seed's schema and YAML parser stay out of an ordinary start.

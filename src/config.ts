@@ -27,6 +27,10 @@ export interface Config {
   readonly rateLimitPeriodSeconds: number;
   /** redis:// or rediss://: rate limits and the failed-authentication ban are counted there, across every process and node. */
   readonly redisUrl: string | null;
+  /** smtp:// or smtps:// (QUARRY_SMTP_URL): mail goes out through that server; null writes each message to the log instead. */
+  readonly smtpUrl: string | null;
+  /** The sender of every message (QUARRY_EMAIL_FROM); by default quarry@ the external URL's host. */
+  readonly emailFrom: string;
   /** Failed authentications (git over HTTP, sign-in) from one address within authBanFindSeconds that ban it; 0 turns the ban off. */
   readonly authBanMaxFailures: number;
   readonly authBanFindSeconds: number;
@@ -209,6 +213,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const redisUrl = env.REDIS_URL || null;
   if (redisUrl) url(redisUrl, 'REDIS_URL', ['redis:', 'rediss:']);
+  const smtpUrl = env.QUARRY_SMTP_URL || null;
+  if (smtpUrl) url(smtpUrl, 'QUARRY_SMTP_URL', ['smtp:', 'smtps:']);
+  const emailFrom = env.QUARRY_EMAIL_FROM || `quarry@${new URL(external).hostname}`;
+  if (!/^[^\s@]+@[^\s@]+$/.test(emailFrom)) throw new ConfigError(`QUARRY_EMAIL_FROM must be an email address, got "${emailFrom}"`);
   // A test fixture reads the ready line; request logs would only fill its pipe.
   const logLevel = env.QUARRY_LOG_LEVEL || (ephemeral ? 'warn' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
@@ -247,6 +255,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitRequests: integer(env, 'QUARRY_RATE_LIMIT_REQUESTS', 0, 0, 1_000_000_000),
     rateLimitPeriodSeconds: integer(env, 'QUARRY_RATE_LIMIT_PERIOD', 60, 1, 86_400),
     redisUrl,
+    smtpUrl,
+    emailFrom,
     // The platform's ban of failed Git HTTP authentications: 30 within 3 minutes ban an address for an hour.
     authBanMaxFailures: integer(env, 'QUARRY_AUTH_BAN_MAX_FAILURES', 30, 0, 1_000_000),
     authBanFindSeconds: integer(env, 'QUARRY_AUTH_BAN_FIND_TIME', 180, 1, 86_400),

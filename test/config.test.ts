@@ -95,6 +95,15 @@ test('REDIS_URL: redis:// or rediss://, unset by default; the authentication ban
   assert.equal(loadConfig({ QUARRY_AUTH_BAN_MAX_FAILURES: '0' }).authBanMaxFailures, 0);
 });
 
+test('QUARRY_SMTP_URL: smtp:// or smtps://, unset by default (mail goes to the log); the sender is quarry@ the external host unless QUARRY_EMAIL_FROM says', () => {
+  const c = loadConfig({ QUARRY_EXTERNAL_URL: 'https://git.example.com/' });
+  assert.deepEqual([c.smtpUrl, c.emailFrom], [null, 'quarry@git.example.com']);
+  assert.equal(loadConfig({ QUARRY_SMTP_URL: 'smtps://bot:secret@mail.example.com:465' }).smtpUrl, 'smtps://bot:secret@mail.example.com:465');
+  assert.equal(loadConfig({ QUARRY_EMAIL_FROM: 'forge@example.com' }).emailFrom, 'forge@example.com');
+  assert.throws(() => loadConfig({ QUARRY_SMTP_URL: 'http://mail.example.com' }), { message: 'QUARRY_SMTP_URL must start with smtp:// or smtps://, got "http://mail.example.com"' });
+  assert.throws(() => loadConfig({ QUARRY_EMAIL_FROM: 'forge' }), { message: 'QUARRY_EMAIL_FROM must be an email address, got "forge"' });
+});
+
 test('QUARRY_COMMIT_MAX_ACTIONS: 10,000 actions per commit request by default; 0 leaves only the body limit', () => {
   assert.equal(loadConfig({}).commitMaxActions, 10_000);
   assert.equal(loadConfig({ QUARRY_COMMIT_MAX_ACTIONS: '0' }).commitMaxActions, 0);

@@ -48,6 +48,11 @@ const COLUMNS = {
     public: 'boolean', expires_at: 'text?', created_at: 'text', updated_at: 'text',
   },
   deploy_keys_projects: { id: 'integer', deploy_key_id: 'integer', project_id: 'integer', can_push: 'boolean', created_at: 'text', updated_at: 'text' },
+  todos: {
+    id: 'integer', user_id: 'integer', project_id: 'integer', target_type: 'text', target_id: 'integer', author_id: 'integer', action: 'text',
+    note_id: 'integer?', state: 'text', resolved_by_action: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  todo_counts: { user_id: 'integer', state: 'text', project_id: 'integer', todos: 'integer' },
   merge_request_reviewers: { merge_request_id: 'integer', user_id: 'integer' },
   merge_requests_closing_issues: { merge_request_id: 'integer', issue_id: 'integer' },
   releases: {
@@ -89,8 +94,8 @@ const COLUMNS = {
   group_custom_attributes: { id: 'integer', group_id: 'integer', key: 'text', value: 'text', created_at: 'text', updated_at: 'text' },
   identities: { id: 'integer', user_id: 'integer', provider: 'text', extern_uid: 'text', created_at: 'text' },
   members: {
-    id: 'integer', source_type: 'text', source_id: 'integer', user_id: 'integer', access_level: 'integer', expires_at: 'text?',
-    created_by_id: 'integer?', created_at: 'text', updated_at: 'text',
+    id: 'integer', source_type: 'text', source_id: 'integer', user_id: 'integer?', access_level: 'integer', expires_at: 'text?',
+    created_by_id: 'integer?', created_at: 'text', updated_at: 'text', invite_email: 'text?', invite_token: 'text?', invite_accepted_at: 'text?',
   },
   membership_generation: { id: 'integer', generation: 'integer' },
   namespace_member_counts: {
@@ -143,7 +148,7 @@ const COLUMNS = {
     external: 'boolean', user_type: 'text', bio: 'text', location: 'text', public_email: 'text?', commit_email: 'text?', skype: 'text',
     linkedin: 'text', twitter: 'text', website_url: 'text', organization: 'text', job_title: 'text', note: 'text?',
     private_profile: 'boolean', projects_limit: 'integer', can_create_group: 'boolean', theme_id: 'integer', color_scheme_id: 'integer',
-    two_factor_enabled: 'boolean', confirmed_at: 'text?', password_expires_at: 'text?', last_sign_in_at: 'text?',
+    two_factor_enabled: 'boolean', confirmed_at: 'text?', confirmation_token: 'text?', password_expires_at: 'text?', last_sign_in_at: 'text?',
     current_sign_in_at: 'text?', last_sign_in_ip: 'text?', current_sign_in_ip: 'text?', sign_in_count: 'integer', last_activity_on: 'text?',
     created_by_id: 'integer?', created_at: 'text', updated_at: 'text',
   },

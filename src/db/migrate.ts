@@ -25,6 +25,8 @@ import * as m0022 from './migrations/0022_merge_request_rebase.ts';
 import * as m0023 from './migrations/0023_merge_requests_closing_issues.ts';
 import * as m0024 from './migrations/0024_merge_request_pipelines.ts';
 import * as m0025 from './migrations/0025_events_by_target.ts';
+import * as m0026 from './migrations/0026_member_invitations.ts';
+import * as m0027 from './migrations/0027_todos.ts';
 import * as m0028 from './migrations/0028_clusters.ts';
 import * as m0029 from './migrations/0029_keys.ts';
 import * as m0031 from './migrations/0031_pages.ts';
@@ -60,6 +62,8 @@ const migrations: [string, Migration][] = [
   ['0023_merge_requests_closing_issues', m0023],
   ['0024_merge_request_pipelines', m0024],
   ['0025_events_by_target', m0025],
+  ['0026_member_invitations', m0026],
+  ['0027_todos', m0027],
   ['0028_clusters', m0028],
   ['0029_keys', m0029],
   ['0031_pages', m0031],

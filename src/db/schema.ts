@@ -34,6 +34,8 @@ export interface UsersTable {
   color_scheme_id: number;
   two_factor_enabled: Bool;
   confirmed_at: string | null;
+  /** Digest of the token the confirmation mail carries, until the email is confirmed (0026). */
+  confirmation_token: string | null;
   password_expires_at: string | null;
   last_sign_in_at: string | null;
   current_sign_in_at: string | null;
@@ -177,12 +179,18 @@ export interface MembersTable {
   /** 'Project' or 'Namespace' (a group). */
   source_type: string;
   source_id: number;
-  user_id: number;
+  /** Null while the row is an invitation nobody has accepted yet. */
+  user_id: number | null;
   access_level: number;
   expires_at: string | null;
   created_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** The invited address, kept once the invitation is accepted (0026). */
+  invite_email: string | null;
+  /** Digest of the token the invitation's mail carries; null once accepted (or before the mail went out). */
+  invite_token: string | null;
+  invite_accepted_at: string | null;
 }
 
 export interface ProjectAuthorizationsTable {
@@ -905,6 +913,35 @@ export interface DeployKeysProjectsTable {
   updated_at: string;
 }
 
+/** A to-do item of a user on an issue or a merge request. */
+export interface TodosTable {
+  id: Generated<number>;
+  user_id: number;
+  project_id: number;
+  /** 'Issue' or 'MergeRequest'. */
+  target_type: string;
+  target_id: number;
+  author_id: number;
+  /** The action's name: 'assigned', 'mentioned', 'build_failed', 'marked', … */
+  action: string;
+  /** The note that mentioned the user, if a note did. */
+  note_id: number | null;
+  /** 'pending' or 'done'. */
+  state: Generated<string>;
+  /** How it was done: 'system_done', 'api_done', 'api_all_done'. */
+  resolved_by_action: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A user's to-dos per state and project, kept by triggers on todos. */
+export interface TodoCountsTable {
+  user_id: number;
+  state: string;
+  project_id: number;
+  todos: Generated<number>;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -977,6 +1014,8 @@ export interface DB {
   pages_deployments: PagesDeploymentsTable;
   keys: KeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;
+  todos: TodosTable;
+  todo_counts: TodoCountsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -1039,6 +1078,7 @@ export type EventRow = Selectable<EventsTable>;
 export type IssueRow = Selectable<IssuesTable>;
 export type MergeRequestRow = Selectable<MergeRequestsTable>;
 export type NoteRow = Selectable<NotesTable>;
+export type TodoRow = Selectable<TodosTable>;
 export type BackgroundJobRow = Selectable<BackgroundJobsTable>;
 export type CiPipelineRow = Selectable<CiPipelinesTable>;
 export type CiBuildRow = Selectable<CiBuildsTable>;

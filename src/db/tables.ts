@@ -34,6 +34,9 @@ export const DATA_TABLES = [
   'release_links',
   'releases',
   'subscriptions',
+  'todos',
+  // After what it counts: deleting those rows one by one updates it through its triggers.
+  'todo_counts',
   'notes',
   'label_links',
   'merge_requests_closing_issues',

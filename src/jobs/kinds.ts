@@ -1,7 +1,8 @@
 // Every kind of background job, listed explicitly, one line each; the workers run these (see
 // queue.ts for what a kind must guarantee).
 import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts';
-import { autoMergeJob, checkMergeStatusJob, rebaseJob, refreshMergeRequestJob } from '../modules/merge-requests/merge-requests.jobs.ts';
+import { sendInvitationJob } from '../modules/invitations/invitations.jobs.ts';
+import { autoMergeJob, checkMergeStatusJob, pipelineTodosJob, rebaseJob, refreshMergeRequestJob } from '../modules/merge-requests/merge-requests.jobs.ts';
 import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
 import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.ts';
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
@@ -10,6 +11,7 @@ import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
 import { runScheduleJob } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
 import { createEvidenceJob } from '../modules/releases/releases.jobs.ts';
 import { deployPagesJob, verifyPagesDomainJob } from '../modules/pages/pages.jobs.ts';
+import { sendConfirmationJob } from '../modules/users/users.jobs.ts';
 import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import type { JobKind } from './queue.ts';
 
@@ -30,6 +32,9 @@ export const backgroundJobKinds: readonly JobKind[] = [
   rebaseJob,
   refreshMergeRequestJob,
   autoMergeJob,
+  sendInvitationJob,
+  sendConfirmationJob,
+  pipelineTodosJob,
   deployPagesJob,
   verifyPagesDomainJob,
 ];

@@ -1,7 +1,8 @@
 // Declarations of background work the merge requests module runs, so that the writers that call
 // for it (the post-push work, pipeline processing) enqueue it without depending on that module:
 // the refresh of a merge request after its source branch moved (its ref, its pipeline, its
-// automatic merge), and the automatic merges a successful pipeline lets go ahead.
+// automatic merge), the automatic merges a successful pipeline lets go ahead, and the to-dos of a
+// merge request's pipeline that failed or was retried.
 import { Type } from '@sinclair/typebox';
 import type { JobDeclaration } from './queue.ts';
 
@@ -16,6 +17,8 @@ const RefreshPayload = Type.Object(
   { additionalProperties: false },
 );
 const AutoMergePayload = Type.Object({ projectId: Type.Integer() }, { additionalProperties: false });
+const PipelineTodosPayload = Type.Object({ pipelineId: Type.Integer(), event: Type.Union([Type.Literal('failed'), Type.Literal('retried')]) }, { additionalProperties: false });
 
 export const MERGE_REQUEST_REFRESH: JobDeclaration<typeof RefreshPayload> = { name: 'merge_requests.refresh', payload: RefreshPayload, maxAttempts: 5 };
 export const AUTO_MERGE: JobDeclaration<typeof AutoMergePayload> = { name: 'merge_requests.auto_merge', payload: AutoMergePayload, maxAttempts: 3 };
+export const PIPELINE_TODOS: JobDeclaration<typeof PipelineTodosPayload> = { name: 'merge_requests.pipeline_todos', payload: PipelineTodosPayload, maxAttempts: 5 };

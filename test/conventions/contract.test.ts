@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, job log, job artifact, runner update and upload, health, metrics, landing, sign-in and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, job log, job artifact, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
@@ -97,6 +97,7 @@ describe('the routes of the application', () => {
       'GET /-/api-docs',
       'GET /-/api-docs/:asset',
       'GET /-/health',
+      'GET /-/invites/:token',
       'GET /-/metrics',
       'GET /api/v4/jobs/:id/artifacts',
       'GET /api/v4/projects/:id/jobs/:job_id/artifacts',
@@ -107,11 +108,14 @@ describe('the routes of the application', () => {
       'GET /api/v4/projects/:id/repository/archive',
       'GET /api/v4/projects/:id/repository/archive.:format',
       'GET /api/v4/projects/:id/repository/files/:file_path/raw',
+      'GET /users/confirmation',
       'GET /users/sign_in',
+      'GET /users/sign_up',
       'HEAD /',
       'HEAD /-/api-docs',
       'HEAD /-/api-docs/:asset',
       'HEAD /-/health',
+      'HEAD /-/invites/:token',
       'HEAD /-/metrics',
       'HEAD /api/v4/jobs/:id/artifacts',
       'HEAD /api/v4/projects/:id/jobs/:job_id/artifacts',
@@ -122,11 +126,14 @@ describe('the routes of the application', () => {
       'HEAD /api/v4/projects/:id/repository/archive',
       'HEAD /api/v4/projects/:id/repository/archive.:format',
       'HEAD /api/v4/projects/:id/repository/files/:file_path/raw',
+      'HEAD /users/confirmation',
       'HEAD /users/sign_in',
+      'HEAD /users/sign_up',
       'PATCH /api/v4/jobs/:id/trace',
       'POST /api/v4/jobs/:id/artifacts',
       'POST /users/sign_in',
       'POST /users/sign_out',
+      'POST /users/sign_up',
       'PUT /api/v4/jobs/:id',
     ]);
     const git = routes.filter((r) => r.url.startsWith('/:s0') && r.method !== 'OPTIONS');

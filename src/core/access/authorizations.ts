@@ -1,6 +1,6 @@
 // Effective access: a user's level on a project (project_authorizations, recomputed whenever a
 // membership or the hierarchy changes) and on a group (its own or an ancestor's membership).
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, type NotNull, PostgresAdapter, sql } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { ACCESS } from './levels.ts';
 import { inSubtree } from './subtree.ts';
@@ -60,11 +60,11 @@ export async function refreshAuthorizations(db: Kysely<DB>, userIds: readonly nu
     group by user_id, project_id`.execute(db);
 }
 
-/** Users whose authorizations depend on this namespace: members of it or its ancestors, and its owner. */
+/** Users whose authorizations depend on this namespace: members of it or its ancestors (invitations wait for one), and its owner. */
 export async function usersAboveNamespace(db: Kysely<DB>, namespace: { traversal_path: string; owner_id: number | null }): Promise<number[]> {
   const groups = ancestorIds(namespace.traversal_path);
   const rows = groups.length
-    ? await db.selectFrom('members').select('user_id').where('source_type', '=', 'Namespace').where('source_id', 'in', groups).execute()
+    ? await db.selectFrom('members').select('user_id').where('source_type', '=', 'Namespace').where('source_id', 'in', groups).where('user_id', 'is not', null).$narrowType<{ user_id: NotNull }>().execute()
     : [];
   const ids = rows.map((r) => r.user_id);
   if (namespace.owner_id !== null) ids.push(namespace.owner_id);
@@ -77,6 +77,8 @@ export async function usersAroundNamespace(db: Kysely<DB>, namespace: { traversa
   const below = await db
     .selectFrom('members as m')
     .select('m.user_id')
+    .where('m.user_id', 'is not', null)
+    .$narrowType<{ user_id: NotNull }>()
     .where((eb) =>
       eb.or([
         eb.and([

@@ -100,7 +100,8 @@ export function operationIdOf(method: string, url: string): string {
 function tagOf(url: string): string {
   if (url.startsWith(`${API_PREFIX}/`)) return url.split('/')[3];
   if (url.startsWith('/oauth/')) return 'oauth';
-  return url.startsWith('/-/') ? 'instance' : 'web';
+  // An invitation's link is a page for people, under /-/ as on the platform.
+  return url.startsWith('/-/') && !url.startsWith('/-/invites/') ? 'instance' : 'web';
 }
 
 /** required: any scheme; optional: any scheme or none ({}); none: no authentication at all. */

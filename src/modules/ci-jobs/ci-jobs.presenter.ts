@@ -4,6 +4,7 @@ import type { Commit } from '../../git/commits.ts';
 import { presentCommit } from '../../domain/commit-entity.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { type PipelineView, presentPipelineBasic } from '../pipelines/pipelines.presenter.ts';
+import { presentProjectIdentity } from '../projects/projects.presenter.ts';
 import { presentRunner } from '../runners/runners.presenter.ts';
 import { presentUser } from '../users/users.presenter.ts';
 import type { JobRelations } from './ci-jobs.finder.ts';
@@ -79,18 +80,7 @@ export function presentBridge(row: CiBuildRow, view: JobView): Bridge {
 }
 
 export function presentJobBasicWithProject(row: CiBuildRow, view: JobView, project: ProjectRow): JobBasicWithProject {
-  return {
-    ...basic(row, view),
-    project: {
-      id: project.id,
-      description: project.description,
-      name: project.name,
-      name_with_namespace: project.name_with_namespace,
-      path: project.path,
-      path_with_namespace: project.full_path,
-      created_at: project.created_at,
-    },
-  };
+  return { ...basic(row, view), project: presentProjectIdentity(project) };
 }
 
 export interface AllowedAgentsView {

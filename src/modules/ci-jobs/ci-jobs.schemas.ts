@@ -6,7 +6,7 @@ import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
 import { DEPLOYMENT_TIERS } from '../../ci/config/index.ts';
 import { CommitEntity } from '../../domain/commit-entity.ts';
 import { PipelineBasicEntity } from '../pipelines/pipelines.schemas.ts';
-import { projectIdentityFields } from '../projects/projects.schemas.ts';
+import { ProjectIdentityEntity } from '../projects/projects.schemas.ts';
 import { RunnerEntity } from '../runners/runners.schemas.ts';
 import { UserEntity } from '../users/users.schemas.ts';
 
@@ -43,8 +43,6 @@ export const JobEntity = Entity({
   tag_list: Type.Array(Type.String()),
 });
 export type Job = Static<typeof JobEntity>;
-
-export const ProjectIdentityEntity = Entity(projectIdentityFields);
 
 /** Entities::Ci::JobBasicWithProject: a runner's jobs, of any project. */
 export const JobBasicWithProjectEntity = Entity({ ...jobBasicFields, project: ProjectIdentityEntity });

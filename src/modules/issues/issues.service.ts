@@ -1,5 +1,6 @@
 // Writing issues (14.x Issues::CreateService / UpdateService / CloseService / ReopenService):
-// one transaction each, with the activity event and the system notes of what changed. Fields
+// one transaction each, with the activity event, the system notes of what changed and the to-dos
+// of whom it assigns or mentions (closing marks the closer's done). Fields
 // only Reporters and up may set (assignees, milestone, labels, due date, lock, weight) are
 // dropped for others, as the platform's filter_params does; `iid` and `created_at` are kept for
 // administrators and owners only.
@@ -13,6 +14,7 @@ import type { LabelRow, LabelScope } from '../../domain/labels.ts';
 import { addError, atLeast } from '../../domain/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { type Noteable, addSystemNote } from '../notes/notes.service.ts';
+import { type TodoTarget, assignmentTodos, deleteTargetTodos, mentionTodos, resolveTodos } from '../todos/todos.service.ts';
 
 export interface IssueChanges {
   title?: string;
@@ -73,6 +75,8 @@ export const noteableOf = (issue: Pick<IssueRow, 'id' | 'iid' | 'project_id' | '
   title: issue.title,
 });
 
+const todoTargetOf = (issue: Pick<IssueRow, 'id' | 'project_id'>): TodoTarget => ({ type: 'Issue', id: issue.id, projectId: issue.project_id });
+
 /** The labels the issue has now. */
 async function labelIdsOf(ctx: ServiceContext, issueId: number): Promise<LabelRow[]> {
   return (await labelsOf(ctx.db, 'Issue', [issueId])).get(issueId) ?? [];
@@ -101,6 +105,7 @@ async function setAssignees(ctx: ServiceContext, issue: IssueRow, current: numbe
   if (added.length > 0) parts.push(`assigned to ${await mentionList(ctx.db, added)}`);
   if (removed.length > 0) parts.push(`unassigned ${await mentionList(ctx.db, removed)}`);
   await addSystemNote(ctx, noteableOf(issue), parts.join(' and '));
+  await assignmentTodos(ctx, todoTargetOf(issue), added, 'assigned');
 }
 
 /** POST /projects/:id/issues. */
@@ -149,6 +154,8 @@ export async function createIssue(
     const assignees = changes.assigneeIds ? await powers.assignable(tx.db, changes.assigneeIds) : [];
     if (assignees.length > 0) await tx.db.insertInto('issue_assignees').values(assignees.map((user_id) => ({ issue_id: issue.id, user_id }))).execute();
     await recordEvent(tx, { projectId, authorId: author.id, action: 'created', targetType: 'Issue', targetId: issue.id, targetIid: issue.iid, targetTitle: issue.title });
+    await assignmentTodos(tx, todoTargetOf(issue), assignees, 'assigned');
+    await mentionTodos(tx, todoTargetOf(issue), { title: issue.title, markdown: issue.description });
     return issue;
   });
 }
@@ -206,6 +213,7 @@ export async function updateIssue(ctx: ServiceContext, issue: IssueRow, input: I
       Object.assign(set, { state: 'closed', closed_at: at, closed_by_id: actor.id });
       notes.push('closed');
       await recordEvent(tx, { projectId: issue.project_id, authorId: actor.id, action: 'closed', targetType: 'Issue', targetId: issue.id, targetIid: issue.iid, targetTitle: set.title ?? issue.title });
+      await resolveTodos(tx, todoTargetOf(issue), actor.id);
     } else if (changes.stateEvent === 'reopen' && issue.state === 'closed') {
       Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null });
       notes.push('reopened');
@@ -216,6 +224,10 @@ export async function updateIssue(ctx: ServiceContext, issue: IssueRow, input: I
     if (labels) await setLabels(tx, issue, currentLabels, labels);
     if (changes.assigneeIds !== undefined) await setAssignees(tx, issue, await assigneeIdsOf(tx, issue.id), await powers.assignable(tx.db, changes.assigneeIds));
     for (const body of notes) await addSystemNote(tx, noteable, body);
+    if (set.title !== undefined || set.description !== undefined) {
+      const after = { title: set.title ?? issue.title, markdown: set.description !== undefined ? set.description : issue.description };
+      await mentionTodos(tx, todoTargetOf(issue), after, { before: { title: issue.title, markdown: issue.description } });
+    }
     return tx.db
       .updateTable('issues')
       .set({ ...set, updated_at: at, updated_by_id: actor.id })
@@ -230,9 +242,10 @@ function humanDate(date: string): string {
   return new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
 }
 
-/** DELETE /projects/:id/issues/:issue_iid: its notes, labels and assignees go with it. */
+/** DELETE /projects/:id/issues/:issue_iid: its notes, labels, assignees and to-dos go with it. */
 export async function deleteIssue(ctx: ServiceContext, issue: IssueRow): Promise<void> {
   await withTransaction(ctx, async (tx) => {
+    await deleteTargetTodos(tx, todoTargetOf(issue));
     await tx.db.deleteFrom('notes').where('noteable_type', '=', 'Issue').where('noteable_id', '=', issue.id).execute();
     await tx.db.deleteFrom('label_links').where('target_type', '=', 'Issue').where('target_id', '=', issue.id).execute();
     await tx.db.deleteFrom('subscriptions').where('subscribable_type', '=', 'Issue').where('subscribable_id', '=', issue.id).execute();

@@ -1,6 +1,6 @@
 // Reads of memberships. A source is a project or a group; lists return unexecuted builders that
 // pagination cuts in the database, ordered by membership id as the platform's pagination does.
-import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import { type Expression, type Kysely, type NotNull, type SqlBool, sql } from 'kysely';
 import { ACCESS } from '../../core/access/levels.ts';
 import { ancestorIds } from '../../core/access/authorizations.ts';
 import { containsText } from '../../core/search.ts';
@@ -44,6 +44,18 @@ export function groupSource(group: NamespaceRow): MemberSource {
   };
 }
 
+/** The project or group a membership row belongs to; null when it is gone. */
+export async function findMemberSource(db: Kysely<DB>, type: string, id: number): Promise<MemberSource | null> {
+  if (type === 'Project') {
+    const project = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!project) return null;
+    const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
+    return projectSource(project, namespace);
+  }
+  const group = await db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirst();
+  return group ? groupSource(group) : null;
+}
+
 /** A membership with the user fields the entity shows. */
 export interface MemberView {
   member_id: number;
@@ -84,12 +96,13 @@ function searchRank(term: string) {
   return sql<number>`case when u.name = ${term} then 0 when u.username = ${term} then 1 when lower(u.public_email) = ${term} then 2 else 3 end`;
 }
 
-/** Direct members of a source. */
+/** Direct members of a source. Joining the user leaves out invitations nobody has accepted. */
 export function findDirectMembers(db: Kysely<DB>, source: MemberSource, filters: MemberFilters = {}) {
   let qb = db
     .selectFrom('members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select([...MEMBER_COLUMNS, ...USER_COLUMNS])
+    .$narrowType<{ user_id: NotNull }>()
     .where('m.source_type', '=', source.type)
     .where('m.source_id', '=', source.id);
   if (filters.user_ids?.length) qb = qb.where('m.user_id', 'in', filters.user_ids);
@@ -129,6 +142,7 @@ export function findAllMembers(db: Kysely<DB>, source: MemberSource, filters: Me
     .selectFrom(ranked.as('m'))
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select(['m.member_id', 'm.source_type', 'm.source_id', 'm.user_id', 'm.access_level', 'm.expires_at', 'm.created_at', ...USER_COLUMNS])
+    .$narrowType<{ user_id: NotNull }>()
     .where('m.position', '=', 1);
   if (filters.user_ids?.length) qb = qb.where('m.user_id', 'in', filters.user_ids);
   const term = filters.query === undefined ? '' : normalizedQuery(filters.query);

@@ -34,7 +34,7 @@ export type ListMembersQuery = Static<typeof ListMembersQuery>;
  * A date, a date and time (only its date is kept), or an empty value that clears the expiry.
  * The platform declares it as a DateTime.
  */
-const ExpiresAt = Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.String({ pattern: '^$' }), Type.Null()]));
+export const ExpiresAt = Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.String({ pattern: '^$' }), Type.Null()]));
 
 export const AddMemberBody = Params({
   access_level: Type.Integer(),

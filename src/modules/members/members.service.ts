@@ -1,7 +1,7 @@
 // Writes of memberships: add, change, remove and expire, with the platform's member model rules
 // and member policies. Every change recomputes the affected users' project authorizations in the
 // same transaction; project memberships record joined / left / expired events, group ones none.
-import type { Kysely } from 'kysely';
+import type { Kysely, NotNull } from 'kysely';
 import { type ServiceContext, atTime, requireActor, withTransaction } from '../../core/context.ts';
 import { refreshAuthorizations } from '../../core/access/authorizations.ts';
 import { ACCESS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS } from '../../core/access/levels.ts';
@@ -15,10 +15,10 @@ import {
   type MemberSource,
   type MemberView,
   findDirectMember,
+  findMemberSource,
   groupSource,
   highestGroupMembership,
   otherOwners,
-  projectSource,
 } from './members.finder.ts';
 
 /** Who acts, and whether the source lets them manage its members (admin_project_member / admin_group_member). */
@@ -38,6 +38,9 @@ const ROLE_NAMES: Record<number, string> = {
   [ACCESS.OWNER]: 'Owner',
 };
 
+/** The role's name as the platform writes it ("Developer"). */
+export const roleName = (level: number): string => ROLE_NAMES[level] ?? String(level);
+
 
 /** The platform's find_by! miss: a record-not-found 404 with a lower-case "found". */
 export const memberNotFound = () => apiError(404, '404 Not found');
@@ -53,8 +56,9 @@ export function expiryDate(value: string | null | undefined): string | null | un
 }
 
 export interface MembershipInput {
-  userId: number;
-  userType: string;
+  /** Null for an invitation: it inherits nothing and is nobody's yet. */
+  userId: number | null;
+  userType: string | null;
   accessLevel: number;
   expiresAt: string | null;
 }
@@ -62,15 +66,15 @@ export interface MembershipInput {
 /**
  * The member model's validations, in its order: a future expiry, no level below one inherited
  * from a group above, no project bot joining another source, a level the source accepts.
- * `creating` is false when a membership is changed.
+ * `creating` is false when a membership (or an invitation) is changed.
  */
 export async function membershipErrors(ctx: ServiceContext, source: MemberSource, input: MembershipInput, creating: boolean): Promise<FieldErrors | null> {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => addError(errors, field, message);
   if (input.expiresAt !== null && input.expiresAt < dayOf(ctx.now())) add('expires_at', 'cannot be a date in the past');
-  const inherited = await highestGroupMembership(ctx.db, source.inheritedFrom, input.userId);
+  const inherited = input.userId === null ? undefined : await highestGroupMembership(ctx.db, source.inheritedFrom, input.userId);
   if (inherited && inherited.access_level > input.accessLevel) {
-    add('access_level', `should be greater than or equal to ${ROLE_NAMES[inherited.access_level] ?? inherited.access_level} inherited membership from group ${inherited.group_name}`);
+    add('access_level', `should be greater than or equal to ${roleName(inherited.access_level)} inherited membership from group ${inherited.group_name}`);
   }
   if (creating && input.userType === 'project_bot') add('user_id', 'project bots cannot be added to other groups / projects');
   const allowed: readonly number[] = source.type === 'Project' ? PROJECT_ACCESS_LEVELS : GROUP_ACCESS_LEVELS;
@@ -79,12 +83,11 @@ export async function membershipErrors(ctx: ServiceContext, source: MemberSource
 }
 
 /**
- * Inserts a membership (validated by the caller) and what follows from it: a joined event for a
- * project unless the user owns its personal namespace, and the user's authorizations.
+ * Inserts a membership (validated by the caller) and what follows from it (afterJoining).
  * `createdById` is recorded as given rather than taken from the actor: a project bot's
  * membership, made for the request's user, records none.
  */
-export async function insertMembership(ctx: ServiceContext, source: MemberSource, input: Omit<MembershipInput, 'userType'>, createdById: number | null): Promise<void> {
+export async function insertMembership(ctx: ServiceContext, source: MemberSource, input: { userId: number; accessLevel: number; expiresAt: string | null }, createdById: number | null): Promise<void> {
   const now = ctx.now();
   const at = now.toISOString();
   await ctx.db
@@ -100,10 +103,18 @@ export async function insertMembership(ctx: ServiceContext, source: MemberSource
       updated_at: at,
     })
     .execute();
-  if (source.type === 'Project' && input.userId !== source.personalOwnerId) {
-    await recordEvent(atTime(ctx, now), { projectId: source.id, authorId: input.userId, action: 'joined' });
+  await afterJoining(atTime(ctx, now), source, input.userId);
+}
+
+/**
+ * What follows a user's new membership (added, or an invitation accepted): a joined event for a
+ * project unless the user owns its personal namespace, and the user's authorizations.
+ */
+export async function afterJoining(ctx: ServiceContext, source: MemberSource, userId: number): Promise<void> {
+  if (source.type === 'Project' && userId !== source.personalOwnerId) {
+    await recordEvent(ctx, { projectId: source.id, authorId: userId, action: 'joined' });
   }
-  await refreshAuthorizations(ctx.db, [input.userId], now);
+  await refreshAuthorizations(ctx.db, [userId], ctx.now());
 }
 
 // ---- Policies ------------------------------------------------------------------------------------
@@ -253,6 +264,7 @@ async function destroyGroupSubresources(ctx: ServiceContext, group: MemberSource
     .innerJoin('projects as p', 'p.id', 'm.source_id')
     .innerJoin('namespaces as n', 'n.id', 'p.namespace_id')
     .select(['m.id as member_id', 'm.user_id', 'm.source_type', 'm.source_id'])
+    .$narrowType<{ user_id: NotNull }>()
     .where('m.source_type', '=', 'Project')
     .where('m.user_id', '=', userId)
     .where('n.traversal_path', 'like', prefix)
@@ -265,6 +277,7 @@ async function destroyGroupSubresources(ctx: ServiceContext, group: MemberSource
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .selectAll('g')
     .select(['m.id as member_id', 'm.user_id', 'm.source_type', 'm.source_id', 'm.access_level', 'u.state'])
+    .$narrowType<{ user_id: NotNull }>()
     .where('m.source_type', '=', 'Namespace')
     .where('m.user_id', '=', userId)
     .where('g.traversal_path', 'like', prefix)
@@ -294,24 +307,13 @@ export async function removeMember(ctx: ServiceContext, source: MemberSource, ca
 
 // ---- Expiry ---------------------------------------------------------------------------------------
 
-async function loadSource(db: Kysely<DB>, type: string, id: number): Promise<MemberSource | null> {
-  if (type === 'Project') {
-    const project = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!project) return null;
-    const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
-    return projectSource(project, namespace);
-  }
-  const group = await db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirst();
-  return group ? groupSource(group) : null;
-}
-
 export const EXPIRY_BATCH = 1000;
 
 /**
  * Removes every membership whose expiry date has come (an expiry date is the first day without
  * access), reading EXPIRY_BATCH at a time: a project membership records an expired event, a group
  * one also ends the user's memberships below it, a group's last owner stays, and a project bot
- * whose membership expired is deleted with its tokens.
+ * whose membership expired is deleted with its tokens. Invitations whose expiry came go too.
  */
 export async function removeExpiredMembers(ctx: ServiceContext): Promise<void> {
   const { db } = ctx;
@@ -323,6 +325,7 @@ export async function removeExpiredMembers(ctx: ServiceContext): Promise<void> {
       .selectFrom('members as m')
       .innerJoin('users as u', 'u.id', 'm.user_id')
       .select(['m.id as member_id', 'm.source_type', 'm.source_id', 'm.user_id', 'm.access_level', 'u.state', 'u.user_type'])
+      .$narrowType<{ user_id: NotNull }>()
       .where('m.expires_at', '<=', dayOf(now))
       .where('m.id', '>', after)
       .orderBy('m.id')
@@ -332,7 +335,7 @@ export async function removeExpiredMembers(ctx: ServiceContext): Promise<void> {
     after = expired[expired.length - 1].member_id;
     for (const member of expired) {
       try {
-        const source = await loadSource(db, member.source_type, member.source_id);
+        const source = await findMemberSource(db, member.source_type, member.source_id);
         if (!source || (await isLastOwner(db, source, member))) continue;
         await withTransaction(atTime(ctx, now), async (tx) => {
           await destroyMembership(tx, member, 'expired');
@@ -346,5 +349,7 @@ export async function removeExpiredMembers(ctx: ServiceContext): Promise<void> {
       }
     }
   }
+  // Invitations expire alike, with nothing to record: nobody had joined.
+  await db.deleteFrom('members').where('user_id', 'is', null).where('expires_at', '<=', dayOf(now)).execute();
   if (failure) throw failure;
 }

@@ -2,13 +2,15 @@
 // strategy): a merge asked for while the head pipeline runs is kept on the merge request (who
 // asked, and the parameters of the merge), with its system note and the auto-merge check enqueued
 // in the same transaction; the check (merge-requests.jobs.ts) merges once the head pipeline has
-// succeeded. Canceling it, or a push to the source branch, ends it with a note.
+// succeeded. Canceling it, or a push to the source branch, ends it with a note; a merge refused
+// when its time came ends it too, with an `unmergeable` to-do for its participants.
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import type { MergeRequestRow } from '../../db/schema.ts';
 import { AUTO_MERGE } from '../../jobs/merge-request-work.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { addSystemNote } from '../notes/notes.service.ts';
-import { noteableOf } from './merge-requests.service.ts';
+import { participantTodos } from '../todos/todos.service.ts';
+import { noteableOf, todoTargetOf } from './merge-requests.service.ts';
 
 /** The merge parameters kept until the merge (the platform's merge_params). */
 export interface StoredMergeParams {
@@ -21,6 +23,12 @@ export interface StoredMergeParams {
 
 export function storedMergeParams(mr: Pick<MergeRequestRow, 'merge_params'>): StoredMergeParams | null {
   return mr.merge_params === null ? null : (JSON.parse(mr.merge_params) as StoredMergeParams);
+}
+
+/** Who a merge concerns (MergeRequest#merge_participants): its author, and whoever set it to merge when the pipeline succeeds. */
+export function mergeParticipants(mr: Pick<MergeRequestRow, 'author_id' | 'merge_when_pipeline_succeeds' | 'merge_user_id'>): number[] {
+  const users = [mr.author_id, mr.merge_when_pipeline_succeeds ? mr.merge_user_id : null].filter((id): id is number => id !== null);
+  return [...new Set(users)];
 }
 
 /** Queues the auto-merge check of a project's merge requests, in the caller's transaction (one waiting check per project). */
@@ -62,6 +70,7 @@ export async function cancelAutoMerge(ctx: ServiceContext, mr: MergeRequestRow):
 /** Stops an automatic merge that can no longer happen as asked, keeping the reason as the merge error. */
 export async function abortAutoMerge(ctx: ServiceContext, mr: MergeRequestRow, reason: string): Promise<void> {
   await withTransaction(ctx, async (tx) => {
+    await participantTodos(tx, todoTargetOf(mr), mergeParticipants(mr), 'unmergeable');
     await endAutoMerge(tx, mr, `aborted the automatic merge because ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`);
     await tx.db.updateTable('merge_requests').set({ merge_error: reason }).where('id', '=', mr.id).execute();
   });

@@ -54,6 +54,10 @@ export async function findMergeRequestByIid(db: Kysely<DB>, projectId: number, i
   return db.selectFrom('merge_requests').selectAll().where('project_id', '=', projectId).where('iid', '=', iid).executeTakeFirst();
 }
 
+export async function findOpenMergeRequest(db: Kysely<DB>, id: number): Promise<MergeRequestRow | undefined> {
+  return db.selectFrom('merge_requests').selectAll().where('id', '=', id).where('state', '=', 'opened').executeTakeFirst();
+}
+
 /** The open merge request of the project from this source into this target, but `exceptId`. */
 export async function findOpenDuplicate(db: Kysely<DB>, projectId: number, source: string, target: string, exceptId: number | null): Promise<MergeRequestRow | undefined> {
   return db

@@ -1,23 +1,26 @@
 // The background work of merge requests: the merge status check (14.x MergeRequests::
 // MergeabilityCheckService: for open merge requests of a project, the branches' heads and whether
 // the source merges cleanly, read from git first, then written in one transaction that completes
-// the job), the refresh after a push, the automatic merges, and rebases (rebase.ts).
+// the job), the refresh after a push, the automatic merges, the to-dos of a failed or retried
+// pipeline, and rebases (rebase.ts).
 import { projectAs } from '../../core/access/loaders.ts';
 import { actingUser } from '../../core/auth/actor.ts';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { DomainError } from '../../core/errors.ts';
-import type { MergeRequestRow } from '../../db/schema.ts';
+import type { CiPipelineRow, MergeRequestRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { readProjectSettings } from '../../domain/settings/project-settings.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
-import { AUTO_MERGE, MERGE_REQUEST_REFRESH } from '../../jobs/merge-request-work.ts';
+import { AUTO_MERGE, MERGE_REQUEST_REFRESH, PIPELINE_TODOS } from '../../jobs/merge-request-work.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { defineJobKind } from '../../jobs/queue.ts';
-import { openMergeRequestsOnBranches } from './merge-requests.finder.ts';
+import { findOpenMergeRequest, openMergeRequestsOnBranches } from './merge-requests.finder.ts';
 import { mergeRequestHeadPipeline } from '../pipelines/pipelines.finder.ts';
 import { pushMayMakePipeline } from '../pipelines/pipelines.service.ts';
-import { abortAutoMerge, endAutoMerge, storedMergeParams } from './auto-merge.ts';
+import { participantTodos, resolveTodos } from '../todos/todos.service.ts';
+import { abortAutoMerge, endAutoMerge, mergeParticipants, storedMergeParams } from './auto-merge.ts';
 import { cacheClosingIssues, closingText } from './closing-issues.ts';
+import { todoTargetOf } from './merge-requests.service.ts';
 import { mergeMergeRequest } from './merge.ts';
 import { createMergeRequestPipeline, refreshMergeRequestRef } from './merge-request-pipelines.ts';
 import { type GitState, branchHead, diffRefs, readGitState } from './merge-state.ts';
@@ -126,3 +129,35 @@ async function autoMerge(ctx: ServiceContext, mr: MergeRequestRow): Promise<void
     await abortAutoMerge(as, mr, mergeErrorOf(error));
   }
 }
+
+/** The open merge requests whose head pipeline this is: the one it was made for, or those from its branch. */
+async function mergeRequestsHeadedBy(ctx: ServiceContext, pipeline: CiPipelineRow): Promise<MergeRequestRow[]> {
+  let candidates: MergeRequestRow[] = [];
+  if (pipeline.merge_request_id !== null) candidates = [await findOpenMergeRequest(ctx.db, pipeline.merge_request_id)].filter((mr) => mr !== undefined);
+  else if (!pipeline.tag) candidates = (await openMergeRequestsOnBranches(ctx.db, pipeline.project_id, [pipeline.ref])).filter((mr) => mr.source_branch === pipeline.ref);
+  const headed: MergeRequestRow[] = [];
+  for (const mr of candidates) if (mr.sha !== null && (await mergeRequestHeadPipeline(ctx.db, mr, mr.sha))?.id === pipeline.id) headed.push(mr);
+  return headed;
+}
+
+/**
+ * A merge request's head pipeline failed (MergeRequests::AddTodoWhenBuildFailsService): its
+ * participants get a `build_failed` to-do; retried, their `build_failed` to-dos are done. A
+ * failure retried before this ran makes none.
+ */
+export const pipelineTodosJob = defineJobKind({
+  ...PIPELINE_TODOS,
+  async run(ctx, { pipelineId, event }, job) {
+    const pipeline = await ctx.db.selectFrom('ci_pipelines').selectAll().where('id', '=', pipelineId).executeTakeFirst();
+    await withTransaction(ctx, async (tx) => {
+      if (pipeline && (event === 'retried' || pipeline.status === 'failed')) {
+        for (const mr of await mergeRequestsHeadedBy(tx, pipeline)) {
+          const target = todoTargetOf(mr);
+          if (event === 'failed') await participantTodos(tx, target, mergeParticipants(mr), 'build_failed');
+          else for (const user of mergeParticipants(mr)) await resolveTodos(tx, target, user, ['build_failed']);
+        }
+      }
+      await job.complete(tx.db);
+    });
+  },
+});

@@ -107,8 +107,9 @@ export interface SingleParts {
   canMerge: boolean;
 }
 
+const diffRefsOf = (mr: MergeRequestRow) => (mr.head_sha === null && mr.start_sha === null ? null : { base_sha: mr.base_sha, head_sha: mr.head_sha, start_sha: mr.start_sha });
+
 export function presentMergeRequest(mr: MergeRequestRow, relations: MergeRequestRelations, view: MergeRequestView, today: string, parts: SingleParts) {
-  const diffRefs = mr.head_sha === null && mr.start_sha === null ? null : { base_sha: mr.base_sha, head_sha: mr.head_sha, start_sha: mr.start_sha };
   return {
     ...presentMergeRequestBasic(mr, relations, view, today),
     subscribed: parts.subscribed,
@@ -117,13 +118,21 @@ export function presentMergeRequest(mr: MergeRequestRow, relations: MergeRequest
       ? { latest_build_started_at: parts.ci.startedAt, latest_build_finished_at: parts.ci.finishedAt, first_deployed_to_production_at: null, pipeline: parts.ci.pipeline }
       : {}),
     ...(parts.headPipeline !== undefined ? { head_pipeline: parts.headPipeline } : {}),
-    diff_refs: diffRefs,
+    diff_refs: diffRefsOf(mr),
     merge_error: mr.merge_error,
     ...(parts.divergedCommitsCount !== undefined ? { diverged_commits_count: parts.divergedCommitsCount } : {}),
     ...(parts.rebaseInProgress !== undefined ? { rebase_in_progress: parts.rebaseInProgress } : {}),
     first_contribution: parts.firstContribution,
     user: { can_merge: parts.canMerge },
   };
+}
+
+/**
+ * A to-do's merge request (MergeRequestTodoTargetEntity): the platform presents it without the
+ * caller, so nobody is subscribed and nobody may merge.
+ */
+export function presentMergeRequestTodoTarget(mr: MergeRequestRow, relations: MergeRequestRelations, view: MergeRequestView, today: string) {
+  return { ...presentMergeRequestBasic(mr, relations, view, today), subscribed: false, diff_refs: diffRefsOf(mr), merge_error: mr.merge_error, user: { can_merge: false } };
 }
 
 /** `view=simple`: what a list shows of each merge request when asked for little. */

@@ -75,6 +75,21 @@ const basicFields = {
 
 export const MergeRequestBasicEntity = Entity(basicFields);
 
+const DiffRefsEntity = Entity({ base_sha: Nullable(Type.String()), head_sha: Nullable(Type.String()), start_sha: Nullable(Type.String()) });
+
+/**
+ * A to-do's merge request: Entities::MergeRequest as Entities::Todo presents it, with neither the
+ * caller nor the project, so without the pipelines and with nothing the caller may do; and
+ * without changes_count, which would read the repository for every to-do of a page.
+ */
+export const MergeRequestTodoTargetEntity = Entity({
+  ...basicFields,
+  subscribed: Type.Boolean(),
+  diff_refs: Nullable(DiffRefsEntity),
+  merge_error: Nullable(Type.String()),
+  user: Entity({ can_merge: Type.Boolean() }),
+});
+
 const singleFields = {
   ...basicFields,
   subscribed: Type.Boolean(),
@@ -87,7 +102,7 @@ const singleFields = {
   pipeline: Type.Optional(Nullable(PipelineBasicEntity)),
   /** Shown to those who may read the project's pipelines. */
   head_pipeline: Type.Optional(Nullable(PipelineEntity)),
-  diff_refs: Nullable(Entity({ base_sha: Nullable(Type.String()), head_sha: Nullable(Type.String()), start_sha: Nullable(Type.String()) })),
+  diff_refs: Nullable(DiffRefsEntity),
   merge_error: Nullable(Type.String()),
   diverged_commits_count: Type.Optional(Type.Integer()),
   /** include_rebase_in_progress=true only: a rebase job is queued or running. */

@@ -1,5 +1,6 @@
 // Writing merge requests (14.x MergeRequests::CreateService / UpdateService / CloseService /
 // ReopenService): one transaction each, with the activity event, the system notes of what changed,
+// the to-dos of whom it assigns, asks to review or mentions (closing marks the closer's done),
 // and the merge status check and the refresh (the merge request's ref and pipeline) enqueued in the
 // same transaction. Assignees, reviewers, milestone and
 // labels are for those who may administer merge requests (Developers and up), as the platform's
@@ -16,6 +17,7 @@ import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { type Noteable, addSystemNote } from '../notes/notes.service.ts';
+import { type TodoTarget, assignmentTodos, deleteTargetTodos, mentionTodos, resolveTodos } from '../todos/todos.service.ts';
 import { cacheClosingIssues, closingText } from './closing-issues.ts';
 import { findOpenDuplicate } from './merge-requests.finder.ts';
 import { isDraftTitle } from './merge-requests.presenter.ts';
@@ -50,6 +52,7 @@ export interface MergeRequestPowers {
 }
 
 export const noteableOf = (mr: Pick<MergeRequestRow, 'id' | 'iid' | 'project_id' | 'title'>): Noteable => ({ type: 'MergeRequest', id: mr.id, iid: mr.iid, projectId: mr.project_id, title: mr.title });
+export const todoTargetOf = (mr: Pick<MergeRequestRow, 'id' | 'project_id'>): TodoTarget => ({ type: 'MergeRequest', id: mr.id, projectId: mr.project_id });
 
 function validate(changes: MergeRequestChanges, creating: boolean): void {
   const errors = textErrors(changes, creating);
@@ -81,14 +84,18 @@ async function checkBranches(ctx: ServiceContext, projectId: number, source: str
 
 type PeopleTable = 'merge_request_assignees' | 'merge_request_reviewers';
 
-/** Sets assignees or reviewers; the system note's text, or null when nothing changed. */
-async function setPeople(ctx: ServiceContext, table: PeopleTable, mrId: number, next: number[]): Promise<string | null> {
-  const current = (await ctx.db.selectFrom(table).select('user_id').where('merge_request_id', '=', mrId).execute()).map((r) => Number(r.user_id));
+/** The to-do of a new assignee or reviewer. */
+const TODO_FOR = { merge_request_assignees: 'assigned', merge_request_reviewers: 'review_requested' } as const;
+
+/** Sets assignees or reviewers, with the to-dos of those added; the system note's text, or null when nothing changed. */
+async function setPeople(ctx: ServiceContext, table: PeopleTable, mr: MergeRequestRow, next: number[]): Promise<string | null> {
+  const current = (await ctx.db.selectFrom(table).select('user_id').where('merge_request_id', '=', mr.id).execute()).map((r) => Number(r.user_id));
   const added = next.filter((id) => !current.includes(id));
   const removed = current.filter((id) => !next.includes(id));
   if (added.length === 0 && removed.length === 0) return null;
-  if (removed.length > 0) await ctx.db.deleteFrom(table).where('merge_request_id', '=', mrId).where('user_id', 'in', removed).execute();
-  if (added.length > 0) await ctx.db.insertInto(table).values(added.map((user_id) => ({ merge_request_id: mrId, user_id }))).execute();
+  if (removed.length > 0) await ctx.db.deleteFrom(table).where('merge_request_id', '=', mr.id).where('user_id', 'in', removed).execute();
+  if (added.length > 0) await ctx.db.insertInto(table).values(added.map((user_id) => ({ merge_request_id: mr.id, user_id }))).execute();
+  await assignmentTodos(ctx, todoTargetOf(mr), added, TODO_FOR[table]);
   const [on, off] = table === 'merge_request_assignees' ? ['assigned to', 'unassigned'] : ['requested review from', 'removed review request for'];
   const parts = [];
   if (added.length > 0) parts.push(`${on} ${await mentionList(ctx.db, added)}`);
@@ -150,8 +157,10 @@ export async function createMergeRequest(
     for (const [table, ids] of [['merge_request_assignees', changes.assigneeIds], ['merge_request_reviewers', changes.reviewerIds]] as const) {
       const users = ids ? await powers.assignable(tx.db, ids) : [];
       if (users.length > 0) await tx.db.insertInto(table).values(users.map((user_id) => ({ merge_request_id: mr.id, user_id }))).execute();
+      await assignmentTodos(tx, todoTargetOf(mr), users, TODO_FOR[table]);
     }
     await recordEvent(tx, { projectId, authorId: author.id, action: 'created', targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title });
+    await mentionTodos(tx, todoTargetOf(mr), { title: mr.title, markdown: mr.description });
     await recheckLater(tx.db, mr);
     await refreshLater(tx.db, mr, author.id);
     await cacheClosingIssues(tx, mr, closing);
@@ -215,6 +224,7 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
       Object.assign(set, { state: 'closed', closed_at: at, closed_by_id: actor.id, merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: null });
       notes.push('closed');
       await event('closed');
+      await resolveTodos(tx, todoTargetOf(mr), actor.id);
     } else if (reopening) {
       Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null });
       notes.push('reopened');
@@ -223,9 +233,13 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
     const current = (await labelsOf(tx.db, 'MergeRequest', [mr.id])).get(mr.id) ?? [];
     const labels = await nextLabels(tx, current, changes, powers.labelScope, powers.createLabels);
     if (labels) notes.push(...[await setLabelLinks(tx, 'MergeRequest', mr.id, current, labels)].filter((n): n is string => n !== null));
-    if (changes.assigneeIds !== undefined) notes.push(...[await setPeople(tx, 'merge_request_assignees', mr.id, await powers.assignable(tx.db, changes.assigneeIds))].filter((n): n is string => n !== null));
-    if (changes.reviewerIds !== undefined) notes.push(...[await setPeople(tx, 'merge_request_reviewers', mr.id, await powers.assignable(tx.db, changes.reviewerIds))].filter((n): n is string => n !== null));
+    if (changes.assigneeIds !== undefined) notes.push(...[await setPeople(tx, 'merge_request_assignees', mr, await powers.assignable(tx.db, changes.assigneeIds))].filter((n): n is string => n !== null));
+    if (changes.reviewerIds !== undefined) notes.push(...[await setPeople(tx, 'merge_request_reviewers', mr, await powers.assignable(tx.db, changes.reviewerIds))].filter((n): n is string => n !== null));
     for (const body of notes) await addSystemNote(tx, noteableOf(mr), body);
+    if (set.title !== undefined || set.description !== undefined) {
+      const after = { title: set.title ?? mr.title, markdown: set.description !== undefined ? set.description : mr.description };
+      await mentionTodos(tx, todoTargetOf(mr), after, { before: { title: mr.title, markdown: mr.description } });
+    }
     const updated = await tx.db
       .updateTable('merge_requests')
       .set({ ...set, updated_at: at, updated_by_id: actor.id })
@@ -239,9 +253,10 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
   });
 }
 
-/** DELETE /projects/:id/merge_requests/:merge_request_iid: its notes, labels and subscriptions go with it. */
+/** DELETE /projects/:id/merge_requests/:merge_request_iid: its notes, labels, subscriptions and to-dos go with it. */
 export async function deleteMergeRequest(ctx: ServiceContext, mr: MergeRequestRow): Promise<void> {
   await withTransaction(ctx, async (tx) => {
+    await deleteTargetTodos(tx, todoTargetOf(mr));
     await tx.db.deleteFrom('notes').where('noteable_type', '=', 'MergeRequest').where('noteable_id', '=', mr.id).execute();
     await tx.db.deleteFrom('label_links').where('target_type', '=', 'MergeRequest').where('target_id', '=', mr.id).execute();
     await tx.db.deleteFrom('subscriptions').where('subscribable_type', '=', 'MergeRequest').where('subscribable_id', '=', mr.id).execute();

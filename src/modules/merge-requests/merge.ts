@@ -23,9 +23,10 @@ import { addSystemNote } from '../notes/notes.service.ts';
 import { mergeRequestHeadPipeline } from '../pipelines/pipelines.finder.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { changeRefs } from '../pushes/push.service.ts';
+import { resolveTodos } from '../todos/todos.service.ts';
 import { enableAutoMerge } from './auto-merge.ts';
 import { closingIssueIids, closingText } from './closing-issues.ts';
-import { noteableOf } from './merge-requests.service.ts';
+import { noteableOf, todoTargetOf } from './merge-requests.service.ts';
 import { branchHead } from './merge-state.ts';
 
 export interface MergeParams {
@@ -178,6 +179,7 @@ async function performMerge(ctx: ServiceContext, project: LoadedProject, mr: Mer
       .returningAll()
       .executeTakeFirstOrThrow();
     await addSystemNote(tx, noteableOf(mr), 'merged');
+    await resolveTodos(tx, todoTargetOf(mr), actor.user.id);
     await recordEvent(tx, { projectId: mr.project_id, authorId: actor.user.id, action: 'merged', targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title });
     if (settings.settings.autoclose_referenced_issues) await closeIssues(tx, project, closing);
     return row;

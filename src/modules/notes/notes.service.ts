@@ -1,12 +1,13 @@
 // Notes on issues, commits (and, later, merge requests): comments people write and the system
 // notes that record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
-// activity event (target Note); a system note records none.
+// activity event (target Note) and the to-dos of whom it mentions; a system note records neither.
 import { randomBytes } from 'node:crypto';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { apiError, badRequest } from '../../core/errors.ts';
 import type { NoteRow } from '../../db/schema.ts';
 import { BLANK, rubyInspect, tooLong } from '../../domain/validation.ts';
 import { recordEvent } from '../../domain/activity-events.ts';
+import { noteTodos } from '../todos/todos.service.ts';
 
 /** What a note is about: an issue or a merge request of a project. */
 export interface Noteable {
@@ -107,6 +108,7 @@ export async function createComment(ctx: ServiceContext, noteable: Noteable, bod
     await touchNoteable(tx, noteable);
     // A note has no title: the event's target_title is null, as on the platform.
     await recordEvent(tx, { projectId: noteable.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id });
+    await noteTodos(tx, { type: noteable.type, id: noteable.id, projectId: noteable.projectId }, { id: note.id, body });
     return note;
   });
 }
@@ -133,17 +135,23 @@ export async function createCommitComment(ctx: ServiceContext, commit: Commented
   });
 }
 
-/** PUT …/notes/:note_id: a new text. */
+/** PUT …/notes/:note_id: a new text; whoever it mentions anew gets a to-do. */
 export async function updateComment(ctx: ServiceContext, note: NoteRow, body: string): Promise<NoteRow> {
   checkBody(body, 'Failed to save note');
   const actor = requireActor(ctx).user;
-  const at = ctx.now().toISOString();
-  return ctx.db
-    .updateTable('notes')
-    .set({ body, updated_at: at, updated_by_id: actor.id })
-    .where('id', '=', note.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return withTransaction(ctx, async (tx) => {
+    const updated = await tx.db
+      .updateTable('notes')
+      .set({ body, updated_at: tx.now().toISOString(), updated_by_id: actor.id })
+      .where('id', '=', note.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const type = note.noteable_type;
+    if ((type === 'Issue' || type === 'MergeRequest') && note.noteable_id !== null && body !== note.body) {
+      await noteTodos(tx, { type, id: note.noteable_id, projectId: note.project_id }, { id: note.id, body }, note.body);
+    }
+    return updated;
+  });
 }
 
 export async function deleteComment(ctx: ServiceContext, note: NoteRow): Promise<void> {

@@ -26,7 +26,7 @@ import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
 import { includeResolver, readPipelineConfig } from './pipeline-config.ts';
 import { pipelineMergeRequests, predefinedProjectVariables } from './project-variables.ts';
 import { persistentRef, processLater } from './pipeline-work.ts';
-import { pipelineJobOf, processInTransaction, writeJobChanges } from './processing.ts';
+import { pipelineJobOf, pipelineTodosLater, processInTransaction, writeJobChanges } from './processing.ts';
 import { cancelJobChange, cancelPipelineChanges, retryJobPlan, retryPipelinePlan } from '../../ci/processing.ts';
 import type { Status } from '../../ci/status.ts';
 
@@ -392,7 +392,7 @@ async function pipelineJobs(db: Kysely<DB>, pipelineId: number): Promise<CiBuild
   return db.selectFrom('ci_builds').selectAll().where('pipeline_id', '=', pipelineId).orderBy('id').execute();
 }
 
-/** Retries one job: a new record, enqueued at once; the old one marked retried. Null when not retryable. */
+/** Retries one job: a new record, enqueued at once; the old one marked retried; its merge requests' failure to-dos done. Null when not retryable. */
 export async function retryJob(ctx: ServiceContext, job: CiBuildRow, userId: number | null): Promise<CiBuildRow | null> {
   const now = ctx.now();
   return withTransaction(atTime(ctx, now), async (tx) => {
@@ -403,12 +403,13 @@ export async function retryJob(ctx: ServiceContext, job: CiBuildRow, userId: num
     const clone = await cloneJob(tx.db, job, userId, 'created', now.toISOString(), {});
     const byId = new Map([...rows.map((r) => [r.id, r] as const), [clone.id, clone]]);
     await writeJobChanges(tx.db, byId, [{ id: clone.id, from: 'created', to: plan.cloneStatus, event: 'enqueue', ...plan.cloneTimestamps }, ...plan.changes], now);
-    await processInTransaction(tx, job.pipeline_id);
+    const processed = await processInTransaction(tx, job.pipeline_id);
+    if (processed) await pipelineTodosLater(tx.db, processed.pipeline, 'retried');
     return (await tx.db.selectFrom('ci_builds').selectAll().where('id', '=', clone.id).executeTakeFirstOrThrow()) as CiBuildRow;
   });
 }
 
-/** Retries a pipeline: its failed and canceled jobs cloned, its skipped ones reset, then processed. */
+/** Retries a pipeline: its failed and canceled jobs cloned (its merge requests' failure to-dos done), its skipped ones reset, then processed. */
 export async function retryPipeline(ctx: ServiceContext, pipeline: CiPipelineRow, userId: number | null): Promise<CiPipelineRow> {
   const now = ctx.now();
   return withTransaction(atTime(ctx, now), async (tx) => {
@@ -418,6 +419,7 @@ export async function retryPipeline(ctx: ServiceContext, pipeline: CiPipelineRow
     if (plan.markRetried.length > 0) await tx.db.updateTable('ci_builds').set({ retried: true }).where('id', 'in', plan.markRetried).execute();
     for (const id of plan.cloneOf) await cloneJob(tx.db, rows.find((r) => r.id === id) as CiBuildRow, userId, 'created', now.toISOString(), {});
     await writeJobChanges(tx.db, new Map(rows.map((r) => [r.id, r])), plan.changes, now);
+    if (plan.cloneOf.length > 0) await pipelineTodosLater(tx.db, pipeline, 'retried');
     return (await processInTransaction(tx, pipeline.id))?.pipeline ?? pipeline;
   });
 }

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../../core/context.ts';
 import type { CiBuildRow, CiPipelineRow, DB } from '../../db/schema.ts';
 import { type JobChange, type PipelineJob, assignResources, busyResourceGroups, enqueueDueScheduled, pipelineDuration, processPipeline } from '../../ci/processing.ts';
 import { type Status, isCompleted } from '../../ci/status.ts';
-import { AUTO_MERGE } from '../../jobs/merge-request-work.ts';
+import { AUTO_MERGE, PIPELINE_TODOS } from '../../jobs/merge-request-work.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { announcePendingBuilds } from './pending-builds.ts';
 
@@ -152,6 +152,7 @@ export async function updatePipelineStatus(db: Kysely<DB>, pipeline: CiPipelineR
   if (!isCompleted(status)) set.finished_at = null;
   await db.updateTable('ci_pipelines').set(set).where('id', '=', pipeline.id).execute();
   if (status === 'success') await autoMergeAfterSuccess(db, pipeline.project_id);
+  if (status === 'failed') await pipelineTodosLater(db, pipeline, 'failed');
   return { ...pipeline, ...set };
 }
 
@@ -159,4 +160,14 @@ export async function updatePipelineStatus(db: Kysely<DB>, pipeline: CiPipelineR
 async function autoMergeAfterSuccess(db: Kysely<DB>, projectId: number): Promise<void> {
   const waiting = await db.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('state', '=', 'opened').where('merge_when_pipeline_succeeds', '=', true).limit(1).executeTakeFirst();
   if (waiting) await enqueue(db, AUTO_MERGE, { projectId }, { dedupeKey: String(projectId) });
+}
+
+/**
+ * A pipeline that may be a merge request's failed or was retried: the to-dos of the merge
+ * request's participants follow (`build_failed` made or done), enqueued with the change.
+ */
+export async function pipelineTodosLater(db: Kysely<DB>, pipeline: Pick<CiPipelineRow, 'id' | 'project_id' | 'ref' | 'tag' | 'merge_request_id'>, event: 'failed' | 'retried'): Promise<void> {
+  const fromBranch = () =>
+    db.selectFrom('merge_requests').select('id').where('project_id', '=', pipeline.project_id).where('source_branch', '=', pipeline.ref).where('state', '=', 'opened').limit(1).executeTakeFirst();
+  if (pipeline.merge_request_id !== null || (!pipeline.tag && (await fromBranch()) !== undefined)) await enqueue(db, PIPELINE_TODOS, { pipelineId: pipeline.id, event });
 }

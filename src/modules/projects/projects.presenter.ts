@@ -9,7 +9,7 @@ import { apiUrl, projectWebUrl } from '../../domain/urls.ts';
 import { NAMESPACE_BASIC_COLUMNS, presentNamespaceBasic } from '../namespaces/namespaces.presenter.ts';
 import type { CustomAttribute } from '../custom-attributes/custom-attributes.schemas.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
-import type { Project, ProjectSimple, ProjectStatistics, ProjectWithAccess } from './projects.schemas.ts';
+import type { Project, ProjectIdentity, ProjectSimple, ProjectStatistics, ProjectWithAccess } from './projects.schemas.ts';
 import {
   type Feature,
   type FeatureLevel,
@@ -22,6 +22,11 @@ import {
 
 /** The notification level a membership reports until notification settings exist: 'global'. */
 const GLOBAL_NOTIFICATION_LEVEL = 3;
+
+/** Entities::ProjectIdentity, which other entities nest (a job's, a to-do's). */
+export function presentProjectIdentity(row: Pick<ProjectRow, 'id' | 'description' | 'name' | 'name_with_namespace' | 'path' | 'full_path' | 'created_at'>): ProjectIdentity {
+  return { id: row.id, description: row.description, name: row.name, name_with_namespace: row.name_with_namespace, path: row.path, path_with_namespace: row.full_path, created_at: row.created_at };
+}
 
 /** The columns of a project's namespace that its entities and their view read. */
 export const PROJECT_NAMESPACE_COLUMNS = [...NAMESPACE_BASIC_COLUMNS, 'owner_id', 'traversal_path'] as const;

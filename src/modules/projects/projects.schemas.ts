@@ -27,6 +27,8 @@ export const projectIdentityFields = {
   created_at: Timestamp,
 };
 
+export const ProjectIdentityEntity = Entity(projectIdentityFields);
+
 const simple = {
   ...projectIdentityFields,
   // Only for callers who may download the code.
@@ -134,6 +136,7 @@ export const ProjectWithAccessEntity = Entity({
   permissions: Entity({ project_access: MemberAccess, group_access: MemberAccess }),
 });
 
+export type ProjectIdentity = Static<typeof ProjectIdentityEntity>;
 export type ProjectSimple = Static<typeof ProjectSimpleEntity>;
 // Computed in parts: TypeBox's Static of the whole object is too deep for the compiler.
 const ProjectBaseEntity = Entity(fullBase);

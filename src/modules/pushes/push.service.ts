@@ -16,6 +16,7 @@ import { type JobOutcome, type RunningJob, defineJobKind, enqueue, enqueueMany, 
 import { recordEvent } from '../events/events.service.ts';
 import { createPushPipelineJob } from '../pipelines/pipelines.jobs.ts';
 import { pushMayMakePipeline } from '../pipelines/pipelines.service.ts';
+import { resolveTodos } from '../todos/todos.service.ts';
 import { protectDefaultBranch, settleHead } from './default-branch.ts';
 import { pushEventsData } from './push-data.ts';
 import { refreshStatisticsLater } from './repository-statistics.jobs.ts';
@@ -85,7 +86,7 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
     const ci = ciPushOptions(payload.pushOptions ?? []);
     await enqueuePushPipelines(tx.db, row.id, payload.userId, pipelineUpdates, ci);
     await recheckMergeRequests(tx.db, row.id, updates);
-    await refreshMergeRequests(tx.db, row.id, payload.userId, updates, ci);
+    await refreshMergeRequests(tx, row.id, payload.userId, updates, ci);
     await job.complete(tx.db);
   });
 }
@@ -128,13 +129,17 @@ async function recheckMergeRequests(db: Kysely<DB>, projectId: number, updates: 
   if (Number(result.numUpdatedRows) > 0) await enqueue(db, MERGE_STATUS_CHECK, { projectId, branches });
 }
 
-/** Open merge requests from a branch the push moved are refreshed: their ref, their automatic merge, their pipeline. */
-async function refreshMergeRequests(db: Kysely<DB>, projectId: number, userId: number, updates: readonly RefUpdate[], ci: CiPushOptions): Promise<void> {
+/**
+ * Open merge requests from a branch the push moved are refreshed (their ref, their automatic
+ * merge, their pipeline), and the pusher's pending to-dos on them are done.
+ */
+async function refreshMergeRequests(ctx: ServiceContext, projectId: number, userId: number, updates: readonly RefUpdate[], ci: CiPushOptions): Promise<void> {
   const moved = [...new Set(updates.filter((u) => isBranch(u) && u.after !== ZERO_OID).map((u) => u.ref.slice('refs/heads/'.length)))];
   if (moved.length === 0) return;
-  const mrs = await db.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('state', '=', 'opened').where('source_branch', 'in', moved).execute();
+  const mrs = await ctx.db.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('state', '=', 'opened').where('source_branch', 'in', moved).execute();
   const skipPipeline = ci.skip === true ? { skipPipeline: true } : {};
-  await enqueueMany(db, MERGE_REQUEST_REFRESH, mrs.map((mr) => ({ payload: { mergeRequestId: mr.id, userId, ...skipPipeline } })));
+  await enqueueMany(ctx.db, MERGE_REQUEST_REFRESH, mrs.map((mr) => ({ payload: { mergeRequestId: mr.id, userId, ...skipPipeline } })));
+  for (const mr of mrs) await resolveTodos(ctx, { type: 'MergeRequest', id: mr.id, projectId }, userId);
 }
 
 // ---- Changes of refs by the server itself --------------------------------------------------------

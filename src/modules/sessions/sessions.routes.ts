@@ -1,12 +1,13 @@
 // The few web pages: GET / (what this server is, and where to go: the API reference, sign-in, the
 // health probes), and the sign-in: GET /users/sign_in shows a form (or who is signed in, with the
-// CSRF token for API writes), POST /users/sign_in checks the password and sets the cookie, POST
-// /users/sign_out ends the session.
+// CSRF token for API writes), POST /users/sign_in checks the password, sets the cookie and goes
+// back where the form was asked from (`redirect_to`, a local path), POST /users/sign_out ends the
+// session.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
 import { safeEqual } from '../../core/auth/secrets.ts';
 import { serviceContext } from '../../core/context.ts';
+import { escapeHtml, html, localPath, page } from '../../core/html-page.ts';
 import { BANNED_BODY, THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
 import { PRODUCT_VERSION, REPORTED_VERSION } from '../../version.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
@@ -15,29 +16,16 @@ import { endSession, findSession, startSession } from './sessions.service.ts';
 /** HTML pages and redirects, outside the API and its authentication. */
 const config = { auth: 'none', json: false } as const;
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function page(title: string, body: string, csrf?: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · Quarry</title>
-${csrf ? `<meta name="csrf-token" content="${escapeHtml(csrf)}">` : ''}
-<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}label,input,button{display:block;width:100%;margin:.4rem 0}input{padding:.4rem}button{padding:.5rem}.error{color:#b00}</style>
-</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-}
-
-function signInForm(error?: string): string {
+/** `returnTo`: a local path to go to once signed in (an invitation's link), carried through the form. */
+function signInForm(error?: string, returnTo?: string | null): string {
   return page(
     'Sign in',
     `${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/users/sign_in">
 <label for="login">Username or email</label><input id="login" name="user[login]" autocomplete="username" required autofocus>
 <label for="password">Password</label><input id="password" name="user[password]" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>`,
+${returnTo ? `<input type="hidden" name="redirect_to" value="${escapeHtml(returnTo)}">` : ''}<button type="submit">Sign in</button></form>`,
   );
-}
-
-function html(reply: FastifyReply, status: number, text: string) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(text);
 }
 
 export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -61,7 +49,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/users/sign_in', { config }, async (req, reply) => {
     const session = await findSession(serviceContext(req), req.cookies[SESSION_COOKIE]);
-    if (!session) return html(reply, 200, signInForm());
+    if (!session) return html(reply, 200, signInForm(undefined, localPath(req.rawParams.redirect_to)));
     return html(
       reply,
       200,
@@ -86,20 +74,21 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const nested = (p.user ?? {}) as Record<string, unknown>;
     const login = nested.login ?? p.login;
     const password = nested.password ?? p.password;
+    const returnTo = localPath(p.redirect_to);
     if (typeof login !== 'string' || typeof password !== 'string' || login === '' || password === '') {
-      return html(reply, 401, signInForm('Invalid login or password.'));
+      return html(reply, 401, signInForm('Invalid login or password.', returnTo));
     }
     const ctx = serviceContext(req);
     const user = await authenticatePassword(ctx, login, password);
     if (!user) {
       await throttle.failedAuthentication(req.ip);
-      return html(reply, 401, signInForm('Invalid login or password.'));
+      return html(reply, 401, signInForm('Invalid login or password.', returnTo));
     }
     // A deactivated user reactivates by signing in on the web; anyone else not active is refused.
-    if (user.state !== 'active' && user.state !== 'deactivated') return html(reply, 401, signInForm('Your account has been blocked.'));
+    if (user.state !== 'active' && user.state !== 'deactivated') return html(reply, 401, signInForm('Your account has been blocked.', returnTo));
     const { cookie, lifetimeSeconds } = await startSession(ctx, user, req.ip);
     reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: lifetimeSeconds });
-    return reply.code(302).header('location', '/users/sign_in').send();
+    return reply.code(302).header('location', returnTo ?? '/users/sign_in').send();
   });
 
   app.post('/users/sign_out', { config }, async (req, reply) => {

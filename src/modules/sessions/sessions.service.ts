@@ -44,7 +44,7 @@ export async function findSession(ctx: ServiceContext, cookie: string | undefine
   return ctx.db
     .selectFrom('web_sessions')
     .innerJoin('users', 'users.id', 'web_sessions.user_id')
-    .select(['web_sessions.id', 'web_sessions.csrf_token', 'users.username'])
+    .select(['web_sessions.id', 'web_sessions.csrf_token', 'web_sessions.user_id', 'users.username'])
     .where('web_sessions.session_digest', '=', digest(cookie))
     .where('web_sessions.expires_at', '>', ctx.now().toISOString())
     .executeTakeFirst();

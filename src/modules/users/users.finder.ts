@@ -72,6 +72,11 @@ export function findUserById(db: Kysely<DB>, id: number): Promise<UserRow | unde
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The user whose email this is, in any case. */
+export function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+}
+
 /** Identities of many users in one query. */
 export async function loadIdentities(db: Kysely<DB>, userIds: number[]): Promise<Map<number, { provider: string; extern_uid: string }[]>> {
   const map = new Map<number, { provider: string; extern_uid: string }[]>();

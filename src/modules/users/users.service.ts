@@ -6,7 +6,7 @@ import { type Kysely, sql } from 'kysely';
 import type { DB, NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
-import { hashPassword } from '../../core/auth/secrets.ts';
+import { digest, hashPassword } from '../../core/auth/secrets.ts';
 import { apiError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
 import { BLANK, TAKEN, addError, fullMessage } from '../../domain/validation.ts';
 import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from './personal-namespace.ts';
@@ -15,6 +15,8 @@ import { handOverContributions } from '../../domain/contributions.ts';
 import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { CreateUserBody, UpdateUserBody } from './users.schemas.ts';
 import { validateUser } from './users.validation.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { SEND_CONFIRMATION } from './confirmation-mail.ts';
 
 
 /** Column defaults of a new user, spelled out so that both dialects store the same values. */
@@ -87,11 +89,13 @@ function profileValues(body: Partial<CreateUserBody & UpdateUserBody>): UserUpda
 export interface CreateUserOptions {
   /** Internal accounts (bots) are created with their own type. */
   userType?: string;
+  /** 'blocked_pending_approval' for a sign-up an administrator must approve; active otherwise. */
+  state?: string;
 }
 
 /**
  * POST /users. Conflicts answer 409; other validation failures 400 with field messages. The actor,
- * if any, is recorded as created_by_id.
+ * if any, is recorded as created_by_id. A user created unconfirmed is sent the confirmation mail.
  */
 export async function createUser(ctx: ServiceContext, input: CreateUserBody, options: CreateUserOptions = {}): Promise<UserRow> {
   const body = { ...input, email: normalizeEmail(input.email) };
@@ -121,6 +125,7 @@ export async function createUser(ctx: ServiceContext, input: CreateUserBody, opt
           email: body.email,
           encrypted_password: encrypted,
           user_type: options.userType ?? 'human',
+          state: options.state ?? NEW_USER_DEFAULTS.state,
           // External users may not create groups or projects of their own.
           ...(external ? { external: true, can_create_group: false, projects_limit: 0 } : {}),
           confirmed_at: body.skip_confirmation ? now : null,
@@ -134,6 +139,7 @@ export async function createUser(ctx: ServiceContext, input: CreateUserBody, opt
         await trx.insertInto('identities').values({ user_id: user.id, provider: body.provider, extern_uid: body.extern_uid, created_at: now }).execute();
       }
       await createPersonalNamespace(trx, user, now);
+      if (user.confirmed_at === null) await enqueue(trx, SEND_CONFIRMATION, { userId: user.id });
       return user;
     });
   } catch (error) {
@@ -141,6 +147,19 @@ export async function createUser(ctx: ServiceContext, input: CreateUserBody, opt
     if (isUniqueViolation(error)) throw conflict((await findConflict(ctx.db, body)) ?? '409 Conflict');
     throw error;
   }
+}
+
+/** Confirms the email whose confirmation link carries this token; the user, or null for an unknown token. */
+export async function confirmEmail(ctx: ServiceContext, token: string): Promise<UserRow | null> {
+  const at = ctx.now().toISOString();
+  const user = await ctx.db
+    .updateTable('users')
+    .set({ confirmed_at: at, confirmation_token: null, updated_at: at })
+    .where('confirmation_token', '=', digest(token))
+    .where('confirmed_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  return user ?? null;
 }
 
 /**

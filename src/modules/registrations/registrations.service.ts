@@ -1,0 +1,55 @@
+// Signing up on the web and confirming an email (the platform's registrations and confirmations):
+// both end by accepting the invitations waiting for the user's confirmed address.
+import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import type { UserRow } from '../../db/schema.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
+import { findInvitationByToken } from '../invitations/invitations.finder.ts';
+import { acceptPendingInvitations } from '../invitations/invitations.service.ts';
+import { confirmEmail, createUser } from '../users/users.service.ts';
+
+export interface SignUpInput {
+  name: string;
+  username: string;
+  email: string;
+  password: string;
+  /** The token of the invitation link the visitor came from, if any. */
+  inviteToken: string | null;
+}
+
+export interface SignedUp {
+  user: UserRow;
+  /** require_admin_approval_after_user_signup: the account waits, blocked, for an administrator. */
+  awaitingApproval: boolean;
+  /** send_user_confirmation_email: the address waits for its confirmation link. */
+  awaitingConfirmation: boolean;
+}
+
+/**
+ * Creates the account (the caller checked that sign-up is open). The address is confirmed at once
+ * when the instance sends no confirmation mail, or when it is the one an invitation link the
+ * visitor followed was sent to (as the platform skips confirmation for the invited address).
+ * An account awaiting approval accepts nothing yet.
+ */
+export async function signUp(ctx: ServiceContext, input: SignUpInput): Promise<SignedUp> {
+  const settings = await applicationSettings(ctx.db);
+  const invitation = input.inviteToken ? await findInvitationByToken(ctx.db, input.inviteToken) : undefined;
+  const invitedAddress = invitation !== undefined && invitation.invite_email.toLowerCase() === input.email.trim().toLowerCase();
+  const confirmed = invitedAddress || !settings.send_user_confirmation_email;
+  const awaitingApproval = settings.require_admin_approval_after_user_signup;
+  const user = await createUser(
+    ctx,
+    { name: input.name, username: input.username, email: input.email, password: input.password, skip_confirmation: confirmed },
+    { state: awaitingApproval ? 'blocked_pending_approval' : 'active' },
+  );
+  if (!awaitingApproval) await acceptPendingInvitations(ctx, user);
+  return { user, awaitingApproval, awaitingConfirmation: !confirmed };
+}
+
+/** GET /users/confirmation: the user whose address the token confirms (null for an unknown token), with their invitations accepted. */
+export async function confirmAndAccept(ctx: ServiceContext, token: string): Promise<UserRow | null> {
+  return withTransaction(ctx, async (tx) => {
+    const user = await confirmEmail(tx, token);
+    if (user?.state === 'active') await acceptPendingInvitations(tx, user);
+    return user;
+  });
+}
