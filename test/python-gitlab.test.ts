@@ -82,9 +82,9 @@ test('python-gitlab: pages domains of a project and of the instance, certificate
   const run = await runScript('python_gitlab_pages_check.py', t.deps.config.pagesDomain, certs.selfSigned.certFile, certs.selfSigned.keyFile, certs.ecSelfSigned.keyFile);
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
-  // The new domains' verification (no record: they stay unverified) leaves the queue drained.
+  // The new domains' verification (no record: they stay unverified) runs with whatever else waits.
   const outcomes = await t.runJobs();
-  assert.ok(outcomes.every((o) => o.kind === 'pages.verify_domain' && o.ok), JSON.stringify(outcomes));
+  assert.ok(outcomes.some((o) => o.kind === 'pages.verify_domain') && outcomes.every((o) => o.ok), JSON.stringify(outcomes));
 });
 
 test('python-gitlab: to-do items of issues and merge requests, listed, filtered, marked done one by one and all at once', { skip }, async () => {
