@@ -38,6 +38,7 @@ import { memberRoutes } from './modules/members/members.routes.ts';
 import { metadataRoutes } from './modules/metadata/metadata.routes.ts';
 import { milestoneRoutes } from './modules/milestones/milestones.routes.ts';
 import { namespaceRoutes } from './modules/namespaces/namespaces.routes.ts';
+import { pagesDomainRoutes } from './modules/pages/pages-domains.routes.ts';
 import { projectRoutes } from './modules/projects/projects.routes.ts';
 import { projectAccessTokenRoutes } from './modules/project-access-tokens/project-access-tokens.routes.ts';
 import { protectedRefRoutes } from './modules/protected-refs/protected-refs.routes.ts';
@@ -88,6 +89,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(milestoneIssueRoutes);
   await api.register(milestoneMergeRequestRoutes);
   await api.register(namespaceRoutes);
+  await api.register(pagesDomainRoutes);
   await api.register(projectRoutes);
   await api.register(projectAccessTokenRoutes);
   await api.register(protectedRefRoutes);

@@ -23,6 +23,7 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { invitePageRoutes } from './modules/invitations/invite-page.routes.ts';
 import { metricsRoutes } from './modules/metrics/metrics.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
+import { installPagesSites } from './modules/pages/index.ts';
 import { registrationRoutes } from './modules/registrations/registrations.routes.ts';
 import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
 import type { TestModeOptions } from './modules/testing/testing.routes.ts';
@@ -69,6 +70,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   // First of the hooks: a request refused for load costs as little as possible.
   installLoadShedding(app, { maxInFlight: deps.config.maxInFlight, lateMs: deps.config.overloadLagMs });
   installErrorHandling(app);
+  // Requests for pages sites are answered before any body is read or credential looked at.
+  installPagesSites(app);
   await installContentParsers(app);
   await app.register(cookie);
   installRequestPipeline(app);

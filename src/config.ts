@@ -78,6 +78,16 @@ export interface Config {
   readonly overloadLagMs: number;
   /** Address ranges (`address/prefix`, IPv4 or IPv6) besides loopback that may read /-/metrics. */
   readonly metricsAllow: readonly string[];
+  /** Pages (QUARRY_PAGES_ENABLED): the pages domains API and the sites; off, their routes answer 404 and no site is published. */
+  readonly pagesEnabled: boolean;
+  /** The pages host (QUARRY_PAGES_DOMAIN, lower case): sites are served at `<namespace>.<pagesDomain>`. */
+  readonly pagesDomain: string;
+  /** Where sites are also served over TLS, with each custom domain's certificate (QUARRY_PAGES_HTTPS_PORT); null: not. */
+  readonly pagesHttpsPort: number | null;
+  /** Custom domains must prove themselves with a DNS TXT record before they are served (QUARRY_PAGES_DOMAIN_VERIFICATION). */
+  readonly pagesDomainVerification: boolean;
+  /** DNS servers (`address` or `address:port`) that verification asks (QUARRY_PAGES_DNS_SERVERS); empty: the system's. */
+  readonly pagesDnsServers: readonly string[];
   /** The SSH server for git, on HOST; null when it is off (QUARRY_SSH_PORT=0). */
   readonly ssh: SshConfig | null;
   /**
@@ -132,6 +142,28 @@ function addressRanges(env: Env, name: string): string[] {
     const valid = family !== 0 && rest.length === 0 && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits));
     if (!valid) throw new ConfigError(`${name} must be a comma-separated list of IPv4 or IPv6 addresses or CIDR ranges (e.g. 10.0.0.0/8,fd00::/8), got "${entry}"`);
     return `${address}/${prefix === undefined ? bits : Number(prefix)}`;
+  });
+}
+
+/** A DNS name of letters, digits and hyphens, in lower case. */
+function hostName(env: Env, name: string, fallback: string): string {
+  const raw = (env[name] || fallback).toLowerCase().replace(/\.$/, '');
+  const label = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+  if (raw.length > 253 || !raw.split('.').every((part) => label.test(part))) throw new ConfigError(`${name} must be a host name (e.g. pages.example.com), got "${raw}"`);
+  return raw;
+}
+
+/** A comma-separated list of DNS servers, each an IP address with an optional port. */
+function dnsServers(env: Env, name: string): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((item) => {
+    const entry = item.trim();
+    const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
+    const plain = /^([^:]+)(?::(\d{1,5}))?$/.exec(entry);
+    const [address, port] = bracketed ? [bracketed[1], bracketed[2]] : plain ? [plain[1], plain[2]] : [entry, undefined];
+    if (isIP(address) === 0 || (port !== undefined && Number(port) > 65535)) throw new ConfigError(`${name} must be a comma-separated list of DNS server addresses (e.g. 10.0.0.2,10.0.0.3:5353), got "${entry}"`);
+    return entry;
   });
 }
 
@@ -303,5 +335,11 @@ export function loadConfig(env: Env = process.env): Config {
     builtinRunner: flag(env, 'QUARRY_BUILTIN_RUNNER', !ephemeral),
     ssh,
     sshUrlPrefix: sshUrlPrefix(external, ssh?.port ?? null),
+    pagesEnabled: flag(env, 'QUARRY_PAGES_ENABLED', true),
+    // Names under localhost reach this machine without any DNS set up (RFC 6761).
+    pagesDomain: hostName(env, 'QUARRY_PAGES_DOMAIN', 'pages.localhost'),
+    pagesHttpsPort: env.QUARRY_PAGES_HTTPS_PORT ? integer(env, 'QUARRY_PAGES_HTTPS_PORT', 0, 0, 65535) : null,
+    pagesDomainVerification: flag(env, 'QUARRY_PAGES_DOMAIN_VERIFICATION', true),
+    pagesDnsServers: Object.freeze(dnsServers(env, 'QUARRY_PAGES_DNS_SERVERS')),
   });
 }

@@ -84,6 +84,7 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
   let stopWorker: () => Promise<void> = async () => {};
   let stopRunner: () => Promise<void> = async () => {};
   let ssh: SshServer | null = null;
+  let stopPagesHttps: () => Promise<void> = async () => {};
   const stop = async (reason: string) => {
     if (stopping) return;
     stopping = true;
@@ -100,7 +101,7 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
     try {
       // The runner first: its jobs report their outcome to this server before it stops serving.
       await stopRunner();
-      await Promise.all([app.close(), ssh?.close(), stopScheduler(), stopWorker()]);
+      await Promise.all([app.close(), ssh?.close(), stopPagesHttps(), stopScheduler(), stopWorker()]);
       await database?.close();
       process.exit(0);
     } catch (error) {
@@ -138,6 +139,12 @@ async function serveHere(config: Config, seed: SeedDocument | null): Promise<voi
   // Before the HTTP port: a worker whose SSH port is taken fails before it counts as serving.
   if (config.ssh) ssh = await sshServer(config, deps, app.log, cluster.isPrimary);
   await app.listen({ port: config.port, host: config.host });
+  if (config.pagesEnabled && config.pagesHttpsPort !== null) {
+    const { startPagesHttps } = await import('./modules/pages/index.ts');
+    const pagesHttps = await startPagesHttps(deps, app.log);
+    app.log.info({ port: pagesHttps.port }, 'serving pages sites over TLS');
+    stopPagesHttps = () => pagesHttps.close();
+  }
   if (config.ephemeral) {
     const ready = {
       msg: 'ready',

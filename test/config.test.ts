@@ -134,3 +134,13 @@ test('QUARRY_SSH_PORT: 2222 by default, off in ephemeral mode and at 0, auto for
   assert.throws(() => loadConfig({ QUARRY_SSH_PORT: 'ssh' }), /QUARRY_SSH_PORT must be a whole number/);
   assert.throws(() => loadConfig({ QUARRY_SSH_PORT: '70000' }), /QUARRY_SSH_PORT must be between 0 and 65535/);
 });
+
+test('Pages: on, at pages.localhost, no TLS port, domains verified by the system\'s DNS; bad values refused', () => {
+  const c = loadConfig({});
+  assert.deepEqual([c.pagesEnabled, c.pagesDomain, c.pagesHttpsPort, c.pagesDomainVerification, c.pagesDnsServers], [true, 'pages.localhost', null, true, []]);
+  const set = loadConfig({ QUARRY_PAGES_ENABLED: 'off', QUARRY_PAGES_DOMAIN: 'Pages.Example.COM.', QUARRY_PAGES_HTTPS_PORT: '8443', QUARRY_PAGES_DOMAIN_VERIFICATION: '0', QUARRY_PAGES_DNS_SERVERS: '10.0.0.2, [fd00::53]:5353,127.0.0.1:53' });
+  assert.deepEqual([set.pagesEnabled, set.pagesDomain, set.pagesHttpsPort, set.pagesDomainVerification, set.pagesDnsServers], [false, 'pages.example.com', 8443, false, ['10.0.0.2', '[fd00::53]:5353', '127.0.0.1:53']]);
+  assert.throws(() => loadConfig({ QUARRY_PAGES_DOMAIN: 'pages_example.com' }), /QUARRY_PAGES_DOMAIN must be a host name/);
+  assert.throws(() => loadConfig({ QUARRY_PAGES_DNS_SERVERS: 'dns.example.com' }), /QUARRY_PAGES_DNS_SERVERS must be a comma-separated list/);
+  assert.throws(() => loadConfig({ QUARRY_PAGES_HTTPS_PORT: 'https' }), ConfigError);
+});

@@ -38,6 +38,11 @@ const COLUMNS = {
     environment_scope: 'text', management_project_id: 'integer?', api_url: 'text', ca_cert: 'text?', namespace: 'text?', authorization_type: 'text',
     token_encrypted: 'text', created_at: 'text', updated_at: 'text',
   },
+  pages_domains: {
+    id: 'integer', project_id: 'integer', domain: 'text', certificate: 'text?', key_encrypted: 'text?', certificate_source: 'text', certificate_valid_not_before: 'text?',
+    certificate_valid_not_after: 'text?', auto_ssl_enabled: 'boolean', verification_code: 'text', verified_at: 'text?', enabled_until: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  pages_deployments: { id: 'integer', project_id: 'integer', ci_build_id: 'integer?', sha: 'text', ref: 'text', directory: 'text', file_count: 'integer', size: 'integer', created_at: 'text' },
   keys: {
     id: 'integer', type: 'text', user_id: 'integer?', creator_id: 'integer?', title: 'text', key: 'text', fingerprint: 'text', fingerprint_sha256: 'text',
     public: 'boolean', expires_at: 'text?', created_at: 'text', updated_at: 'text',

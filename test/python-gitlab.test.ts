@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { ROOT_TOKEN, type TestApp } from './harness.ts';
 import { listeningTestApp } from './listening.ts';
 import { sshKey } from './fixtures/ssh-keys.ts';
+import { certificates } from './fixtures/certificates.ts';
 import { backgroundJobKinds } from '../src/jobs/kinds.ts';
 import { startWorker } from '../src/jobs/worker.ts';
 
@@ -74,6 +75,16 @@ test('python-gitlab: SSH keys of users, look-ups by fingerprint, deploy keys', {
   const run = await runScript('python_gitlab_keys_check.py', ...[sshKey(), sshKey('rsa'), sshKey('ecdsa')].map((k) => k.text));
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
+});
+
+test('python-gitlab: pages domains of a project and of the instance, certificates and keys, refusals', { skip }, async () => {
+  const certs = certificates();
+  const run = await runScript('python_gitlab_pages_check.py', t.deps.config.pagesDomain, certs.selfSigned.certFile, certs.selfSigned.keyFile, certs.ecSelfSigned.keyFile);
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+  // The new domains' verification (no record: they stay unverified) runs with whatever else waits.
+  const outcomes = await t.runJobs();
+  assert.ok(outcomes.some((o) => o.kind === 'pages.verify_domain') && outcomes.every((o) => o.ok), JSON.stringify(outcomes));
 });
 
 test('python-gitlab: to-do items of issues and merge requests, listed, filtered, marked done one by one and all at once', { skip }, async () => {

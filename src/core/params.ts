@@ -71,6 +71,7 @@ function coerceString(value: unknown, schema: Schema): string | Invalid {
   let s: string;
   if (typeof value === 'string') s = value;
   else if (typeof value === 'number' || typeof value === 'boolean') s = String(value);
+  else if (Buffer.isBuffer(value) && schema['x-file']) s = value.toString('utf8');
   else return INVALID;
   switch (schema.format) {
     case 'date-time': {
@@ -249,7 +250,7 @@ export function parseParams<T = Record<string, unknown>>(schema: TSchema, data: 
 const ANNOTATIONS = ['description', 'title', 'default', 'examples'];
 /** The keywords coerce() implements, by type; `const` is checked before the type. */
 const KEYWORDS: Record<string, readonly string[]> = {
-  string: ['format', 'pattern', 'minLength', 'maxLength', 'enum', 'x-blank'],
+  string: ['format', 'pattern', 'minLength', 'maxLength', 'enum', 'x-blank', 'x-file'],
   integer: ['minimum', 'maximum', 'enum', 'x-except'],
   number: ['minimum', 'maximum', 'enum', 'x-except'],
   boolean: [],
@@ -316,6 +317,9 @@ export const Bool = (options: { default?: boolean; description?: string } = {}) 
 /** An array parameter given as `name[]=a&name[]=b`, a JSON array, or a comma-separated list. */
 export const CommaList = <T extends TSchema>(items: T, options: { description?: string } = {}) =>
   Type.Array(items, { ...options, 'x-comma': true });
+
+/** Text given as a string or as an uploaded file (a multipart part), read as UTF-8: Grape's `types: [File, String]`. */
+export const FileOrString = (options: { description?: string } = {}) => Type.String({ ...options, 'x-file': true });
 
 /** Values out of a closed list: "does not have a valid value" otherwise. */
 export const OneOf = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>

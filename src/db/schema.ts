@@ -1010,6 +1010,8 @@ export interface DB {
   merge_request_reviewers: MergeRequestUsersTable;
   merge_requests_closing_issues: MergeRequestsClosingIssuesTable;
   clusters: ClustersTable;
+  pages_domains: PagesDomainsTable;
+  pages_deployments: PagesDeploymentsTable;
   keys: KeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;
   todos: TodosTable;
@@ -1021,6 +1023,47 @@ export type KeyRow = Selectable<KeysTable>;
 export type DeployKeysProjectRow = Selectable<DeployKeysProjectsTable>;
 export type ReleaseRow = Selectable<ReleasesTable>;
 export type ClusterRow = Selectable<ClustersTable>;
+
+export interface PagesDomainsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** As given; unique across the instance whatever its case. */
+  domain: string;
+  /** The PEM text as given (the certificate, then any intermediates); null when none. */
+  certificate: string | null;
+  /** The private key, sealed with the instance's key (core/secret-box.ts); null when none. */
+  key_encrypted: string | null;
+  /** 'user_provided' or 'gitlab_provided'. */
+  certificate_source: Generated<string>;
+  certificate_valid_not_before: string | null;
+  certificate_valid_not_after: string | null;
+  auto_ssl_enabled: Generated<Bool>;
+  /** 32 hex characters, published in a TXT record to prove the domain. */
+  verification_code: string;
+  verified_at: string | null;
+  /** Served until then; null when the domain was never verified, or lost it. */
+  enabled_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PagesDomainRow = Selectable<PagesDomainsTable>;
+
+export interface PagesDeploymentsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** The `pages` job that published it; null once the job is gone. */
+  ci_build_id: number | null;
+  sha: string;
+  ref: string;
+  /** The site's files, relative to the artifacts storage. */
+  directory: string;
+  file_count: number;
+  size: number;
+  created_at: string;
+}
+
+export type PagesDeploymentRow = Selectable<PagesDeploymentsTable>;
 export type ReleaseLinkRow = Selectable<ReleaseLinksTable>;
 export type MilestoneRow = Selectable<MilestonesTable>;
 export type NewUser = Insertable<UsersTable>;

@@ -10,6 +10,7 @@ import { createDownstreamJob, processPipelineJob } from '../modules/pipelines/pi
 import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
 import { runScheduleJob } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
 import { createEvidenceJob } from '../modules/releases/releases.jobs.ts';
+import { deployPagesJob, verifyPagesDomainJob } from '../modules/pages/pages.jobs.ts';
 import { sendConfirmationJob } from '../modules/users/users.jobs.ts';
 import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import type { JobKind } from './queue.ts';
@@ -34,4 +35,6 @@ export const backgroundJobKinds: readonly JobKind[] = [
   sendInvitationJob,
   sendConfirmationJob,
   pipelineTodosJob,
+  deployPagesJob,
+  verifyPagesDomainJob,
 ];

@@ -8,6 +8,7 @@ import { removeLeftoversTask } from './remove-leftovers.ts';
 import { runDueSchedulesTask } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
 import { removeExpiredCiArtifactsTask } from '../modules/ci-artifacts/artifacts-expiry.jobs.ts';
 import { removeOrphanedDeployKeysTask } from '../modules/keys/keys.jobs.ts';
+import { verifyPagesDomainsTask } from '../modules/pages/pages.jobs.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
@@ -19,4 +20,5 @@ export const periodicTasks: readonly PeriodicTask[] = [
   removeLeftoversTask,
   removeOrphanedDeployKeysTask,
   runDueSchedulesTask,
+  verifyPagesDomainsTask,
 ];

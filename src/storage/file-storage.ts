@@ -34,6 +34,8 @@ export interface FileStorage {
   exists(target: string): Promise<boolean>;
   /** Removes a file or a directory with everything under it; nothing to remove is fine. */
   remove(target: string): Promise<void>;
+  /** Renames a file or a directory written under tmp/ (through localPath) into its place. */
+  move(from: string, to: string): Promise<void>;
   /** Removes scratch older than `ageMs` (writes a stopped process left); returns how many. */
   removeStaleTemps(ageMs: number): Promise<number>;
   /** Empties the storage: everything is moved aside at once (writes that follow start afresh), then removed. */
@@ -113,6 +115,7 @@ export function fileStorage(root: string): FileStorage {
       }
     },
     remove: (target) => fs.rm(checkedPath(root, target), { recursive: true, force: true }),
+    move: (from, to) => moveInto(checkedPath(root, from), to),
     async removeStaleTemps(ageMs) {
       let names: string[];
       try {

@@ -1,10 +1,15 @@
 // Artifact archives: checking that an upload is a zip and listing its entries from the central
-// directory (yauzl; nothing is extracted), the listing written as the platform's Workhorse writes
-// an archive's metadata (gzip: a header, then each path with its JSON, directories implied by
-// paths added, sorted), and one entry streamed out by its exact name. Entry names come from
-// whoever built the zip: names that leave the archive (absolute, `..`) refuse the upload, and a
-// name is only ever compared, never joined to a path on disk.
+// directory (yauzl), the listing written as the platform's Workhorse writes an archive's metadata
+// (gzip: a header, then each path with its JSON, directories implied by paths added, sorted), one
+// entry streamed out by its exact name, and one directory of it extracted (a pages site). Entry
+// names come from whoever built the zip: names that leave the archive (absolute, `..`) refuse the
+// upload, and a name is joined to a path on disk only by extraction, which yauzl's checks of those
+// names guard, and which writes no symbolic link.
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 
@@ -135,4 +140,57 @@ export async function openZipEntry(file: string, name: string): Promise<{ stream
   }
   zip.close();
   return null;
+}
+
+/** The entry is a symbolic link (unix creators keep the file type in the high bits of its attributes). */
+function isSymlink(entry: Entry): boolean {
+  const creator = entry.versionMadeBy >> 8;
+  return (creator === 3 || creator === 19) && ((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000;
+}
+
+export interface Extracted {
+  files: number;
+  /** Bytes written. */
+  size: number;
+}
+
+/**
+ * Writes the files under `prefix` (a directory of the archive, `public/`) into `destination`
+ * (created; names relative to the prefix), or returns null when the archive has nothing under it.
+ * The sizes the archive declares are added up first: past `maxBytes` nothing is written
+ * (ZipLimitError). Symbolic links are left out, so that nothing extracted points elsewhere.
+ */
+export async function extractZipDirectory(file: string, prefix: string, destination: string, maxBytes: number): Promise<Extracted | null> {
+  const zip = await openZip(file);
+  try {
+    if (zip.entryCount > MAX_ZIP_ENTRIES) throw new ZipLimitError(`more than ${MAX_ZIP_ENTRIES} entries`);
+    const entries: Entry[] = [];
+    let found = false;
+    let total = 0;
+    try {
+      for await (const entry of zip.eachEntry()) {
+        if (!entry.fileName.startsWith(prefix)) continue;
+        found = true;
+        if (entry.fileName.endsWith('/') || isSymlink(entry)) continue;
+        total += entry.uncompressedSize;
+        entries.push(entry);
+      }
+    } catch (error) {
+      const message = (error as Error).message;
+      if (/^(absolute path|invalid relative path|invalid characters in fileName)/.test(message)) throw new UnsafeZipError(message);
+      throw new NotAZipError(message);
+    }
+    if (!found) return null;
+    if (total > maxBytes) throw new ZipLimitError(String(total));
+    await fs.mkdir(destination, { recursive: true });
+    for (const entry of entries) {
+      const target = path.join(destination, ...entry.fileName.slice(prefix.length).split('/'));
+      if (!target.startsWith(destination + path.sep)) throw new UnsafeZipError(`entry outside the directory: ${entry.fileName}`);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream(target, { flags: 'wx', mode: 0o644 }));
+    }
+    return { files: entries.length, size: total };
+  } finally {
+    zip.close();
+  }
 }

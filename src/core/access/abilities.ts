@@ -31,7 +31,9 @@ export type ProjectAbility =
   | 'read_cluster'
   | 'add_cluster'
   | 'update_cluster'
-  | 'admin_cluster';
+  | 'admin_cluster'
+  | 'read_pages'
+  | 'update_pages';
 
 export type GroupAbility =
   | 'read_group'
@@ -108,6 +110,9 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
     // being added (its read-only rule names create_cluster, which the API does not ask).
     can.add('read_cluster').add('add_cluster');
     if (!project.archived) can.add('update_cluster').add('admin_cluster');
+    // Release 14.x counts pages among the features an archived project keeps read-only.
+    can.add('read_pages');
+    if (!project.archived) can.add('update_pages');
   }
   // Release 14.x keeps renaming, archiving, visibility changes and removal to owners.
   if (level >= ACCESS.OWNER) can.add('remove_project').add('change_visibility_level').add('rename_project').add('archive_project');

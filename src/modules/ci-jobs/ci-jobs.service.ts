@@ -1,11 +1,14 @@
 // What runners change on their jobs (notes gitlab-ci.md §1.5–§1.6, §8): the state of a running
-// job, and its log. Each change of state queues the pipeline's processing in the same transaction.
+// job, and its log. Each change of state queues the pipeline's processing in the same transaction,
+// and a `pages` job that succeeds queues the publication of its site there too.
 import { PostgresAdapter } from 'kysely';
 import type { ServiceContext } from '../../core/context.ts';
 import { withTransaction } from '../../core/context.ts';
 import { digest } from '../../core/auth/secrets.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import type { CiBuildRow, CiRunnerRow } from '../../db/schema.ts';
+import { PAGES_DEPLOY, PAGES_JOB_NAME } from '../../jobs/pages-work.ts';
+import { enqueue } from '../../jobs/queue.ts';
 import { processLater, processManyLater } from '../pipelines/index.ts';
 import { appendTrace, hideSecrets, traceTail } from './traces.ts';
 import { DEFAULT_COVERAGE_TAIL_BYTES, coveragePattern, extractCoverage } from '../../ci/coverage.ts';
@@ -55,6 +58,7 @@ export async function updateJobState(ctx: ServiceContext, job: CiBuildRow, updat
       .executeTakeFirst();
     if (Number(changed.numUpdatedRows) === 0) return { notRunning: (await currentStatus(tx, job.id)) ?? 'canceled' };
     if (update.state === 'success' && job.coverage_regex) await recordCoverage(tx, job.id, job.coverage_regex);
+    if (update.state === 'success' && job.name === PAGES_JOB_NAME && tx.config.pagesEnabled) await enqueue(tx.db, PAGES_DEPLOY, { buildId: job.id });
     const finished = { ...job, status: update.state, failure_reason: update.state === 'failed' ? (update.failureReason || 'unknown_failure') : null };
     if (update.state === 'failed' && (await retryAutomatically(tx, finished))) return { ok: true } as const;
     await processLater(tx.db, job.pipeline_id);
