@@ -29,12 +29,24 @@ function read(file: string): HostKey {
   return { privateKey, fingerprint: `SHA256:${wireFingerprintSha256(key.getPublicSSH())}`, file };
 }
 
+/**
+ * A new Ed25519 pair that ssh2 reads back: about one in 250 of the private keys it writes it
+ * then refuses as malformed (ssh2 1.17), so a pair is made again until it reads.
+ */
+function generateKeyPair(): { private: string; public: string } {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'quarry' });
+    if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair;
+  }
+  throw new Error('could not make an SSH host key that reads back');
+}
+
 /** The host key under dataDir, made first if there is none; `created` tells which. */
 export function ensureHostKey(dataDir: string): HostKey & { created: boolean } {
   const file = hostKeyFile(dataDir);
   if (fs.existsSync(file)) return { ...read(file), created: false };
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'quarry' });
+  const pair = generateKeyPair();
   const draft = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(draft, pair.private, { mode: 0o600 });
   let created = true;
