@@ -1,6 +1,7 @@
 // Pure row → entity functions for clusters. The token is never shown; a domain that is not set is
 // left out; the platform's type and the cluster's kind are the only ones a project cluster has.
 import type { ClusterRow, ProjectRow, UserRow } from '../../db/schema.ts';
+import { presentProjectIdentity } from '../projects/projects.presenter.ts';
 import type { ProjectSimple } from '../projects/projects.schemas.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 import type { AuthorizationType, Cluster, ClusterProject } from './clusters.schemas.ts';
@@ -12,18 +13,6 @@ export interface ClusterView {
   baseUrl: string;
   users: ReadonlyMap<number, ClusterUser>;
   managementProjects: ReadonlyMap<number, ManagementProject>;
-}
-
-function managementProject(row: ManagementProject): NonNullable<Cluster['management_project']> {
-  return {
-    id: row.id,
-    description: row.description,
-    name: row.name,
-    name_with_namespace: row.name_with_namespace,
-    path: row.path,
-    path_with_namespace: row.full_path,
-    created_at: row.created_at,
-  };
 }
 
 export function presentCluster(row: ClusterRow, view: ClusterView): Cluster {
@@ -47,7 +36,7 @@ export function presentCluster(row: ClusterRow, view: ClusterView): Cluster {
       authorization_type: row.authorization_type as AuthorizationType,
       ca_cert: row.ca_cert,
     },
-    management_project: management ? managementProject(management) : null,
+    management_project: management ? presentProjectIdentity(management) : null,
   };
 }
 

@@ -5,7 +5,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
-import { ProjectSimpleEntity, projectIdentityFields } from '../projects/projects.schemas.ts';
+import { ProjectIdentityEntity, ProjectSimpleEntity } from '../projects/projects.schemas.ts';
 import { userBasicFields } from '../users/users.schemas.ts';
 
 export const AUTHORIZATION_TYPES = ['rbac', 'abac', 'unknown_authorization'] as const;
@@ -34,7 +34,7 @@ const clusterFields = {
   /** Who added it; null once their account is gone. */
   user: Nullable(Entity(userBasicFields)),
   platform_kubernetes: PlatformKubernetesEntity,
-  management_project: Nullable(Entity(projectIdentityFields)),
+  management_project: Nullable(ProjectIdentityEntity),
 };
 
 /** Entities::Cluster: the list form. */
