@@ -84,8 +84,9 @@ export async function seedPipeline(
 
   resolveNeeds(seeded, config, maxNeeds);
   const withJobs = new Set(seeded.map((job) => job.stageIdx));
+  // No job to run is no error of the configuration: no pipeline is made, none saved (Chain::Populate).
   if (seeded.length === 0 || seeded.every((job) => job.stage === '.pre' || job.stage === '.post')) {
-    configError(NO_JOBS_MESSAGE);
+    return { filteredOut: true, message: NO_JOBS_MESSAGE };
   }
   seeded.sort((a, b) => a.stageIdx - b.stageIdx);
   const stages = config.stages

@@ -19,7 +19,7 @@ import { validRefName } from '../../git/args.ts';
 import { deleteRef, resolveRef } from '../../git/refs.ts';
 import { pipelineArtifactsDir } from '../../storage/artifact-paths.ts';
 import { removeArtifactFilesLater } from '../../storage/deferred-removal.ts';
-import { CiConfigError, NO_JOBS_MESSAGE, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
+import { CiConfigError, type SeededJob, compileConfig, seedPipeline } from '../../ci/config/index.ts';
 import { type CiVariable, pipelineVariables, storedVar, variableMap } from '../../ci/variables.ts';
 import { variablesForEnvironment, variablesForProject } from './reaching-variables.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
@@ -190,8 +190,6 @@ export async function createPipeline(ctx: ServiceContext, input: CreatePipelineI
     });
   } catch (error) {
     if (!(error instanceof CiConfigError)) throw error;
-    // No job for this pipeline is no error of the configuration: nothing is saved (Chain::Populate).
-    if (error.message === NO_JOBS_MESSAGE) return input.saveFailed ? { none: true, reason: error.message } : { error: error.message };
     return failed(ctx, input, { ...base, config_path: source.path }, error.message, configured);
   }
   if (seeded.filteredOut) return input.saveFailed ? { none: true, reason: seeded.message } : { error: seeded.message };
