@@ -129,7 +129,7 @@ const COLUMNS = {
     repository_storage: 'text', runners_token_encrypted: 'text', runners_token_digest: 'text', settings_revision: 'text', import_status: 'text', star_count: 'integer', created_at: 'text', updated_at: 'text',
     last_activity_at: 'text', repository_read_only: 'boolean', empty_repo: 'boolean',
   },
-  protected_branch_access_levels: { id: 'integer', protected_branch_id: 'integer', action: 'text', access_level: 'integer' },
+  protected_branch_access_levels: { id: 'integer', protected_branch_id: 'integer', action: 'text', access_level: 'integer', deploy_key_id: 'integer?' },
   protected_branches: {
     id: 'integer', project_id: 'integer', name: 'text', allow_force_push: 'boolean', code_owner_approval_required: 'boolean',
     created_at: 'text', updated_at: 'text',

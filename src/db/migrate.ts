@@ -29,6 +29,7 @@ import * as m0026 from './migrations/0026_member_invitations.ts';
 import * as m0027 from './migrations/0027_todos.ts';
 import * as m0028 from './migrations/0028_clusters.ts';
 import * as m0029 from './migrations/0029_keys.ts';
+import * as m0030 from './migrations/0030_protected_branch_deploy_keys.ts';
 import * as m0031 from './migrations/0031_pages.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
@@ -66,6 +67,7 @@ const migrations: [string, Migration][] = [
   ['0027_todos', m0027],
   ['0028_clusters', m0028],
   ['0029_keys', m0029],
+  ['0030_protected_branch_deploy_keys', m0030],
   ['0031_pages', m0031],
 ];
 

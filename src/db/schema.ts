@@ -283,6 +283,8 @@ export interface ProtectedBranchAccessLevelsTable {
   /** 'push', 'merge' or 'unprotect'. */
   action: string;
   access_level: number;
+  /** A push level that lets this deploy key push, whatever the role (access_level then stays at its default). */
+  deploy_key_id: number | null;
 }
 
 /** A protection rule for tags matching `name`, exact or with `*` wildcards. */

@@ -31,6 +31,8 @@ export interface BranchProtection {
   /** An exact branch name or a pattern with `*` wildcards. */
   name: string;
   pushAccessLevels: readonly number[];
+  /** Deploy keys this rule lets push, whatever the role. */
+  pushDeployKeyIds?: readonly number[];
   mergeAccessLevels: readonly number[];
   unprotectAccessLevels: readonly number[];
   allowForcePush: boolean;
@@ -112,6 +114,8 @@ export interface Pusher {
   isAdmin: boolean;
   /** The project's push_code ability: Developer or more, on a project that is not archived. */
   canPushCode: boolean;
+  /** Set when a deploy key pushes: rules that name it let it push. */
+  deployKeyId?: number;
 }
 
 export function pusherOf(project: Pick<LoadedProject, 'access' | 'can'>, actor: { isAdmin: boolean } | null): Pusher {
@@ -149,8 +153,11 @@ export function canPushToBranch(protections: RefProtections, branch: string, pus
   const emptyProtected = empty !== undefined && emptyRepositoryProtected(empty.defaultBranchProtection);
   if (rules.length === 0 && !emptyProtected) return true;
   if (emptyProtected && isMaintainer(pusher)) return true;
-  return rules.some((rule) => passesAny(rule.pushAccessLevels, pusher));
+  return rules.some((rule) => passesAny(rule.pushAccessLevels, pusher) || namesDeployKey(rule, pusher));
 }
+
+const namesDeployKey = (rule: BranchProtection, pusher: Pusher) =>
+  pusher.deployKeyId !== undefined && (rule.pushDeployKeyIds ?? []).includes(pusher.deployKeyId);
 
 /** Merging into a branch: push_code, and on a protected branch a merge level of a matching rule. */
 export function canMergeToBranch(protections: RefProtections, branch: string, pusher: Pusher): boolean {

@@ -73,8 +73,8 @@ export async function checkSshGitAccess(deps: AccessDeps, key: ActiveKey, action
   if (found.row.archived) return refuse(GIT_ACCESS_MESSAGES.pushCode);
   const creatorId = await deployKeyWriter(deps.db, key, found.row);
   if (creatorId === null) return refuse(DEPLOY_KEY_UPLOAD_MESSAGE);
-  // No protected-branch rule names deploy keys here: they pass no access level, so they push to unprotected branches and tags only.
-  return { ok: true, project: found.row, gitDir, writer: { pusher: { accessLevel: 0, isAdmin: false, canPushCode: true }, userId: creatorId } };
+  // A deploy key passes no access level: it pushes to unprotected branches and tags, and to protected branches whose rules name it.
+  return { ok: true, project: found.row, gitDir, writer: { pusher: { accessLevel: 0, isAdmin: false, canPushCode: true, deployKeyId: key.keyId }, userId: creatorId } };
 }
 
 /**

@@ -66,11 +66,11 @@ export async function runShellCommand(session: ShellSession, commandLine: string
     channel.stderr.write(`${DISALLOWED}\n`);
     return 1;
   }
-  // A user who may not use git (blocked, say) hears why, whatever the command; the greeting too,
-  // since scripts read it as "this key works".
+  // The greeting names the key's owner whatever their state, as the platform's discovery does; a
+  // user who may not use git (blocked, say) hears why on every other command.
+  if (command === null) return discover(session, channel);
   const refusal = keyRefusal(session.ctx.config, session.key);
   if (refusal !== null) return fail(refusal);
-  if (command === null) return discover(session, channel);
   if (isSshGitCommand(command)) return words.length === 2 ? git(session, command, words[1], channel, fail) : fail(DISALLOWED);
   switch (command) {
     case 'git-lfs-authenticate':

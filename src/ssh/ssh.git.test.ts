@@ -196,6 +196,33 @@ describe('deploy keys', () => {
     assert.equal(gitlabLine(refused.stderr), 'remote: GitLab: You are not allowed to push code to protected branches on this project.');
   });
 
+  test('a protected branch whose rule names a key takes its pushes, and no other key\'s', async () => {
+    const named = await deployKey(w, owner.token, project.id, true);
+    const other = await deployKey(w, owner.token, project.id, true);
+    const rule = await w.t.post(`/api/v4/projects/${project.id}/protected_branches`, {
+      token: owner.token,
+      body: { name: 'release/*', allowed_to_push: [{ deploy_key_id: named.id }] },
+    });
+    assert.equal(rule.statusCode, 201, rule.body);
+    const git = gitWith(named);
+    const dir = await clone(git);
+    const commit = await git.commit(dir, 'r.txt', 'r\n', 'Add r');
+    await git.ok(['push', '--quiet', 'origin', 'HEAD:release/1.0'], dir);
+    const refs = await w.t.get(`/api/v4/projects/${project.id}/repository/branches/release%2F1.0`, { token: ROOT_TOKEN });
+    assert.equal(refs.json().commit.id, commit);
+    const otherGit = gitWith(other);
+    const otherDir = await clone(otherGit);
+    await otherGit.commit(otherDir, 's.txt', 's\n', 'Add s');
+    const refused = await otherGit.run(['push', 'origin', 'HEAD:release/3.0'], otherDir);
+    assert.equal(gitlabLine(refused.stderr), 'remote: GitLab: You are not allowed to create protected branches on this project.');
+    // Nor may a developer, whom the rule's missing role level leaves out.
+    const devGit = gitWith(keys.get(developer) as KeyPair);
+    const devDir = await clone(devGit);
+    await devGit.commit(devDir, 't.txt', 't\n', 'Add t');
+    const devRefused = await devGit.run(['push', 'origin', 'HEAD:release/2.0'], devDir);
+    assert.equal(gitlabLine(devRefused.stderr), 'remote: GitLab: You are not allowed to create protected branches on this project.');
+  });
+
   test('a key reads the projects it is enabled on and public ones, nothing else', async () => {
     const key = await deployKey(w, owner.token, project.id, true);
     const git = gitWith(key);

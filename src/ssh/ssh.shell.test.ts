@@ -50,11 +50,11 @@ describe('signing in', () => {
     assert.match(expired.stderr, /Permission denied \(publickey\)/);
   });
 
-  test('a blocked user is refused with the platform message, the greeting included', async () => {
+  test('a blocked user is still greeted by name, and refused everything else with the platform message', async () => {
     const bob = await w.t.user({ username: 'bob' });
     const key = await userKey(w, bob.token);
     assert.equal((await w.t.post(`/api/v4/users/${bob.user.id}/block`, { token: ROOT_TOKEN })).statusCode, 201);
-    assert.deepEqual(await runSsh(w.port, key), { code: 1, stdout: '', stderr: warningBox('Your account has been blocked.') });
+    assert.deepEqual(await runSsh(w.port, key), { code: 0, stdout: 'Welcome to GitLab, @bob!\n', stderr: '' });
     assert.deepEqual(await runSsh(w.port, key, ['git-upload-pack', `'${projectPath}.git'`]), { code: 1, stdout: '', stderr: warningBox('Your account has been blocked.') });
     assert.deepEqual(await runSsh(w.port, key, ['personal_access_token', 'x', 'api']), { code: 1, stdout: '', stderr: warningBox('Your account has been blocked.') });
     assert.deepEqual(await runSsh(w.port, key, ['2fa_verify'], '1\n'), { code: 1, stdout: '', stderr: warningBox('Your account has been blocked.') });

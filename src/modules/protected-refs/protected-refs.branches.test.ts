@@ -91,6 +91,42 @@ describe('POST /projects/:id/protected_branches', () => {
     assert.deepEqual([form.json().name, form.json().push_access_levels, form.json().allow_force_push], ['hot*', [level(30, 'Developers + Maintainers')], true]);
   });
 
+  test('allowed_to_push: roles and deploy keys enabled on the project; the default level only without it', async () => {
+    const sshKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOHVDTZWbbnmJdG4B2yUtZ3cxHcsTJ6J9BmTxB1bHw7S deploy';
+    const added = await t.post(`/api/v4/projects/${project.id}/deploy_keys`, { token: maintainer.token, body: { title: 'deploy', key: sshKey, can_push: true } });
+    expectStatus(added, 201);
+    const keyId: number = added.json().id;
+    const res = await protect({ name: 'release/*', allowed_to_push: [{ deploy_key_id: keyId }, { access_level: ACCESS.DEVELOPER }] });
+    expectStatus(res, 201);
+    expectEntity(res.json(), ProtectedBranchEntity);
+    assert.deepEqual(res.json().push_access_levels, [
+      { ...MAINTAINERS, access_level_description: 'Deploy key', deploy_key_id: keyId },
+      level(ACCESS.DEVELOPER, 'Developers + Maintainers'),
+    ]);
+    const rules = await loadRefProtections(t.deps.db, project.id);
+    assert.deepEqual([rules.branches[0].pushAccessLevels, rules.branches[0].pushDeployKeyIds], [[ACCESS.DEVELOPER], [keyId]]);
+    // With push_access_level too, both apply.
+    const both = await protect({ name: 'hotfix', push_access_level: ACCESS.MAINTAINER, allowed_to_push: [{ deploy_key_id: keyId }] });
+    assert.deepEqual(both.json().push_access_levels.map((l: { access_level_description: string }) => l.access_level_description), ['Maintainers', 'Deploy key']);
+    const fetched = await t.get(url('/hotfix'), { token: maintainer.token });
+    assert.deepEqual(fetched.json().push_access_levels, both.json().push_access_levels);
+    // Removing the key removes its level.
+    expectStatus(await t.del(`/api/v4/projects/${project.id}/deploy_keys/${keyId}`, { token: maintainer.token }), 204);
+    assert.deepEqual((await t.get(url('/hotfix'), { token: maintainer.token })).json().push_access_levels, [MAINTAINERS]);
+  });
+
+  test('allowed_to_push refusals: a key not enabled here, a repeated entry, user and group rules', async () => {
+    const before = await stored();
+    expectError(await protect({ name: 'a', allowed_to_push: [{ deploy_key_id: 999999 }] }), 422, { message: ['Push access levels deploy key is not enabled for this project'] });
+    expectError(await protect({ name: 'a', push_access_level: 30, allowed_to_push: [{ access_level: 30 }] }), 422, { message: ['Push access levels access level has already been taken'] });
+    expectError(await protect({ name: 'a', allowed_to_push: [{ user_id: maintainer.user.id }] }), 400, {
+      message: '400 Bad request - allowed_to_push takes access levels and deploy keys; user and group rules are not offered',
+    });
+    expectError(await protect({ name: 'a', allowed_to_push: [{ deploy_key_id: 'x' }] }), 400, { error: 'allowed_to_push[][deploy_key_id] is invalid' });
+    expectError(await protect({ name: 'a', allowed_to_push: 'all' }), 400, { error: 'allowed_to_push is invalid' });
+    assert.deepEqual(await stored(), before);
+  });
+
   test('the Instance admins level: only administrators may unprotect such a rule, so only they create it', async () => {
     expectError(await protect({ name: 'vault', unprotect_access_level: 60 }), 403, { message: '403 Forbidden' });
     const res = await protect({ name: 'vault', push_access_level: 60, unprotect_access_level: 60 }, ROOT_TOKEN);
@@ -239,8 +275,8 @@ test('the rules the push code reads back', async () => {
   const protections = await loadRefProtections(t.deps.db, project.id);
   assert.deepEqual(protections, {
     branches: [
-      { name: 'main', pushAccessLevels: [40], mergeAccessLevels: [40], unprotectAccessLevels: [40], allowForcePush: false, codeOwnerApprovalRequired: false },
-      { name: 'wip/*', pushAccessLevels: [30], mergeAccessLevels: [40], unprotectAccessLevels: [40], allowForcePush: true, codeOwnerApprovalRequired: false },
+      { name: 'main', pushAccessLevels: [40], pushDeployKeyIds: [], mergeAccessLevels: [40], unprotectAccessLevels: [40], allowForcePush: false, codeOwnerApprovalRequired: false },
+      { name: 'wip/*', pushAccessLevels: [30], pushDeployKeyIds: [], mergeAccessLevels: [40], unprotectAccessLevels: [40], allowForcePush: true, codeOwnerApprovalRequired: false },
     ],
     tags: [],
   });

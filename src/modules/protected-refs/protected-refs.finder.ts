@@ -28,6 +28,7 @@ export interface BranchAccessLevelRow {
   protected_branch_id: number;
   action: string;
   access_level: number;
+  deploy_key_id: number | null;
 }
 
 /** Access levels of a project's protected branches (or of some of them), by rule, oldest first. */
@@ -36,10 +37,17 @@ export async function branchAccessLevels(db: Kysely<DB>, projectId: number, bran
   let qb = db
     .selectFrom('protected_branch_access_levels as l')
     .innerJoin('protected_branches as b', 'b.id', 'l.protected_branch_id')
-    .select(['l.protected_branch_id', 'l.action', 'l.access_level'])
+    .select(['l.protected_branch_id', 'l.action', 'l.access_level', 'l.deploy_key_id'])
     .where('b.project_id', '=', projectId);
   if (branchIds) qb = qb.where('l.protected_branch_id', 'in', branchIds);
   return groupBy(await qb.orderBy('l.id').execute(), (r) => r.protected_branch_id);
+}
+
+/** Which of these deploy keys are enabled on the project. */
+export async function deployKeysEnabledOn(db: Kysely<DB>, projectId: number, keyIds: number[]): Promise<Set<number>> {
+  if (keyIds.length === 0) return new Set();
+  const rows = await db.selectFrom('deploy_keys_projects').select('deploy_key_id').where('project_id', '=', projectId).where('deploy_key_id', 'in', keyIds).execute();
+  return new Set(rows.map((r) => r.deploy_key_id));
 }
 
 export function findProtectedTags(db: Kysely<DB>, projectId: number) {
@@ -76,10 +84,11 @@ export async function loadRefProtections(db: Kysely<DB>, projectId: number): Pro
   return {
     branches: branches.map((b) => {
       const levels = branchLevels.get(b.id) ?? [];
-      const of = (action: string) => levels.filter((l) => l.action === action).map((l) => l.access_level);
+      const of = (action: string) => levels.filter((l) => l.action === action && l.deploy_key_id === null).map((l) => l.access_level);
       return {
         name: b.name,
         pushAccessLevels: of('push'),
+        pushDeployKeyIds: levels.flatMap((l) => (l.action === 'push' && l.deploy_key_id !== null ? [l.deploy_key_id] : [])),
         mergeAccessLevels: of('merge'),
         unprotectAccessLevels: of('unprotect'),
         allowForcePush: b.allow_force_push,

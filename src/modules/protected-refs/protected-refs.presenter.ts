@@ -7,8 +7,13 @@ function presentAccessLevel(level: number): AccessLevel {
   return { access_level: level, access_level_description: accessLevelDescription(level), user_id: null, group_id: null };
 }
 
+function presentBranchAccessLevel(row: BranchAccessLevelRow): AccessLevel {
+  if (row.deploy_key_id === null) return presentAccessLevel(row.access_level);
+  return { ...presentAccessLevel(row.access_level), access_level_description: 'Deploy key', deploy_key_id: row.deploy_key_id };
+}
+
 export function presentProtectedBranch(row: ProtectedBranchRow, levels: readonly BranchAccessLevelRow[]): ProtectedBranch {
-  const of = (action: string) => levels.filter((l) => l.action === action).map((l) => presentAccessLevel(l.access_level));
+  const of = (action: string) => levels.filter((l) => l.action === action).map(presentBranchAccessLevel);
   return {
     id: row.id,
     name: row.name,

@@ -6,12 +6,16 @@ import { Bool, IdOrPath, Params } from '../../core/params.ts';
 import { Entity, Nullable } from '../../core/schema.ts';
 import { PROTECTED_REF_ACCESS_LEVELS } from '../../domain/ref-protection.ts';
 
-/** One access level of a rule; user_id and group_id name a user or group rule, which Quarry does not offer. */
+/**
+ * One access level of a rule; user_id and group_id name a user or group rule, which Quarry does not
+ * offer. A push level naming a deploy key carries its deploy_key_id (as later releases show it).
+ */
 export const AccessLevelEntity = Entity({
   access_level: Type.Integer(),
   access_level_description: Type.String(),
   user_id: Nullable(Type.Integer()),
   group_id: Nullable(Type.Integer()),
+  deploy_key_id: Type.Optional(Type.Integer()),
 });
 export type AccessLevel = Static<typeof AccessLevelEntity>;
 
@@ -43,9 +47,18 @@ export const ListProtectedTagsQuery = Params({ ...PageParams });
 /** An access level out of PROTECTED_REF_ACCESS_LEVELS ("does not have a valid value" otherwise). */
 const AccessLevelParam = Type.Optional(Type.Unsafe<number>({ type: 'integer', enum: [...PROTECTED_REF_ACCESS_LEVELS] }));
 
+/** An entry of allowed_to_push: a role, or a deploy key enabled on the project (user and group rules are not offered). */
+const AllowedToPushEntry = Params({
+  access_level: AccessLevelParam,
+  deploy_key_id: Type.Optional(Type.Integer()),
+  user_id: Type.Optional(Type.Integer()),
+  group_id: Type.Optional(Type.Integer()),
+});
+
 export const ProtectBranchBody = Params({
   name: Type.String(),
   push_access_level: AccessLevelParam,
+  allowed_to_push: Type.Optional(Type.Array(AllowedToPushEntry, { maxItems: 100 })),
   merge_access_level: AccessLevelParam,
   allow_force_push: Type.Optional(Bool({ default: false })),
   unprotect_access_level: AccessLevelParam,

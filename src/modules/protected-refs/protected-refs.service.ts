@@ -3,7 +3,7 @@
 // unprotect a 403 (whether it is being created or removed, as the paid tiers rule).
 import { ACCESS } from '../../core/access/levels.ts';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
-import { apiError, conflict, forbidden, messageList } from '../../core/errors.ts';
+import { apiError, badRequest, conflict, forbidden, messageList } from '../../core/errors.ts';
 import { checkUnmodifiedSince } from '../../core/preconditions.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { type Pusher, canUnprotect } from '../../domain/ref-protection.ts';
@@ -13,6 +13,7 @@ import {
   type ProtectedBranchRow,
   type ProtectedTagRow,
   branchAccessLevels,
+  deployKeysEnabledOn,
   findProtectedBranch,
   findProtectedTag,
 } from './protected-refs.finder.ts';
@@ -46,6 +47,7 @@ export async function protectBranch(
   const unprotect = body.unprotect_access_level ?? ACCESS.MAINTAINER;
   if (!canUnprotect([unprotect], pusher)) throw forbidden();
   if (isBlank(body.name)) throw messageList([BLANK_NAME]);
+  const push = await pushLevels(ctx, projectId, body);
   const at = ctx.now().toISOString();
   try {
     return await withTransaction(ctx, async ({ db: trx }) => {
@@ -62,9 +64,9 @@ export async function protectBranch(
         .returningAll()
         .executeTakeFirstOrThrow();
       const levels = [
-        { protected_branch_id: row.id, action: 'push', access_level: body.push_access_level ?? ACCESS.MAINTAINER },
-        { protected_branch_id: row.id, action: 'merge', access_level: body.merge_access_level ?? ACCESS.MAINTAINER },
-        { protected_branch_id: row.id, action: 'unprotect', access_level: unprotect },
+        ...push.map((level) => ({ protected_branch_id: row.id, action: 'push', ...level })),
+        { protected_branch_id: row.id, action: 'merge', access_level: body.merge_access_level ?? ACCESS.MAINTAINER, deploy_key_id: null },
+        { protected_branch_id: row.id, action: 'unprotect', access_level: unprotect, deploy_key_id: null },
       ];
       await trx.insertInto('protected_branch_access_levels').values(levels).execute();
       return { row, levels };
@@ -74,6 +76,34 @@ export async function protectBranch(
     if (isUniqueViolation(error)) throw branchExists(body.name);
     throw error;
   }
+}
+
+type PushLevel = { access_level: number; deploy_key_id: number | null };
+
+/**
+ * The push levels of a new rule, as the paid tiers read them: push_access_level, then each entry of
+ * allowed_to_push (a role, or a deploy key enabled on the project, once each); Maintainers when
+ * neither is given.
+ */
+async function pushLevels(ctx: ServiceContext, projectId: number, body: ProtectBranchBody): Promise<PushLevel[]> {
+  const allowed = body.allowed_to_push ?? [];
+  if (allowed.some((entry) => entry.user_id !== undefined || entry.group_id !== undefined)) {
+    throw badRequest('allowed_to_push takes access levels and deploy keys; user and group rules are not offered');
+  }
+  const role = body.push_access_level ?? (allowed.length === 0 ? ACCESS.MAINTAINER : undefined);
+  const levels: PushLevel[] = role === undefined ? [] : [{ access_level: role, deploy_key_id: null }];
+  const keyIds = allowed.flatMap((entry) => (entry.deploy_key_id === undefined ? [] : [entry.deploy_key_id]));
+  const enabled = await deployKeysEnabledOn(ctx.db, projectId, keyIds);
+  const errors = new Set<string>();
+  for (const entry of allowed) {
+    const level = { access_level: entry.access_level ?? ACCESS.MAINTAINER, deploy_key_id: entry.deploy_key_id ?? null };
+    const taken = levels.some((l) => (level.deploy_key_id === null ? l.deploy_key_id === null && l.access_level === level.access_level : l.deploy_key_id === level.deploy_key_id));
+    if (taken) errors.add(fullMessage(level.deploy_key_id === null ? 'push_access_levels_access_level' : 'push_access_levels_deploy_key_id', TAKEN));
+    else if (level.deploy_key_id !== null && !enabled.has(level.deploy_key_id)) errors.add(fullMessage('push_access_levels_deploy_key', 'is not enabled for this project'));
+    levels.push(level);
+  }
+  if (errors.size > 0) throw messageList([...errors]);
+  return levels;
 }
 
 /** DELETE /projects/:id/protected_branches/:name: the rule only, never the branch. */
