@@ -48,6 +48,11 @@ const COLUMNS = {
     public: 'boolean', expires_at: 'text?', created_at: 'text', updated_at: 'text',
   },
   deploy_keys_projects: { id: 'integer', deploy_key_id: 'integer', project_id: 'integer', can_push: 'boolean', created_at: 'text', updated_at: 'text' },
+  deploy_tokens: {
+    id: 'integer', name: 'text', username: 'text?', token_digest: 'text', project_id: 'integer?', group_id: 'integer?', creator_id: 'integer?',
+    read_repository: 'boolean', read_registry: 'boolean', write_registry: 'boolean', read_package_registry: 'boolean', write_package_registry: 'boolean',
+    revoked: 'boolean', expires_at: 'text?', created_at: 'text',
+  },
   todos: {
     id: 'integer', user_id: 'integer', project_id: 'integer', target_type: 'text', target_id: 'integer', author_id: 'integer', action: 'text',
     note_id: 'integer?', state: 'text', resolved_by_action: 'text?', created_at: 'text', updated_at: 'text',

@@ -14,6 +14,7 @@ import {
   PersonalAccessTokenWithSecretEntity,
 } from '../src/modules/access-tokens/access-tokens.schemas.ts';
 import { UserAdminEntity, UserBasicEntity, UserEntity, UserSelfEntity } from '../src/modules/users/users.schemas.ts';
+import { DeployTokenEntity, DeployTokenWithTokenEntity } from '../src/modules/deploy-tokens/deploy-tokens.schemas.ts';
 
 let t: TestApp;
 let host: string;
@@ -219,5 +220,23 @@ describe('metadata and sudo', () => {
     const camel = new Gitlab({ host, token: ROOT_TOKEN, camelize: true });
     const me = await camel.Users.showCurrentUser();
     assert.equal((me as unknown as { isAdmin: boolean }).isAdmin, true);
+  });
+});
+
+describe('deploy tokens', () => {
+  test('DeployTokens.create, all, show and remove, for a project and a group', async () => {
+    const group = await admin.Groups.create('Deployers', 'deployers');
+    const project = await admin.Projects.create({ name: 'shipped', namespaceId: group.id });
+    for (const owner of [{ projectId: project.id }, { groupId: group.id }]) {
+      const created = await admin.DeployTokens.create('ci', ['read_repository', 'read_registry'], { ...owner, expires_at: '2035-01-01' });
+      expectEntity(created, DeployTokenWithTokenEntity);
+      assert.equal(created.username, `gitlab+deploy-token-${created.id}`);
+      expectEntities(await admin.DeployTokens.all(owner), DeployTokenEntity);
+      const shown = await admin.DeployTokens.show(created.id as number, owner);
+      expectEntity(shown, DeployTokenEntity);
+      await admin.DeployTokens.remove(created.id as number, owner);
+      assert.equal(await statusOf(admin.DeployTokens.show(created.id as number, owner)), 404);
+    }
+    expectEntities(await admin.DeployTokens.all(), DeployTokenEntity);
   });
 });

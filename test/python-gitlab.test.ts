@@ -53,6 +53,12 @@ test('python-gitlab and the git CLI: files, commits, tree, archive, branches, ta
   assert.equal(run.stdout.trim(), 'ok');
 });
 
+test('python-gitlab: project and group deploy tokens, and a clone with one', { skip }, async () => {
+  const run = await runScript('python_gitlab_deploy_tokens_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
 test('python-gitlab: issues, comments, labels', { skip }, async () => {
   const run = await runScript('python_gitlab_issues_check.py');
   assert.equal(run.status, 0, run.stderr);

@@ -31,6 +31,7 @@ import * as m0028 from './migrations/0028_clusters.ts';
 import * as m0029 from './migrations/0029_keys.ts';
 import * as m0030 from './migrations/0030_protected_branch_deploy_keys.ts';
 import * as m0031 from './migrations/0031_pages.ts';
+import * as m0040 from './migrations/0040_deploy_tokens.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -69,6 +70,7 @@ const migrations: [string, Migration][] = [
   ['0029_keys', m0029],
   ['0030_protected_branch_deploy_keys', m0030],
   ['0031_pages', m0031],
+  ['0040_deploy_tokens', m0040],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */

@@ -915,6 +915,26 @@ export interface DeployKeysProjectsTable {
   updated_at: string;
 }
 
+/** A deploy token of a project or (project_id null) of a group; the secret is kept as a digest. */
+export interface DeployTokensTable {
+  id: Generated<number>;
+  name: string;
+  /** Null for the default `gitlab+deploy-token-<id>`. */
+  username: string | null;
+  token_digest: string;
+  project_id: number | null;
+  group_id: number | null;
+  creator_id: number | null;
+  read_repository: Bool;
+  read_registry: Bool;
+  write_registry: Bool;
+  read_package_registry: Bool;
+  write_package_registry: Bool;
+  revoked: Bool;
+  expires_at: string | null;
+  created_at: string;
+}
+
 /** A to-do item of a user on an issue or a merge request. */
 export interface TodosTable {
   id: Generated<number>;
@@ -1016,6 +1036,7 @@ export interface DB {
   pages_deployments: PagesDeploymentsTable;
   keys: KeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;
+  deploy_tokens: DeployTokensTable;
   todos: TodosTable;
   todo_counts: TodoCountsTable;
 }
@@ -1023,6 +1044,7 @@ export interface DB {
 export type UserRow = Selectable<UsersTable>;
 export type KeyRow = Selectable<KeysTable>;
 export type DeployKeysProjectRow = Selectable<DeployKeysProjectsTable>;
+export type DeployTokenRow = Selectable<DeployTokensTable>;
 export type ReleaseRow = Selectable<ReleasesTable>;
 export type ClusterRow = Selectable<ClustersTable>;
 

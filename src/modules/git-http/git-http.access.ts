@@ -58,3 +58,22 @@ export function checkGitAccess({ actor, command, project, repositoryExists }: Gi
   if (project.row.repository_read_only) return refuse(403, REPOSITORY_READ_ONLY_MESSAGE);
   return project.can.has('push_code') ? { ok: true, service } : refuse(403, GIT_ACCESS_MESSAGES.pushCode);
 }
+
+export interface DeployTokenGitAccessRequest {
+  /** The token has the read_repository scope. */
+  readRepository: boolean;
+  command: string | undefined;
+  projectExists: boolean;
+  repositoryExists: boolean;
+}
+
+/** What a deploy token reaching the project may do: fetch with read_repository, never push (its scopes hold no push ability). */
+export function checkDeployTokenGitAccess({ readRepository, command, projectExists, repositoryExists }: DeployTokenGitAccessRequest): GitAccessResult {
+  const service = command === 'git-upload-pack' || command === 'git-receive-pack' ? command : null;
+  if (service === 'git-receive-pack') return refuse(403, GIT_ACCESS_MESSAGES.authUpload);
+  if (service === 'git-upload-pack' && !readRepository) return refuse(403, GIT_ACCESS_MESSAGES.authDownload);
+  if (service === null) return refuse(403, GIT_ACCESS_MESSAGES.commandNotAllowed);
+  if (!projectExists) return refuse(404, GIT_ACCESS_MESSAGES.projectNotFound);
+  if (!repositoryExists) return refuse(404, GIT_ACCESS_MESSAGES.noRepository);
+  return { ok: true, service };
+}

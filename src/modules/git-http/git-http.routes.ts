@@ -24,10 +24,11 @@ import {
   resultType,
   serviceRpc,
 } from '../../git/smart-http.ts';
+import { deployTokenReaches, findDeployTokenByCredentials } from '../deploy-tokens/index.ts';
 import { MAX_ANCESTORS } from '../groups/groups.validation.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/index.ts';
-import { checkGitAccess } from './git-http.access.ts';
+import { checkDeployTokenGitAccess, checkGitAccess } from './git-http.access.ts';
 
 /** Groups nest up to MAX_ANCESTORS + 1 deep, and the project comes last. */
 const MAX_SEGMENTS = MAX_ANCESTORS + 2;
@@ -91,6 +92,26 @@ async function throttled(req: FastifyRequest, actor: Actor | null): Promise<Refu
   return { status: 429, message: THROTTLED_BODY, headers: throttledHeaders(name, verdict) };
 }
 
+type FoundProject = Awaited<ReturnType<typeof findProject>>;
+
+/**
+ * A deploy token's credentials (its username, its secret) on a project it reaches, or naming no
+ * project: it fetches with read_repository and never pushes. Null when they are no such token, so
+ * that the other kinds of credentials are tried (and a token of another project fails as they do).
+ */
+async function deployTokenAccess(req: FastifyRequest, credentials: { login: string; password: string }, found: FoundProject, command: string | undefined): Promise<Target | Refusal | null> {
+  const { deps } = req.server;
+  const token = await findDeployTokenByCredentials(deps.db, credentials.login, credentials.password, deps.now());
+  if (!token || (found && !(await deployTokenReaches(deps.db, token, found.row)))) return null;
+  const limited = await throttled(req, null);
+  if (limited) return limited;
+  const gitDir = found ? existingProjectRepository(deps.config.repositoryStorages, found.row) : null;
+  const access = checkDeployTokenGitAccess({ readRepository: token.read_repository, command, projectExists: found !== null, repositoryExists: gitDir !== null });
+  if (!access.ok) return access;
+  const project = { ...(found as NonNullable<FoundProject>), ...(await accessToProject(req, (found as NonNullable<FoundProject>).row)) };
+  return { service: access.service, project, gitDir: gitDir as string, actor: null };
+}
+
 /**
  * Authenticates and checks access as the platform does (GitHttpClientController, GitAccess):
  * credentials that name nobody, or none where the code is not public, get 401 with a challenge;
@@ -105,6 +126,8 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   const found = await findProject(req, fullPath);
   let actor: Actor | null = null;
   if (credentials) {
+    const viaDeployToken = await deployTokenAccess(req, credentials, found, command);
+    if (viaDeployToken) return viaDeployToken;
     try {
       actor = await resolveGitClient(deps, credentials, (login, password) => authenticatePassword(serviceContext(req), login, password));
     } catch (error) {
