@@ -30,7 +30,7 @@ import { clusterRoutes } from './modules/clusters/clusters.routes.ts';
 import { commitCommentRoutes } from './modules/commit-comments/commit-comments.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
-import { deployTokenRoutes } from './modules/deploy-tokens/index.ts';
+import { deployTokenRoutes } from './modules/deploy-tokens/deploy-tokens.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { groupRoutes } from './modules/groups/groups.routes.ts';
 import { invitationRoutes } from './modules/invitations/invitations.routes.ts';

@@ -1,3 +1,2 @@
-// The deploy tokens module's public surface: routes, and what git over HTTP asks of a token.
-export { deployTokenRoutes } from './deploy-tokens.routes.ts';
+// The deploy tokens module's public surface: what git over HTTP asks of a token.
 export { deployTokenReaches, findDeployTokenByCredentials } from './deploy-tokens.finder.ts';
