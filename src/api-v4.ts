@@ -26,6 +26,7 @@ import { artifactRoutes } from './modules/ci-artifacts/artifacts.routes.ts';
 import { runnerArtifactRoutes } from './modules/ci-artifacts/runner-artifacts.routes.ts';
 import { testReportRoutes } from './modules/ci-artifacts/test-reports.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
+import { broadcastMessageRoutes } from './modules/broadcast-messages/broadcast-messages.routes.ts';
 import { clusterRoutes } from './modules/clusters/clusters.routes.ts';
 import { commitCommentRoutes } from './modules/commit-comments/commit-comments.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
@@ -55,6 +56,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(accessTokenRoutes);
   await api.register(applicationSettingRoutes);
   await api.register(branchRoutes);
+  await api.register(broadcastMessageRoutes);
   await api.register(runnerRegistrationRoutes);
   await api.register(runnerRoutes);
   await api.register(runnerJobRoutes);

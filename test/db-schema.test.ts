@@ -48,6 +48,10 @@ const COLUMNS = {
     public: 'boolean', expires_at: 'text?', created_at: 'text', updated_at: 'text',
   },
   deploy_keys_projects: { id: 'integer', deploy_key_id: 'integer', project_id: 'integer', can_push: 'boolean', created_at: 'text', updated_at: 'text' },
+  broadcast_messages: {
+    id: 'integer', message: 'text', starts_at: 'text', ends_at: 'text', color: 'text?', font: 'text?', target_access_levels: 'text',
+    target_path: 'text?', broadcast_type: 'text', dismissable: 'boolean?', created_at: 'text', updated_at: 'text',
+  },
   deploy_tokens: {
     id: 'integer', name: 'text', username: 'text?', token_digest: 'text', project_id: 'integer?', group_id: 'integer?', creator_id: 'integer?',
     read_repository: 'boolean', read_registry: 'boolean', write_registry: 'boolean', read_package_registry: 'boolean', write_package_registry: 'boolean',

@@ -935,6 +935,25 @@ export interface DeployTokensTable {
   created_at: string;
 }
 
+/** An instance-wide notice shown between starts_at and ends_at. */
+export interface BroadcastMessagesTable {
+  id: Generated<number>;
+  message: string;
+  starts_at: string;
+  ends_at: string;
+  color: string | null;
+  font: string | null;
+  /** JSON array of access levels; empty for everyone. */
+  target_access_levels: Generated<string>;
+  target_path: string | null;
+  /** 'banner' or 'notification'. */
+  broadcast_type: string;
+  /** Null until set. */
+  dismissable: Bool | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** A to-do item of a user on an issue or a merge request. */
 export interface TodosTable {
   id: Generated<number>;
@@ -1037,6 +1056,7 @@ export interface DB {
   keys: KeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;
   deploy_tokens: DeployTokensTable;
+  broadcast_messages: BroadcastMessagesTable;
   todos: TodosTable;
   todo_counts: TodoCountsTable;
 }
@@ -1045,6 +1065,7 @@ export type UserRow = Selectable<UsersTable>;
 export type KeyRow = Selectable<KeysTable>;
 export type DeployKeysProjectRow = Selectable<DeployKeysProjectsTable>;
 export type DeployTokenRow = Selectable<DeployTokensTable>;
+export type BroadcastMessageRow = Selectable<BroadcastMessagesTable>;
 export type ReleaseRow = Selectable<ReleasesTable>;
 export type ClusterRow = Selectable<ClustersTable>;
 

@@ -7,6 +7,9 @@ export const BLANK = "can't be blank";
 export const TAKEN = 'has already been taken';
 export const INVALID = 'is invalid';
 export const NOT_INCLUDED = 'is not included in the list';
+/** ColorValidator's message, and what it accepts: `#` and three or six hex digits. */
+export const INVALID_COLOR = 'must be a valid color code';
+export const isColorCode = (value: string) => /^#(?:[0-9A-Fa-f]{3}){1,2}$/.test(value);
 
 export const tooLong = (maximum: number) => `is too long (maximum is ${maximum} characters)`;
 export const tooShort = (minimum: number) => `is too short (minimum is ${minimum} characters)`;

@@ -4,10 +4,8 @@
 // 255 characters, and a project label's title is not one of its group's.
 import type { FieldErrors } from '../../core/errors.ts';
 import { rubyStrip as strip } from '../../domain/plain-text.ts';
-import { BLANK, INVALID, TAKEN, addError, tooLong } from '../../domain/validation.ts';
+import { BLANK, INVALID, INVALID_COLOR, TAKEN, addError, isColorCode, tooLong } from '../../domain/validation.ts';
 
-export const INVALID_COLOR = 'must be a valid color code';
-const COLOR = /^#(?:[0-9A-Fa-f]{3}){1,2}$/;
 const TITLE = /^[^,]+$/;
 export const TITLE_MAX = 255;
 
@@ -70,7 +68,7 @@ export function normalizedFields(fields: LabelFields): LabelFields {
 /** The model's failures, colour first, as the platform runs its validators. */
 export function labelErrors(fields: LabelFields, conflicts: TitleConflicts): FieldErrors {
   const errors: FieldErrors = {};
-  if (!COLOR.test(fields.color)) addError(errors, 'color', INVALID_COLOR);
+  if (!isColorCode(fields.color)) addError(errors, 'color', INVALID_COLOR);
   const title = fields.title ?? '';
   if (title === '') addError(errors, 'title', BLANK);
   if (!TITLE.test(title)) addError(errors, 'title', INVALID);
