@@ -46,6 +46,7 @@ import { repositoryFileRoutes } from './modules/repository-files/repository-file
 import { repositoryRoutes } from './modules/repository/repository.routes.ts';
 import { releaseRoutes } from './modules/releases/releases.routes.ts';
 import { releaseLinkRoutes } from './modules/releases/release-links.routes.ts';
+import { vulnerabilityRoutes } from './modules/security/vulnerabilities.routes.ts';
 import { tagRoutes } from './modules/tags/tags.routes.ts';
 import { todoListRoutes } from './modules/todo-list/todo-list.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
@@ -100,4 +101,5 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(tagRoutes);
   await api.register(todoListRoutes);
   await api.register(userRoutes);
+  await api.register(vulnerabilityRoutes);
 };
