@@ -33,7 +33,7 @@ export const FindingEntity = Entity({
   primary_identifier_id: Type.Integer(),
   project_fingerprint: Type.String(),
   location_fingerprint: Type.String(),
-  uuid: Type.String({ format: 'uuid' }),
+  uuid: Type.String(),
   name: Type.String(),
   metadata_version: Type.String(),
   /** The report's item serialized as JSON text. */
