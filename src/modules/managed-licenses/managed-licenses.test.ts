@@ -38,7 +38,7 @@ describe('managed licenses', () => {
     const created = await t.post(base(projectId), { token: ROOT_TOKEN, body: { name: 'Apache License 2.0', approval_status: 'blacklisted' } });
     expectStatus(created, 201);
     expectEntity(created.json(), ManagedLicenseEntity);
-    assert.deepEqual({ ...created.json(), id: 0 }, { id: 0, name: 'Apache License 2.0', approval_status: 'blacklisted' });
+    assert.deepEqual({ ...(created.json() as object), id: 0 }, { id: 0, name: 'Apache License 2.0', approval_status: 'blacklisted' });
     const id = created.json().id;
     for (const ref of [String(id), encodeURIComponent('Apache License 2.0'), encodeURIComponent('apache license 2.0')]) {
       const res = await t.get(`${base(projectId)}/${ref}`, { token: ROOT_TOKEN });

@@ -42,9 +42,8 @@ export function presentFinding(row: VulnerabilityOccurrenceRow): Finding {
   };
 }
 
-export function presentVulnerability(row: VulnerabilityRow, view: VulnerabilityView): Vulnerability {
-  const project = view.projects.get(row.project_id) as VulnerabilityProject;
-  const finding = view.findings.get(row.id);
+/** What both forms show of the row itself, and who and when. */
+function vulnerabilityFields(row: VulnerabilityRow) {
   return {
     id: row.id,
     title: row.title,
@@ -53,18 +52,27 @@ export function presentVulnerability(row: VulnerabilityRow, view: VulnerabilityV
     severity: row.severity as Vulnerability['severity'],
     confidence: row.confidence as Vulnerability['confidence'],
     report_type: row.report_type as Vulnerability['report_type'],
+  };
+}
+function editorsAndDates(row: VulnerabilityRow) {
+  return {
+    editors: { author_id: row.author_id, updated_by_id: row.updated_by_id, last_edited_by_id: row.last_edited_by_id },
+    dates: { start_date: row.start_date, due_date: row.due_date, created_at: row.created_at, updated_at: row.updated_at, last_edited_at: row.last_edited_at },
+  };
+}
+
+export function presentVulnerability(row: VulnerabilityRow, view: VulnerabilityView): Vulnerability {
+  const project = view.projects.get(row.project_id) as VulnerabilityProject;
+  const finding = view.findings.get(row.id);
+  const { editors, dates } = editorsAndDates(row);
+  return {
+    ...vulnerabilityFields(row),
     project: presentProjectIdentity(project),
     finding: finding ? presentFinding(finding) : null,
-    author_id: row.author_id,
-    updated_by_id: row.updated_by_id,
-    last_edited_by_id: row.last_edited_by_id,
+    ...editors,
     resolved_by_id: row.resolved_by_id,
     dismissed_by_id: row.dismissed_by_id,
-    start_date: row.start_date,
-    due_date: row.due_date,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    last_edited_at: row.last_edited_at,
+    ...dates,
     resolved_at: row.resolved_at,
     dismissed_at: row.dismissed_at,
     resolved_on_default_branch: row.resolved_on_default_branch,
@@ -73,24 +81,13 @@ export function presentVulnerability(row: VulnerabilityRow, view: VulnerabilityV
 }
 
 export function presentVulnerabilityDetail(row: VulnerabilityRow, project: Pick<ProjectRow, 'id' | 'name' | 'full_path' | 'name_with_namespace'>): VulnerabilityDetail {
+  const { editors, dates } = editorsAndDates(row);
   return {
-    id: row.id,
-    title: row.title,
-    description: row.description,
-    state: shownState(row.state),
-    severity: row.severity as VulnerabilityDetail['severity'],
-    confidence: row.confidence as VulnerabilityDetail['confidence'],
-    report_type: row.report_type as VulnerabilityDetail['report_type'],
+    ...vulnerabilityFields(row),
     project: { id: project.id, name: project.name, full_path: project.full_path, full_name: project.name_with_namespace },
-    author_id: row.author_id,
-    updated_by_id: row.updated_by_id,
-    last_edited_by_id: row.last_edited_by_id,
+    ...editors,
     closed_by_id: row.dismissed_by_id,
-    start_date: row.start_date,
-    due_date: row.due_date,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    last_edited_at: row.last_edited_at,
+    ...dates,
     closed_at: row.dismissed_at,
   };
 }

@@ -42,8 +42,8 @@ export const FindingEntity = Entity({
 });
 export type Finding = Static<typeof FindingEntity>;
 
-/** The list form (§2.14). */
-export const VulnerabilityEntity = Entity({
+/** What both forms show first: the vulnerability itself. */
+const vulnerabilityFields = {
   id: Type.Integer(),
   title: Type.String(),
   description: Nullable(Type.String()),
@@ -51,18 +51,19 @@ export const VulnerabilityEntity = Entity({
   severity: Severity,
   confidence: Confidence,
   report_type: ReportType,
+};
+const dates = { start_date: Nullable(Type.String()), due_date: Nullable(Type.String()), created_at: Timestamp, updated_at: Timestamp, last_edited_at: NullableTime };
+const editors = { author_id: UserId, updated_by_id: UserId, last_edited_by_id: UserId };
+
+/** The list form (§2.14). */
+export const VulnerabilityEntity = Entity({
+  ...vulnerabilityFields,
   project: ProjectIdentityEntity,
   finding: Nullable(FindingEntity),
-  author_id: UserId,
-  updated_by_id: UserId,
-  last_edited_by_id: UserId,
+  ...editors,
   resolved_by_id: UserId,
   dismissed_by_id: UserId,
-  start_date: Nullable(Type.String()),
-  due_date: Nullable(Type.String()),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  last_edited_at: NullableTime,
+  ...dates,
   resolved_at: NullableTime,
   dismissed_at: NullableTime,
   resolved_on_default_branch: Type.Boolean(),
@@ -72,23 +73,11 @@ export type Vulnerability = Static<typeof VulnerabilityEntity>;
 
 /** The single form (§2.15). */
 export const VulnerabilityDetailEntity = Entity({
-  id: Type.Integer(),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  state: Literals(VULNERABILITY_STATES),
-  severity: Severity,
-  confidence: Confidence,
-  report_type: ReportType,
+  ...vulnerabilityFields,
   project: Entity({ id: Type.Integer(), name: Type.String(), full_path: Type.String(), full_name: Type.String() }),
-  author_id: UserId,
-  updated_by_id: UserId,
-  last_edited_by_id: UserId,
+  ...editors,
   closed_by_id: UserId,
-  start_date: Nullable(Type.String()),
-  due_date: Nullable(Type.String()),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  last_edited_at: NullableTime,
+  ...dates,
   closed_at: NullableTime,
 });
 export type VulnerabilityDetail = Static<typeof VulnerabilityDetailEntity>;
