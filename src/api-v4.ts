@@ -48,6 +48,8 @@ import { repositoryFileRoutes } from './modules/repository-files/repository-file
 import { repositoryRoutes } from './modules/repository/repository.routes.ts';
 import { releaseRoutes } from './modules/releases/releases.routes.ts';
 import { releaseLinkRoutes } from './modules/releases/release-links.routes.ts';
+import { vulnerabilityRoutes } from './modules/security/vulnerabilities.routes.ts';
+import { managedLicenseRoutes } from './modules/managed-licenses/managed-licenses.routes.ts';
 import { tagRoutes } from './modules/tags/tags.routes.ts';
 import { todoListRoutes } from './modules/todo-list/todo-list.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
@@ -104,4 +106,6 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(tagRoutes);
   await api.register(todoListRoutes);
   await api.register(userRoutes);
+  await api.register(vulnerabilityRoutes);
+  await api.register(managedLicenseRoutes);
 };

@@ -19,6 +19,7 @@ import { closeReaders } from './git/reader-pool.ts';
 import { openapiOptions } from './modules/api-docs/index.ts';
 import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
+import { pipelineLicenseRoutes } from './modules/managed-licenses/pipeline-licenses.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { invitePageRoutes } from './modules/invitations/invite-page.routes.ts';
 import { metricsRoutes } from './modules/metrics/metrics.routes.ts';
@@ -88,6 +89,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(registrationRoutes);
   await app.register(invitePageRoutes);
   await app.register(gitHttpRoutes);
+  await app.register(pipelineLicenseRoutes);
   await app.register(apiV4, { prefix: '/api/v4' });
   // Loaded only when used: the seed's schema and YAML parser stay out of an ordinary start.
   if (options.testMode) await app.register((await import('./modules/testing/testing.routes.ts')).testingRoutes, options.testMode);

@@ -42,6 +42,33 @@ const COLUMNS = {
     id: 'integer', project_id: 'integer', domain: 'text', certificate: 'text?', key_encrypted: 'text?', certificate_source: 'text', certificate_valid_not_before: 'text?',
     certificate_valid_not_after: 'text?', auto_ssl_enabled: 'boolean', verification_code: 'text', verified_at: 'text?', enabled_until: 'text?', created_at: 'text', updated_at: 'text',
   },
+  software_license_policies: { id: 'integer', project_id: 'integer', name: 'text', classification: 'text', created_at: 'text', updated_at: 'text' },
+  security_scans: {
+    id: 'integer', project_id: 'integer', pipeline_id: 'integer', build_id: 'integer', scan_type: 'text', status: 'text', errors: 'text', default_branch: 'boolean',
+    created_at: 'text',
+  },
+  security_findings: {
+    id: 'integer', scan_id: 'integer', project_id: 'integer', pipeline_id: 'integer', uuid: 'text', report_type: 'text', severity: 'text', confidence: 'text',
+    name: 'text', location_file: 'text?', package_name: 'text?',
+  },
+  security_dependencies: {
+    id: 'integer', scan_id: 'integer', project_id: 'integer', pipeline_id: 'integer', name: 'text', version: 'text?', package_manager: 'text', file_path: 'text',
+  },
+  vulnerability_scanners: { id: 'integer', project_id: 'integer', external_id: 'text', name: 'text', vendor: 'text', created_at: 'text', updated_at: 'text' },
+  vulnerability_identifiers: {
+    id: 'integer', project_id: 'integer', fingerprint: 'text', external_type: 'text', external_id: 'text', name: 'text', url: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  vulnerabilities: {
+    id: 'integer', project_id: 'integer', author_id: 'integer?', title: 'text', description: 'text?', state: 'text', severity: 'text', severity_level: 'integer',
+    confidence: 'text', report_type: 'text', resolved_on_default_branch: 'boolean', updated_by_id: 'integer?', last_edited_by_id: 'integer?', last_edited_at: 'text?',
+    start_date: 'text?', due_date: 'text?', resolved_by_id: 'integer?', resolved_at: 'text?', dismissed_by_id: 'integer?', dismissed_at: 'text?', confirmed_by_id: 'integer?',
+    confirmed_at: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  vulnerability_occurrences: {
+    id: 'integer', project_id: 'integer', scanner_id: 'integer', primary_identifier_id: 'integer', vulnerability_id: 'integer?', report_type: 'text', severity: 'text',
+    confidence: 'text', name: 'text', description: 'text?', uuid: 'text', project_fingerprint: 'text', location_fingerprint: 'text', metadata_version: 'text',
+    raw_metadata: 'text', created_at: 'text', updated_at: 'text',
+  },
   pages_deployments: { id: 'integer', project_id: 'integer', ci_build_id: 'integer?', sha: 'text', ref: 'text', directory: 'text', file_count: 'integer', size: 'integer', created_at: 'text' },
   keys: {
     id: 'integer', type: 'text', user_id: 'integer?', creator_id: 'integer?', title: 'text', key: 'text', fingerprint: 'text', fingerprint_sha256: 'text',

@@ -1059,6 +1059,14 @@ export interface DB {
   broadcast_messages: BroadcastMessagesTable;
   todos: TodosTable;
   todo_counts: TodoCountsTable;
+  software_license_policies: SoftwareLicensePoliciesTable;
+  security_scans: SecurityScansTable;
+  security_findings: SecurityFindingsTable;
+  security_dependencies: SecurityDependenciesTable;
+  vulnerability_scanners: VulnerabilityScannersTable;
+  vulnerability_identifiers: VulnerabilityIdentifiersTable;
+  vulnerabilities: VulnerabilitiesTable;
+  vulnerability_occurrences: VulnerabilityOccurrencesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -1133,3 +1141,136 @@ export type CiTriggerRow = Selectable<CiTriggersTable>;
 export type CiPipelineScheduleRow = Selectable<CiPipelineSchedulesTable>;
 export type CiPipelineScheduleVariableRow = Selectable<CiPipelineScheduleVariablesTable>;
 export type CiJobArtifactRow = Selectable<CiJobArtifactsTable>;
+
+export interface SoftwareLicensePoliciesTable {
+  id: Generated<number>;
+  project_id: number;
+  /** The license's name as given; unique in the project. */
+  name: string;
+  /** 'allowed' (shown as approved) or 'denied' (shown as blacklisted). */
+  classification: string;
+  created_at: string;
+  updated_at: string;
+}
+export type SoftwareLicensePolicyRow = Selectable<SoftwareLicensePoliciesTable>;
+
+export interface SecurityScansTable {
+  id: Generated<number>;
+  project_id: number;
+  pipeline_id: number;
+  build_id: number;
+  /** The report type: 'sast' or 'dependency_scanning'. */
+  scan_type: string;
+  /** 'succeeded', or 'report_error' for a report that could not be parsed. */
+  status: string;
+  /** JSON array of the parsing errors' messages. */
+  errors: string;
+  /** Whether the pipeline ran on the project's default branch when it was ingested. */
+  default_branch: Generated<Bool>;
+  created_at: string;
+}
+export type SecurityScanRow = Selectable<SecurityScansTable>;
+
+export interface SecurityFindingsTable {
+  id: Generated<number>;
+  scan_id: number;
+  project_id: number;
+  pipeline_id: number;
+  uuid: string;
+  report_type: string;
+  severity: string;
+  confidence: string;
+  name: string;
+  /** The file of its location. */
+  location_file: string | null;
+  /** The package of a dependency scanning finding. */
+  package_name: string | null;
+}
+
+export interface SecurityDependenciesTable {
+  id: Generated<number>;
+  scan_id: number;
+  project_id: number;
+  pipeline_id: number;
+  name: string;
+  version: string | null;
+  package_manager: string;
+  file_path: string;
+}
+export type SecurityDependencyRow = Selectable<SecurityDependenciesTable>;
+
+export interface VulnerabilityScannersTable {
+  id: Generated<number>;
+  project_id: number;
+  external_id: string;
+  name: string;
+  vendor: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface VulnerabilityIdentifiersTable {
+  id: Generated<number>;
+  project_id: number;
+  /** SHA1 hex of `<type>:<value>`. */
+  fingerprint: string;
+  external_type: string;
+  external_id: string;
+  name: string;
+  url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface VulnerabilitiesTable {
+  id: Generated<number>;
+  project_id: number;
+  author_id: number | null;
+  title: string;
+  description: string | null;
+  /** 'opened', 'detected', 'confirmed', 'resolved' or 'dismissed'. */
+  state: string;
+  severity: string;
+  /** The severity's rank (info 1 … critical 7), for ordering. */
+  severity_level: number;
+  confidence: string;
+  report_type: string;
+  resolved_on_default_branch: Generated<Bool>;
+  updated_by_id: number | null;
+  last_edited_by_id: number | null;
+  last_edited_at: string | null;
+  start_date: string | null;
+  due_date: string | null;
+  resolved_by_id: number | null;
+  resolved_at: string | null;
+  dismissed_by_id: number | null;
+  dismissed_at: string | null;
+  confirmed_by_id: number | null;
+  confirmed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type VulnerabilityRow = Selectable<VulnerabilitiesTable>;
+
+export interface VulnerabilityOccurrencesTable {
+  id: Generated<number>;
+  project_id: number;
+  scanner_id: number;
+  primary_identifier_id: number;
+  vulnerability_id: number | null;
+  report_type: string;
+  severity: string;
+  confidence: string;
+  name: string;
+  description: string | null;
+  /** The platform's UUID v5 of the finding (unique). */
+  uuid: string;
+  project_fingerprint: string;
+  location_fingerprint: string;
+  metadata_version: string;
+  /** The report's item, serialized. */
+  raw_metadata: string;
+  created_at: string;
+  updated_at: string;
+}
+export type VulnerabilityOccurrenceRow = Selectable<VulnerabilityOccurrencesTable>;

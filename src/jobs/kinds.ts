@@ -11,6 +11,7 @@ import { createPushPipelineJob } from '../modules/pipelines/pipelines.jobs.ts';
 import { runScheduleJob } from '../modules/pipeline-schedules/pipeline-schedules.jobs.ts';
 import { createEvidenceJob } from '../modules/releases/releases.jobs.ts';
 import { deployPagesJob, verifyPagesDomainJob } from '../modules/pages/pages.jobs.ts';
+import { ingestSecurityReportsJob } from '../modules/security/security.jobs.ts';
 import { sendConfirmationJob } from '../modules/users/users.jobs.ts';
 import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import type { JobKind } from './queue.ts';
@@ -37,4 +38,5 @@ export const backgroundJobKinds: readonly JobKind[] = [
   pipelineTodosJob,
   deployPagesJob,
   verifyPagesDomainJob,
+  ingestSecurityReportsJob,
 ];

@@ -136,8 +136,12 @@ describe('the routes of the application', () => {
       'POST /users/sign_up',
       'PUT /api/v4/jobs/:id',
     ]);
-    const git = routes.filter((r) => r.url.startsWith('/:s0') && r.method !== 'OPTIONS');
+    // Under a project's full path: git over HTTP, and a pipeline's licenses.json (JSON, with its schema).
+    const byPath = routes.filter((r) => r.url.startsWith('/:s0') && r.method !== 'OPTIONS');
+    const licenses = byPath.filter((r) => r.url.endsWith('/-/pipelines/:pipeline_id/licenses.json'));
+    const git = byPath.filter((r) => !licenses.includes(r));
     assert.ok(git.length > 0 && git.every((r) => r.config?.json === false && r.config.auth === 'none'));
+    assert.ok(licenses.length > 0 && licenses.every((r) => r.config?.json !== false && r.config?.auth === 'optional'));
   });
 });
 

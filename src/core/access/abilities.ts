@@ -33,7 +33,12 @@ export type ProjectAbility =
   | 'update_cluster'
   | 'admin_cluster'
   | 'read_pages'
-  | 'update_pages';
+  | 'update_pages'
+  | 'read_security_resource'
+  | 'admin_vulnerability'
+  | 'read_dependencies'
+  | 'read_software_license_policy'
+  | 'admin_software_license_policy';
 
 export type GroupAbility =
   | 'read_group'
@@ -114,6 +119,14 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
     can.add('read_pages');
     if (!project.archived) can.add('update_pages');
   }
+  // The security dashboard (vulnerabilities, their findings) is for Developers and up (14.x
+  // read_security_resource); acting on a vulnerability needs the same role.
+  if (level >= ACCESS.DEVELOPER) can.add('read_security_resource').add('admin_vulnerability');
+  // The dependency list needs the code: Reporters of a private project, every reader of a public one.
+  if (viewer && can.has('download_code')) can.add('read_dependencies');
+  // License policies are read by Reporters, and by anyone who sees the project without membership.
+  if (level >= ACCESS.REPORTER || publicAccess) can.add('read_software_license_policy');
+  if (level >= ACCESS.MAINTAINER) can.add('admin_software_license_policy');
   // Release 14.x keeps renaming, archiving, visibility changes and removal to owners.
   if (level >= ACCESS.OWNER) can.add('remove_project').add('change_visibility_level').add('rename_project').add('archive_project');
   return can;

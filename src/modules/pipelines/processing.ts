@@ -8,6 +8,7 @@ import type { CiBuildRow, CiPipelineRow, DB } from '../../db/schema.ts';
 import { type JobChange, type PipelineJob, assignResources, busyResourceGroups, enqueueDueScheduled, pipelineDuration, processPipeline } from '../../ci/processing.ts';
 import { type Status, isCompleted } from '../../ci/status.ts';
 import { AUTO_MERGE, PIPELINE_TODOS } from '../../jobs/merge-request-work.ts';
+import { INGESTED_REPORT_TYPES, INGEST_SECURITY_REPORTS } from '../../jobs/security-work.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { announcePendingBuilds } from './pending-builds.ts';
 
@@ -153,7 +154,24 @@ export async function updatePipelineStatus(db: Kysely<DB>, pipeline: CiPipelineR
   await db.updateTable('ci_pipelines').set(set).where('id', '=', pipeline.id).execute();
   if (status === 'success') await autoMergeAfterSuccess(db, pipeline.project_id);
   if (status === 'failed') await pipelineTodosLater(db, pipeline, 'failed');
+  if (isCompleted(status)) await securityReportsLater(db, pipeline.id);
   return { ...pipeline, ...set };
+}
+
+/**
+ * A pipeline that completed (whatever its status, as the platform stores its security reports)
+ * with security report artifacts: their ingestion is enqueued with the status.
+ */
+async function securityReportsLater(db: Kysely<DB>, pipelineId: number): Promise<void> {
+  const report = await db
+    .selectFrom('ci_job_artifacts')
+    .innerJoin('ci_builds', 'ci_builds.id', 'ci_job_artifacts.build_id')
+    .select('ci_job_artifacts.id')
+    .where('ci_builds.pipeline_id', '=', pipelineId)
+    .where('ci_job_artifacts.file_type', 'in', [...INGESTED_REPORT_TYPES])
+    .limit(1)
+    .executeTakeFirst();
+  if (report) await enqueue(db, INGEST_SECURITY_REPORTS, { pipelineId }, { dedupeKey: String(pipelineId) });
 }
 
 /** A successful pipeline may let merge requests set to merge when it succeeds merge: their check is enqueued with the status. */
