@@ -29,7 +29,7 @@ const COLUMNS = {
   },
   project_import_states: {
     project_id: 'integer', user_id: 'integer?', status: 'text', import_type: 'text', correlation_id: 'text', last_error: 'text?', file_path: 'text?',
-    import_url: 'text?', original_path: 'text?', override_params: 'text?', created_at: 'text', updated_at: 'text',
+    import_url: 'text?', original_path: 'text?', original_name: 'text?', override_params: 'text?', created_at: 'text', updated_at: 'text',
   },
   import_failures: {
     id: 'integer', project_id: 'integer?', group_id: 'integer?', correlation_id: 'text', relation_key: 'text', relation_index: 'integer?',

@@ -1135,6 +1135,7 @@ export interface ProjectImportStatesTable {
   import_url: string | null;
   /** With overwrite: the path the project takes once imported (the project there is replaced). */
   original_path: string | null;
+  original_name: string | null;
   /** JSON of override_params. */
   override_params: string | null;
   created_at: string;

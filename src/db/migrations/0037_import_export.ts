@@ -33,6 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('file_path', 'varchar(255)')
     .addColumn('import_url', 'text')
     .addColumn('original_path', 'varchar(255)')
+    .addColumn('original_name', 'varchar(255)')
     .addColumn('override_params', 'text')
     .addColumn('created_at', 'varchar(32)', notNull)
     .addColumn('updated_at', 'varchar(32)', notNull)

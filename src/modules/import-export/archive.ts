@@ -121,9 +121,9 @@ export async function extractArchive(archive: string, dest: string, limits: Extr
   });
   parser.on('warn', (_code: string, message: string | Error) => fail(new ArchiveError(`Invalid file: ${typeof message === 'string' ? message : message.message}`)));
   try {
-    const ended = once(parser, 'close');
+    const ended = once(parser, 'close').catch(() => undefined);
     await pipeline(source, gunzip, counter, parser);
-    await ended.catch(() => undefined);
+    await ended;
   } catch (error) {
     if (!failure) failure = error instanceof ArchiveError ? error : new ArchiveError('Unable to decompress the archive: it is not a gzip-compressed tar file, or it is cut short');
   }

@@ -14,13 +14,13 @@ import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { type TSchema, Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import { groupAccessLevel, refreshAuthorizations } from '../../core/access/authorizations.ts';
 import { type ProjectAbility, groupAbilities, groupSubject } from '../../core/access/abilities.ts';
 import { actingUser } from '../../core/auth/actor.ts';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { DomainError, apiError, notFound } from '../../core/errors.ts';
 import { OutboundError, checkedRequest } from '../../core/outbound-http.ts';
+import { parseParams } from '../../core/params.ts';
 import type { NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
@@ -94,8 +94,12 @@ export function cleanOverrideParams(raw: unknown): Record<string, unknown> {
     if (key === 'name' || key === 'path' || key === 'default_branch' || key === 'repository_storage') continue;
     const schema = properties[key];
     if (!schema) continue;
-    const converted = Value.Convert(schema, value);
-    if (Value.Check(schema, converted)) out[key] = converted;
+    try {
+      const parsed = parseParams(Type.Object({ [key]: schema }), { [key]: value }) as Record<string, unknown>;
+      if (parsed[key] !== undefined) out[key] = parsed[key];
+    } catch {
+      // A value the project would refuse is dropped, as an unknown key is.
+    }
   }
   return out;
 }
@@ -112,12 +116,14 @@ export async function scheduleImport(ctx: ServiceContext, request: ImportRequest
     .where((eb) => eb(eb.fn('lower', ['path']), '=', request.path.toLowerCase()))
     .executeTakeFirst();
   const overwriting = taken !== undefined && request.overwrite;
-  const path_ = overwriting ? `${request.path}-${randomBytes(5).toString('hex')}` : request.path;
+  // With overwrite the project is made beside the one it replaces, under a name and path of its own until then.
+  const suffix = overwriting ? `-${randomBytes(5).toString('hex')}` : '';
+  const name = request.name || request.path;
   let project: ProjectRow;
   try {
     project = await createProject(ctx, {
-      name: request.name || request.path,
-      path: path_,
+      name: `${name}${suffix}`,
+      path: `${request.path}${suffix}`,
       namespace_id: namespace.id,
       visibility: 'private',
     });
@@ -143,6 +149,7 @@ export async function scheduleImport(ctx: ServiceContext, request: ImportRequest
           file_path: file,
           import_url: 'url' in source ? source.url : null,
           original_path: overwriting ? request.path : null,
+          original_name: overwriting ? name : null,
           override_params: Object.keys(request.overrideParams).length > 0 ? JSON.stringify(request.overrideParams) : null,
           created_at: at,
           updated_at: at,
@@ -337,7 +344,7 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
       if (replaced) {
         await deleteProject(tx, replaced);
         const moved = await tx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
-        await updateProject(tx, { row: moved, namespace, can: all }, { path: replaced.path });
+        await updateProject(tx, { row: moved, namespace, can: all }, { path: replaced.path, name: state.original_name ?? replaced.name });
       }
       if (failures.length > 0) {
         await tx.db
