@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { create, list } from 'tar';
+import { list } from 'tar';
+import { importForm, platformArchive } from '../../../test/fixtures/export-archives.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntity, expectError } from '../../../test/matchers.ts';
 import { ExportStatusEntity, ImportStatusEntity } from './import-export.schemas.ts';
@@ -31,17 +32,6 @@ after(async () => {
   await t.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 });
-
-/** A multipart body of text fields and one file part. */
-export function importForm(fields: Record<string, string>, file: Buffer | null, filename = 'export.tar.gz') {
-  const boundary = `----import${Math.random().toString(16).slice(2)}`;
-  const parts: Buffer[] = Object.entries(fields).map(([name, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  if (file) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/gzip\r\n\r\n`), file, Buffer.from('\r\n'));
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 async function api(method: 'GET' | 'POST' | 'PUT', url: string, token: string, body?: unknown) {
   const res = await t.request(method, `/api/v4${url}`, { token, body });
@@ -311,84 +301,3 @@ test('the export, its download and imports are rate limited as the platform limi
   expectError(await t.post('/api/v4/projects/import', { token: bob.token, ...importForm({}, null) }), 429, tooMany);
   await api('PUT', '/application/settings', ROOT_TOKEN, { project_download_export_limit: 0, project_import_limit: 0 });
 });
-
-/** A bare repository with two branches, bundled: the repository of the platform archive. */
-function platformBundle(dir: string): string {
-  const work = fs.mkdtempSync(path.join(dir, 'repo-'));
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com', HOME: work };
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: work, env });
-  git('init', '-q', '-b', 'master');
-  fs.writeFileSync(path.join(work, 'README.md'), '# platform\n');
-  git('add', '.');
-  git('commit', '-qm', 'Initial commit');
-  git('checkout', '-qb', 'feature');
-  fs.writeFileSync(path.join(work, 'feature.rb'), 'class Feature; end\n');
-  git('add', '.');
-  git('commit', '-qm', 'Feature');
-  git('checkout', '-q', 'master');
-  const bundle = path.join(dir, `platform-${Math.random().toString(16).slice(2)}.bundle`);
-  git('bundle', 'create', '-q', bundle, '--all');
-  return bundle;
-}
-
-/**
- * An archive in the platform's 14.x layout, written by hand from its format (records shaped as the
- * platform's own spec fixtures shape them): VERSION, tree/project.json, tree/project/*.ndjson, and
- * project.bundle.
- */
-export async function platformArchive(dir: string, options: { extraLabels?: string[] } = {}): Promise<Buffer> {
-  const root = fs.mkdtempSync(path.join(dir, 'platform-'));
-  fs.mkdirSync(path.join(root, 'tree/project'), { recursive: true });
-  fs.writeFileSync(path.join(root, 'VERSION'), '0.2.4');
-  fs.writeFileSync(path.join(root, 'GITLAB_VERSION'), '14.4.2');
-  fs.writeFileSync(path.join(root, 'GITLAB_REVISION'), 'b5e6d2b4b4d');
-  fs.writeFileSync(
-    path.join(root, 'tree/project.json'),
-    JSON.stringify({ description: 'Nisi et repellendus ut enim quo accusamus vel magnam.', import_type: 'gitlab_project', creator_id: 2147483547, visibility_level: 10, archived: false, hooks: [] }),
-  );
-  const labels = [
-    '{"id":2,"title":"test2","color":"#428bca","project_id":8,"created_at":"2016-07-22T08:55:44.161Z","updated_at":"2016-07-22T08:55:44.161Z","template":false,"description":"","type":"ProjectLabel","priorities":[]}',
-    ...(options.extraLabels ?? []),
-  ];
-  fs.writeFileSync(path.join(root, 'tree/project/labels.ndjson'), `${labels.join('\n')}\n`);
-  fs.writeFileSync(
-    path.join(root, 'tree/project/milestones.ndjson'),
-    '{"id":1,"title":"A milestone","project_id":8,"description":"Project-level milestone","due_date":null,"created_at":"2016-06-14T15:02:04.415Z","updated_at":"2016-06-14T15:02:04.415Z","state":"active","iid":1,"group_id":null,"events":[]}\n',
-  );
-  fs.writeFileSync(
-    path.join(root, 'tree/project/issues.ndjson'),
-    `${JSON.stringify({
-      id: 1, title: 'Fugiat est minima quae maxime non similique.', assignee_id: null, project_id: 8, author_id: 1, created_at: '2017-07-07T18:13:01.138Z', updated_at: '2017-08-15T18:37:40.807Z',
-      branch_name: null, description: 'Quam totam fuga numquam in eveniet.', state: 'opened', iid: 20, updated_by_id: 1, confidential: false, due_date: null, moved_to_id: null, lock_version: null,
-      time_estimate: 0, closed_at: null, last_edited_at: null, last_edited_by_id: null, group_milestone_id: null,
-      milestone: { id: 1, title: 'A milestone', group_id: null, description: 'Project-level milestone', due_date: null, created_at: '2016-06-14T15:02:04.415Z', updated_at: '2016-06-14T15:02:04.415Z', state: 'active', iid: 1 },
-      label_links: [{ id: 11, label_id: 2, target_id: 1, target_type: 'Issue', created_at: '2017-08-15T18:37:40.795Z', updated_at: '2017-08-15T18:37:40.795Z', label: { id: 6, title: 'Another label', color: '#A8D695', project_id: null, created_at: '2017-08-15T18:37:19.698Z', updated_at: '2017-08-15T18:37:19.698Z', template: false, description: '', group_id: null, type: 'ProjectLabel', priorities: [] } }],
-      notes: [{ id: 20, note: 'Quam totam fuga', noteable_type: 'Issue', author_id: 1, created_at: '2020-03-28T01:37:42.307Z', updated_at: '2020-03-28T01:37:42.307Z', project_id: 8, attachment: { url: null }, line_code: null, commit_id: null, system: false, st_diff: null, updated_by_id: null, position: null, original_position: null, resolved_at: null, resolved_by_id: null, discussion_id: null, change_position: null, resolved_by_push: null, confidential: null, type: null, author: { name: 'Author' }, award_emoji: [], events: [] }],
-    })}\n`,
-  );
-  fs.writeFileSync(
-    path.join(root, 'tree/project/merge_requests.ndjson'),
-    `${JSON.stringify({
-      id: 27, target_branch: 'master', source_branch: 'feature', source_project_id: 2147483547, author_id: 1, assignee_id: null, title: 'MR1', created_at: '2016-06-14T15:02:36.568Z', updated_at: '2016-06-14T15:02:56.815Z',
-      state: 'opened', merge_status: 'unchecked', target_project_id: 5, iid: 9, description: null, position: 0, updated_by_id: null, merge_error: null, diff_head_sha: 'HEAD', source_branch_sha: 'ABCD', target_branch_sha: 'DCBA',
-      merge_params: { force_remove_source_branch: null }, merge_when_pipeline_succeeds: true, merge_user_id: null, merge_commit_sha: null,
-      notes: [{ id: 671, note: 'Sit voluptatibus eveniet architecto quidem.', note_html: '<p>something else entirely</p>', cached_markdown_version: 917504, noteable_type: 'MergeRequest', author_id: 26, created_at: '2016-06-14T15:02:56.632Z', updated_at: '2016-06-14T15:02:56.632Z', project_id: 5, attachment: { url: null }, line_code: null, commit_id: null, noteable_id: 27, system: false, st_diff: null, updated_by_id: null, author: { name: 'User 4' }, events: [], award_emoji: [] }],
-      resource_label_events: [], merge_request_diff: { id: 27, state: 'collected', merge_request_diff_commits: [], merge_request_diff_files: [], merge_request_id: 27, created_at: '2016-06-14T15:02:36.572Z', updated_at: '2016-06-14T15:02:36.658Z', base_commit_sha: 'ae73cb07c9eeaf35924a10f713b364d32b2dd34f', real_size: '9' },
-      events: [], approvals_before_merge: 1, award_emoji: [],
-    })}\n`,
-  );
-  fs.writeFileSync(
-    path.join(root, 'tree/project/project_members.ndjson'),
-    '{"id":36,"access_level":40,"source_id":5,"source_type":"Project","user_id":16,"notification_level":3,"created_at":"2016-06-14T15:02:03.834Z","updated_at":"2016-06-14T15:02:03.834Z","created_by_id":null,"invite_email":null,"invite_token":null,"invite_accepted_at":null,"requested_at":null,"user":{"id":16,"public_email":"bernard_willms@gitlabexample.com","username":"bernard_willms"}}\n',
-  );
-  fs.writeFileSync(
-    path.join(root, 'tree/project/protected_branches.ndjson'),
-    '{"id":1,"project_id":9,"name":"master","created_at":"2016-08-30T07:32:52.426Z","updated_at":"2016-08-30T07:32:52.426Z","merge_access_levels":[{"id":1,"protected_branch_id":1,"access_level":40,"created_at":"2016-08-30T07:32:52.458Z","updated_at":"2016-08-30T07:32:52.458Z"}],"push_access_levels":[{"id":1,"protected_branch_id":1,"access_level":40,"created_at":"2016-08-30T07:32:52.490Z","updated_at":"2016-08-30T07:32:52.490Z"}]}\n',
-  );
-  fs.writeFileSync(path.join(root, 'tree/project/project_feature.ndjson'), '{"builds_access_level":10,"wiki_access_level":20,"snippets_access_level":20,"issues_access_level":20,"merge_requests_access_level":20,"created_at":"2014-12-26T09:26:45.000Z","updated_at":"2016-05-26T09:26:45.000Z"}\n');
-  fs.renameSync(platformBundle(dir), path.join(root, 'project.bundle'));
-  const file = path.join(dir, `platform-${Math.random().toString(16).slice(2)}.tar.gz`);
-  // The platform's own archiver writes `./`-prefixed names (tar -czf … -C dir .).
-  await create({ gzip: true, cwd: root, file }, ['.']);
-  return fs.readFileSync(file);
-}

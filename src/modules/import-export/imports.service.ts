@@ -310,12 +310,13 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
     if (bundleStat?.isFile() && storageDir !== null) {
       staging = stagingRepositoryPath(storageDir);
       await createRepository(staging, { defaultBranch: 'main' });
+      // Its header and prerequisites first; its pack is checked as it is indexed.
       try {
         await verifyBundle(staging, bundle);
+        await fetchBundle(staging, bundle);
       } catch {
         throw new ArchiveError('The repository bundle failed verification');
       }
-      await fetchBundle(staging, bundle);
       const heads = await bundleHeads(staging, bundle);
       const branches = [...heads.keys()].filter((ref) => ref.startsWith('refs/heads/')).map((ref) => ref.slice('refs/heads/'.length));
       const wanted = typeof attributes.default_branch === 'string' ? attributes.default_branch : null;
