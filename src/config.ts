@@ -88,6 +88,10 @@ export interface Config {
   readonly pagesDomainVerification: boolean;
   /** DNS servers (`address` or `address:port`) that verification asks (QUARRY_PAGES_DNS_SERVERS); empty: the system's. */
   readonly pagesDnsServers: readonly string[];
+  /** POST /projects/remote-import (QUARRY_REMOTE_IMPORT): off by default, as the platform's feature flag; off, the route answers 404. */
+  readonly remoteImportEnabled: boolean;
+  /** The most an import archive may hold once decompressed (QUARRY_IMPORT_MAX_DECOMPRESSED_SIZE, bytes); a larger one fails its import. */
+  readonly importMaxDecompressedBytes: number;
   /** The SSH server for git, on HOST; null when it is off (QUARRY_SSH_PORT=0). */
   readonly ssh: SshConfig | null;
   /**
@@ -341,5 +345,8 @@ export function loadConfig(env: Env = process.env): Config {
     pagesHttpsPort: env.QUARRY_PAGES_HTTPS_PORT ? integer(env, 'QUARRY_PAGES_HTTPS_PORT', 0, 0, 65535) : null,
     pagesDomainVerification: flag(env, 'QUARRY_PAGES_DOMAIN_VERIFICATION', true),
     pagesDnsServers: Object.freeze(dnsServers(env, 'QUARRY_PAGES_DNS_SERVERS')),
+    remoteImportEnabled: flag(env, 'QUARRY_REMOTE_IMPORT', false),
+    // The platform's DecompressedArchiveSizeValidator: 10 GB.
+    importMaxDecompressedBytes: integer(env, 'QUARRY_IMPORT_MAX_DECOMPRESSED_SIZE', 10 * 1024 ** 3, 1024, 1024 ** 5),
   });
 }

@@ -23,6 +23,23 @@ const DECLARED_TABLES = ['project_features', 'project_ci_cd_settings', 'project_
 type Columns = { [Table in Exclude<keyof DB, (typeof DECLARED_TABLES)[number]>]: { [Column in keyof Selectable<DB[Table]>]-?: ColumnSpec<Selectable<DB[Table]>[Column]> } };
 
 const COLUMNS = {
+  project_exports: {
+    id: 'integer', project_id: 'integer', user_id: 'integer?', status: 'text', description: 'text?', upload_url: 'text?', upload_method: 'text?',
+    file_path: 'text?', file_name: 'text?', file_size: 'integer?', exported_at: 'text?', last_error: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  project_import_states: {
+    project_id: 'integer', user_id: 'integer?', status: 'text', import_type: 'text', correlation_id: 'text', last_error: 'text?', file_path: 'text?',
+    import_url: 'text?', original_path: 'text?', original_name: 'text?', override_params: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  import_failures: {
+    id: 'integer', project_id: 'integer?', group_id: 'integer?', correlation_id: 'text', relation_key: 'text', relation_index: 'integer?',
+    exception_class: 'text', exception_message: 'text', source: 'text', created_at: 'text',
+  },
+  group_exports: {
+    id: 'integer', group_id: 'integer', user_id: 'integer?', status: 'text', file_path: 'text?', file_name: 'text?', file_size: 'integer?',
+    exported_at: 'text?', last_error: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  group_import_states: { group_id: 'integer', user_id: 'integer?', status: 'text', last_error: 'text?', file_path: 'text?', created_at: 'text', updated_at: 'text' },
   merge_requests: {
     id: 'integer', project_id: 'integer', iid: 'integer', author_id: 'integer?', title: 'text', description: 'text?', state: 'text', source_branch: 'text',
     target_branch: 'text', milestone_id: 'integer?', draft: 'boolean', merge_status: 'text', merge_error: 'text?', rebase_in_progress: 'boolean', merge_when_pipeline_succeeds: 'boolean', merge_user_id: 'integer?',

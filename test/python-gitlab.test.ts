@@ -130,3 +130,15 @@ test('python-gitlab and a runner: pipelines from a push and the API, jobs taken,
     await worker.stop();
   }
 });
+
+test('python-gitlab: project export (status, download) and import (status, override_params)', { skip }, async () => {
+  // Exports and imports run as background work, which a worker of this test runs.
+  const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
+  try {
+    const run = await runScript('python_gitlab_import_export_check.py');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'ok');
+  } finally {
+    await worker.stop();
+  }
+});

@@ -12,13 +12,16 @@ export type ErrorShape = 'message' | 'error' | { oauth: 'invalid_token' | 'insuf
 
 export type FieldErrors = Record<string, string[]>;
 
+/** A `message` that is an object of texts: {"message": {"error": "..."}}. */
+export type MessageObject = Readonly<Record<string, string>>;
+
 export interface DomainErrorInit {
   status: number;
   message: string;
   /** 'message' unless said. */
   shape?: ErrorShape;
-  /** 'message' bodies: a model's failures by field, or their full messages, in place of the message. */
-  fields?: FieldErrors | readonly string[];
+  /** 'message' bodies: a model's failures by field, their full messages, or an object of texts, in place of the message. */
+  fields?: FieldErrors | readonly string[] | MessageObject;
   /** 'error' bodies: a list of messages in place of the message. */
   messages?: readonly string[];
   /** Headers the answer carries (WWW-Authenticate of a refused token). */
@@ -28,7 +31,7 @@ export interface DomainErrorInit {
 export class DomainError extends Error {
   readonly status: number;
   readonly shape: ErrorShape;
-  readonly fields: FieldErrors | readonly string[] | undefined;
+  readonly fields: FieldErrors | readonly string[] | MessageObject | undefined;
   readonly messages: readonly string[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
 
@@ -62,6 +65,8 @@ export const payloadTooLarge = () => apiError(413, '413 Request Entity Too Large
 /** A request body of a media type the API does not read. */
 export const unsupportedMediaType = (type: string) => paramError(`The provided content-type '${type}' is not supported.`, 415);
 export const BAD_BODY = 'message body does not match declared format';
+/** {"message": {"error": text}}: the platform's application rate limits and upload checks. */
+export const messageError = (status: number, text: string) => new DomainError({ status, message: text, fields: { error: text } });
 export const invalidFields = (fields: FieldErrors, status = 400) => new DomainError({ status, message: 'validation failed', fields });
 
 export const TOKEN_EXPIRED = 'Token is expired. You can either do re-authorization or token refresh.';

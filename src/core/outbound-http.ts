@@ -10,6 +10,8 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
+import { type Readable, Transform, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /** A host name's addresses, in the resolver's order. */
 export type Lookup = (hostname: string) => Promise<string[]>;
@@ -157,5 +159,107 @@ export async function checkedGet(url: string, options: OutboundOptions): Promise
     if (!redirected) return { status: response.status, body: response.body };
     if (redirects === MAX_REDIRECTS) throw new OutboundError('failed');
     target = parse(new URL(response.location as string, target).href);
+  }
+}
+
+// ---- Requests with a body, and streamed answers ------------------------------------------------
+
+export interface StreamRequest {
+  method: 'GET' | 'HEAD' | 'PUT' | 'POST';
+  headers?: Record<string, string>;
+  /** The body, opened when the request is sent (a file read from disk). */
+  body?: () => Readable;
+  /** Where a 2xx answer's body goes (GET); at most options.maxBytes of it, else 'too_large'. */
+  sink?: Writable;
+}
+
+export interface StreamResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** One exchange with the checked address; the answer's body goes to the sink (2xx) or is read and dropped. */
+async function sendOnce(url: URL, request: StreamRequest, options: OutboundOptions, deadline: number): Promise<StreamResponse> {
+  const address = await checkedAddress(url, options);
+  const secure = url.protocol === 'https:';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const outgoing = (secure ? https : http).request({
+    host: address,
+    port: url.port || (secure ? 443 : 80),
+    method: request.method,
+    path: `${url.pathname}${url.search}`,
+    headers: { ...request.headers, host: url.host },
+    ...(secure && !net.isIP(host) ? { servername: host } : {}),
+    agent: false,
+  });
+  let failure = new OutboundError('failed');
+  const fail = (error: OutboundError) => {
+    failure = error;
+    outgoing.destroy();
+  };
+  const timer = setTimeout(() => fail(new OutboundError('timeout')), Math.max(0, deadline - Date.now()));
+  try {
+    const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
+      outgoing.once('response', resolve);
+      outgoing.once('error', reject);
+    });
+    if (request.body) {
+      const body = request.body();
+      body.once('error', () => fail(new OutboundError('failed')));
+      body.pipe(outgoing);
+    } else {
+      outgoing.end();
+    }
+    const response = await answered;
+    const status = response.statusCode ?? 0;
+    const ok = status >= 200 && status < 300;
+    if (ok && request.sink) {
+      if (Number(response.headers['content-length'] ?? 0) > options.maxBytes) fail(new OutboundError('too_large'));
+      let size = 0;
+      const limit = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          if (size > options.maxBytes) {
+            fail(new OutboundError('too_large'));
+            done(failure);
+            return;
+          }
+          done(null, chunk);
+        },
+      });
+      await pipeline(response, limit, request.sink);
+      if (!response.complete) throw failure;
+    } else {
+      // Read and dropped, within the limit.
+      let size = 0;
+      for await (const chunk of response as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > 64 * 1024) break;
+      }
+      response.destroy();
+    }
+    return { status, headers: response.headers };
+  } catch {
+    throw failure;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Sends a request to a URL given by a user, with the address checks of checkedGet. HEAD and GET
+ * follow redirects (each hop checked); a request with a body is sent once, to the URL given.
+ * Throws OutboundError; a status of 400 and above is the caller's to judge.
+ */
+export async function checkedRequest(url: string, request: StreamRequest, options: OutboundOptions): Promise<StreamResponse> {
+  const deadline = Date.now() + options.timeoutMs;
+  let target = parse(url);
+  for (let redirects = 0; ; redirects++) {
+    const response = await sendOnce(target, request, options, deadline);
+    const location = response.headers.location;
+    const redirected = response.status >= 300 && response.status < 400 && location !== undefined && request.body === undefined;
+    if (!redirected) return response;
+    if (redirects === MAX_REDIRECTS) throw new OutboundError('failed');
+    target = parse(new URL(location, target).href);
   }
 }

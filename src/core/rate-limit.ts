@@ -168,6 +168,12 @@ export interface Throttle {
    * requests are not limited, else the verdict.
    */
   hit(name: string, who: string): Promise<Verdict | null>;
+  /**
+   * Counts a request against one of the platform's application rate limits (`check_rate_limit!`,
+   * e.g. `project_export` at 6 per minute per user): true when `who` is past `limit` requests in the
+   * current window. These hold whatever the request throttles are set to; a limit of 0 is none.
+   */
+  overLimit(name: string, who: string, limit: number, periodSeconds: number): Promise<boolean>;
   /** Records a failed authentication from an address; bans it once it has failed too often. */
   failedAuthentication(ip: string): Promise<void>;
   /** Seconds left of the address's ban; 0 when it is not banned. */
@@ -219,6 +225,13 @@ export function createThrottle({ config, now, log, db }: ThrottleOptions): Throt
         resetAt,
         retryAfter: Math.max(1, resetAt - Math.floor(t / 1000)),
       };
+    },
+    async overLimit(name, who, threshold, periodSeconds) {
+      if (threshold <= 0) return false;
+      const t = now().getTime();
+      const windowMs = periodSeconds * 1000;
+      const start = t - (t % windowMs);
+      return (await store.increment(`limit:${name}:${start}:${who}`, start + windowMs - t + 1000)) > threshold;
     },
     async failedAuthentication(ip) {
       if (config.authBanMaxFailures <= 0) return;

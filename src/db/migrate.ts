@@ -31,6 +31,7 @@ import * as m0028 from './migrations/0028_clusters.ts';
 import * as m0029 from './migrations/0029_keys.ts';
 import * as m0030 from './migrations/0030_protected_branch_deploy_keys.ts';
 import * as m0031 from './migrations/0031_pages.ts';
+import * as m0037 from './migrations/0037_import_export.ts';
 import * as m0038 from './migrations/0038_security_reports.ts';
 import * as m0040 from './migrations/0040_deploy_tokens.ts';
 import * as m0041 from './migrations/0041_broadcast_messages.ts';
@@ -72,6 +73,7 @@ const migrations: [string, Migration][] = [
   ['0029_keys', m0029],
   ['0030_protected_branch_deploy_keys', m0030],
   ['0031_pages', m0031],
+  ['0037_import_export', m0037],
   ['0038_security_reports', m0038],
   ['0040_deploy_tokens', m0040],
   ['0041_broadcast_messages', m0041],

@@ -1067,6 +1067,11 @@ export interface DB {
   vulnerability_identifiers: VulnerabilityIdentifiersTable;
   vulnerabilities: VulnerabilitiesTable;
   vulnerability_occurrences: VulnerabilityOccurrencesTable;
+  project_exports: ProjectExportsTable;
+  project_import_states: ProjectImportStatesTable;
+  import_failures: ImportFailuresTable;
+  group_exports: GroupExportsTable;
+  group_import_states: GroupImportStatesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -1274,3 +1279,96 @@ export interface VulnerabilityOccurrencesTable {
   updated_at: string;
 }
 export type VulnerabilityOccurrenceRow = Selectable<VulnerabilityOccurrencesTable>;
+// ---- Export and import (0037) ----------------------------------------------------------------
+
+/** A project's export: its job's state and the archive it made (in the exports storage). */
+export interface ProjectExportsTable {
+  id: Generated<number>;
+  project_id: number;
+  user_id: number | null;
+  /** 'queued', 'started', 'finished' or 'failed'. */
+  status: string;
+  /** Replaces the project's description in the archive. */
+  description: string | null;
+  /** Where the finished archive is sent (upload[url]), and how (PUT or POST). */
+  upload_url: string | null;
+  upload_method: string | null;
+  /** The archive's path in the exports storage; null until one is made. */
+  file_path: string | null;
+  /** The name it is downloaded under. */
+  file_name: string | null;
+  file_size: number | null;
+  exported_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A project made from an archive (or a remote one): where its import stands. */
+export interface ProjectImportStatesTable {
+  project_id: number;
+  /** Who imports: the author of everything not mapped to another user. */
+  user_id: number | null;
+  /** 'scheduled', 'started', 'finished' or 'failed'. */
+  status: string;
+  import_type: string;
+  correlation_id: string;
+  last_error: string | null;
+  /** The archive waiting to be read, in the exports storage; null once read. */
+  file_path: string | null;
+  /** A remote import's archive, fetched by the job. */
+  import_url: string | null;
+  /** With overwrite: the path the project takes once imported (the project there is replaced). */
+  original_path: string | null;
+  original_name: string | null;
+  /** JSON of override_params. */
+  override_params: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A record of an archive that could not be imported while the others were. */
+export interface ImportFailuresTable {
+  id: Generated<number>;
+  project_id: number | null;
+  group_id: number | null;
+  correlation_id: string;
+  relation_key: string;
+  relation_index: number | null;
+  exception_class: string;
+  exception_message: string;
+  source: string;
+  created_at: string;
+}
+
+export interface GroupExportsTable {
+  id: Generated<number>;
+  group_id: number;
+  user_id: number | null;
+  /** 'queued', 'started', 'finished' or 'failed'. */
+  status: string;
+  file_path: string | null;
+  file_name: string | null;
+  file_size: number | null;
+  exported_at: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface GroupImportStatesTable {
+  group_id: number;
+  user_id: number | null;
+  /** 'scheduled', 'started', 'finished' or 'failed'. */
+  status: string;
+  last_error: string | null;
+  file_path: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ProjectExportRow = Selectable<ProjectExportsTable>;
+export type ProjectImportStateRow = Selectable<ProjectImportStatesTable>;
+export type ImportFailureRow = Selectable<ImportFailuresTable>;
+export type GroupExportRow = Selectable<GroupExportsTable>;
+export type GroupImportStateRow = Selectable<GroupImportStatesTable>;

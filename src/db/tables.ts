@@ -9,6 +9,11 @@ import type { DB } from './schema.ts';
  */
 export const DATA_TABLES = [
   'background_jobs',
+  'import_failures',
+  'project_exports',
+  'project_import_states',
+  'group_exports',
+  'group_import_states',
   'ci_project_counts',
   'ci_build_trace_chunks',
   'ci_job_artifacts',

@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, job log, job artifact, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
@@ -100,6 +100,7 @@ describe('the routes of the application', () => {
       'GET /-/invites/:token',
       'GET /-/metrics',
       'GET /api/v4/jobs/:id/artifacts',
+      'GET /api/v4/projects/:id/export/download',
       'GET /api/v4/projects/:id/jobs/:job_id/artifacts',
       'GET /api/v4/projects/:id/jobs/:job_id/artifacts/*',
       'GET /api/v4/projects/:id/jobs/:job_id/trace',
@@ -118,6 +119,7 @@ describe('the routes of the application', () => {
       'HEAD /-/invites/:token',
       'HEAD /-/metrics',
       'HEAD /api/v4/jobs/:id/artifacts',
+      'HEAD /api/v4/projects/:id/export/download',
       'HEAD /api/v4/projects/:id/jobs/:job_id/artifacts',
       'HEAD /api/v4/projects/:id/jobs/:job_id/artifacts/*',
       'HEAD /api/v4/projects/:id/jobs/:job_id/trace',
