@@ -49,6 +49,7 @@ import { releaseLinkRoutes } from './modules/releases/release-links.routes.ts';
 import { tagRoutes } from './modules/tags/tags.routes.ts';
 import { todoListRoutes } from './modules/todo-list/todo-list.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
+import { registrationApiRoutes } from './modules/registrations/registrations.routes.ts';
 
 export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(accessTokenRoutes);
@@ -100,4 +101,5 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(tagRoutes);
   await api.register(todoListRoutes);
   await api.register(userRoutes);
+  await api.register(registrationApiRoutes);
 };

@@ -25,6 +25,7 @@ import {
   serviceRpc,
 } from '../../git/smart-http.ts';
 import { MAX_ANCESTORS } from '../groups/groups.validation.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/index.ts';
 import { checkGitAccess } from './git-http.access.ts';
@@ -106,7 +107,8 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   let actor: Actor | null = null;
   if (credentials) {
     try {
-      actor = await resolveGitClient(deps, credentials, (login, password) => authenticatePassword(serviceContext(req), login, password));
+      const passwords = (await applicationSettings(deps.db)).password_authentication_enabled_for_git;
+      actor = await resolveGitClient(deps, credentials, passwords ? (login, password) => authenticatePassword(serviceContext(req), login, password) : null);
     } catch (error) {
       if (error instanceof DomainError) return (await throttled(req, null)) ?? { status: error.status, message: error.message };
       throw error;
