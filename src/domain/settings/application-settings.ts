@@ -4,11 +4,12 @@
 // Every process keeps the row in memory. The row carries a generation number that each change
 // moves forward; a reader trusts its copy for RECHECK_MS and then asks the database for the
 // generation alone (one primary-key read), re-reading the row only when it moved. So a request
-// costs no query (at most one per second per process does), a change made here is seen here at
-// once, and one made by another process or node within a second. A timed check was chosen over
-// PostgreSQL's LISTEN/NOTIFY because it works the same on SQLite, needs no connection held open,
-// and a second of delay suits settings an administrator changes by hand.
-import { type Kysely, sql } from 'kysely';
+// costs no query (at most one per second per process does) and a change made here is seen here at
+// once. On PostgreSQL a change also sends a notification that makes every node forget its copy as
+// soon as it arrives (milliseconds; listenForSettingsChanges), so that the other nodes see it at
+// once too; the timed check remains the guarantee (within a second) when a notification is lost,
+// and the only means on SQLite, whose processes share no channel.
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { VISIBILITY_NAMES, visibilityName } from '../../core/access/levels.ts';
 import type { AccessPolicy } from '../../core/auth/resolve.ts';
 import type { DB } from '../../db/schema.ts';
@@ -366,5 +367,22 @@ export async function updateApplicationSettings(db: Kysely<DB>, changes: Partial
     .where('id', '=', 1)
     .execute();
   cache.delete(db);
+  // Other nodes forget their copy when the notification arrives (listenForSettingsChanges), well
+  // before their next timed check; on SQLite the timed check alone serves.
+  if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`select pg_notify(${SETTINGS_CHANNEL}, '')`.execute(db);
   return applicationSettings(db);
+}
+
+/** The PostgreSQL channel that tells every node the settings changed. */
+export const SETTINGS_CHANNEL = 'quarry_application_settings';
+
+/**
+ * Makes this process forget its copy whenever any node changes the settings; the database's
+ * listen() is null on SQLite (the timed check serves there). Returns the removal, if listening.
+ */
+export async function listenForSettingsChanges(
+  db: Kysely<DB>,
+  listen: (channel: string, onNotify: () => void) => Promise<(() => Promise<void>) | null>,
+): Promise<(() => Promise<void>) | null> {
+  return listen(SETTINGS_CHANNEL, () => forgetApplicationSettings(db)).catch(() => null);
 }

@@ -8,6 +8,7 @@ import {
   type ApplicationSettings,
   applicationSettings,
   applicationSettingsRecord,
+  listenForSettingsChanges,
   storageWeightErrors,
   updateApplicationSettings,
 } from '../../domain/settings/application-settings.ts';
@@ -16,6 +17,9 @@ import { ApplicationSettingEntity, PARAM_ALIASES, UpdateApplicationSettingsBody,
 
 export const applicationSettingRoutes: FastifyPluginAsync = async (api) => {
   const { db, config, now } = api.deps;
+  // A change made on any node is seen here at once (PostgreSQL's notification), not only at the next timed check.
+  const stopListening = await listenForSettingsChanges(db, api.deps.database.listen);
+  if (stopListening) api.addHook('onClose', async () => stopListening());
 
   const current = async () => presentApplicationSettings(await applicationSettings(db), await applicationSettingsRecord(db), config.externalUrl);
 
