@@ -328,6 +328,7 @@ describe('several nodes', () => {
       await change({ default_projects_limit: 77 });
       const deadline = Date.now() + RECHECK_MS / 2;
       while ((await applicationSettings(other.db)).default_projects_limit !== 77 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      ctx.diagnostic(`seen after ${Date.now() - (deadline - RECHECK_MS / 2)} ms`);
       assert.equal((await applicationSettings(other.db)).default_projects_limit, 77, 'the other node still had the old value after half the recheck interval');
     } finally {
       await stop?.();
