@@ -54,6 +54,7 @@ import { managedLicenseRoutes } from './modules/managed-licenses/managed-license
 import { tagRoutes } from './modules/tags/tags.routes.ts';
 import { todoListRoutes } from './modules/todo-list/todo-list.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
+import { registrationApiRoutes } from './modules/registrations/registrations.routes.ts';
 
 export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(accessTokenRoutes);
@@ -110,4 +111,5 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(userRoutes);
   await api.register(vulnerabilityRoutes);
   await api.register(managedLicenseRoutes);
+  await api.register(registrationApiRoutes);
 };

@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { systemContext } from './core/context.ts';
 import type { Deps } from './core/deps.ts';
 import { resolveJobToken } from './modules/ci-jobs/index.ts';
+import { accessPolicy } from './domain/settings/application-settings.ts';
 import { SCOPES } from './core/auth/scopes.ts';
 import { digest } from './core/auth/secrets.ts';
 import { type Database, openDatabase } from './db/database.ts';
@@ -31,7 +32,7 @@ export function openConfiguredDatabase(config: Config): Database {
 }
 
 export function createDeps(config: Config, database: Database): Deps {
-  return { config, database, db: database.db, jobTokens: resolveJobToken, now: () => new Date() };
+  return { config, database, db: database.db, jobTokens: resolveJobToken, accessPolicy, now: () => new Date() };
 }
 
 function writeSecret(config: Config, file: string, secret: string): string {

@@ -203,10 +203,10 @@ const COLUMNS = {
     private_profile: 'boolean', projects_limit: 'integer', can_create_group: 'boolean', theme_id: 'integer', color_scheme_id: 'integer',
     two_factor_enabled: 'boolean', confirmed_at: 'text?', confirmation_token: 'text?', password_expires_at: 'text?', last_sign_in_at: 'text?',
     current_sign_in_at: 'text?', last_sign_in_ip: 'text?', current_sign_in_ip: 'text?', sign_in_count: 'integer', last_activity_on: 'text?',
-    created_by_id: 'integer?', created_at: 'text', updated_at: 'text',
+    created_by_id: 'integer?', created_at: 'text', updated_at: 'text', terms_accepted_at: 'text?',
   },
   users_star_projects: { user_id: 'integer', project_id: 'integer', created_at: 'text' },
-  web_sessions: { id: 'integer', user_id: 'integer', session_digest: 'text', csrf_token: 'text', expires_at: 'text', created_at: 'text' },
+  web_sessions: { id: 'integer', user_id: 'integer', session_digest: 'text', csrf_token: 'text', expires_at: 'text', created_at: 'text', admin_mode_until: 'text?' },
   ci_pipelines: {
     id: 'integer', project_id: 'integer', iid: 'integer', ref: 'text', sha: 'text', before_sha: 'text', tag: 'boolean', protected: 'boolean',
     source: 'text', status: 'text', failure_reason: 'text?', yaml_errors: 'text?', user_id: 'integer?', config_path: 'text?',

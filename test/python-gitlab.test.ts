@@ -108,6 +108,12 @@ test('python-gitlab: group and project invitations (invite several, list, change
   assert.ok(outcomes.some((o) => o.kind === 'invitations.send') && outcomes.every((o) => o.ok), JSON.stringify(outcomes));
 });
 
+test('python-gitlab: application settings read and changed, their refusals and effects, sign-ups approved', { skip }, async () => {
+  const run = await runScript('python_gitlab_settings_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
 test('python-gitlab: merge requests, their commits, changes, comments, merge, pipelines and merging when the pipeline succeeds', { skip }, async () => {
   const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
   try {

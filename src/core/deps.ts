@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { Actor } from './auth/actor.ts';
 import type { RouteAuth } from './auth/scopes.ts';
 import type { JobTokenResolver } from './auth/job-tokens.ts';
+import type { AccessPolicyReader } from './auth/resolve.ts';
 import type { BaseContext } from './context.ts';
 import type { Throttle } from './rate-limit.ts';
 import type { RouteContract } from './contract.ts';
@@ -16,6 +17,8 @@ import type { RouteContract } from './contract.ts';
 export interface Deps extends BaseContext {
   readonly database: Database;
   readonly jobTokens: JobTokenResolver;
+  /** The instance's admin mode and terms, from the application settings. */
+  readonly accessPolicy: AccessPolicyReader;
 }
 
 declare module 'fastify' {

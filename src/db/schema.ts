@@ -46,6 +46,8 @@ export interface UsersTable {
   created_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /** When the user accepted the instance's terms of service (enforce_terms); null: not yet. */
+  terms_accepted_at: string | null;
 }
 
 export interface IdentitiesTable {
@@ -99,6 +101,8 @@ export interface WebSessionsTable {
   csrf_token: string;
   expires_at: string;
   created_at: string;
+  /** Until when an administrator's session acts as administrator (admin mode); null: not entered. */
+  admin_mode_until: string | null;
 }
 
 export interface NamespacesTable {

@@ -1,6 +1,7 @@
 // Every periodic task of the server, listed explicitly, one line each; each node's scheduler
 // runs them (see scheduler.ts for what a task must guarantee).
 import { archiveCiTracesTask } from './archive-ci-traces.ts';
+import { deactivateDormantUsersTask } from './deactivate-dormant-users.ts';
 import { dropStuckCiJobsTask } from './drop-stuck-ci-jobs.ts';
 import { pruneOldEventsTask } from './prune-old-events.ts';
 import { removeExpiredMembersTask } from './remove-expired-members.ts';
@@ -13,6 +14,7 @@ import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
   archiveCiTracesTask,
+  deactivateDormantUsersTask,
   dropStuckCiJobsTask,
   pruneOldEventsTask,
   removeExpiredCiArtifactsTask,

@@ -7,7 +7,8 @@ import type { Kysely } from 'kysely';
 import { type LoadedProject, findProjectByFullPath, projectAs } from '../core/access/loaders.ts';
 import { projectAbilities } from '../core/access/abilities.ts';
 import { actingUser } from '../core/auth/actor.ts';
-import { accessDeniedReason } from '../core/auth/resolve.ts';
+import { accessDeniedReason, termsRefusal } from '../core/auth/resolve.ts';
+import { accessPolicy } from '../domain/settings/application-settings.ts';
 import type { Config } from '../config.ts';
 import type { DB, ProjectRow } from '../db/schema.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../domain/project-repository.ts';
@@ -49,7 +50,7 @@ export function keyRefusal(config: Config, key: ActiveKey): string | null {
 }
 
 export async function checkSshGitAccess(deps: AccessDeps, key: ActiveKey, action: GitAction, repository: string): Promise<SshGitAccess> {
-  const refusal = keyRefusal(deps.config, key);
+  const refusal = keyRefusal(deps.config, key) ?? (key.kind === 'user' ? termsRefusal(await accessPolicy(deps.db), key.user) : null);
   if (refusal !== null) return refuse(refusal);
   const found = await findProjectByFullPath(deps.db, repositoryFullPath(repository));
   const gitDir = found ? existingProjectRepository(deps.config.repositoryStorages, found.row) : null;

@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
@@ -99,6 +99,8 @@ describe('the routes of the application', () => {
       'GET /-/health',
       'GET /-/invites/:token',
       'GET /-/metrics',
+      'GET /-/users/terms',
+      'GET /admin/session/new',
       'GET /api/v4/jobs/:id/artifacts',
       'GET /api/v4/projects/:id/export/download',
       'GET /api/v4/projects/:id/jobs/:job_id/artifacts',
@@ -118,6 +120,8 @@ describe('the routes of the application', () => {
       'HEAD /-/health',
       'HEAD /-/invites/:token',
       'HEAD /-/metrics',
+      'HEAD /-/users/terms',
+      'HEAD /admin/session/new',
       'HEAD /api/v4/jobs/:id/artifacts',
       'HEAD /api/v4/projects/:id/export/download',
       'HEAD /api/v4/projects/:id/jobs/:job_id/artifacts',
@@ -132,6 +136,9 @@ describe('the routes of the application', () => {
       'HEAD /users/sign_in',
       'HEAD /users/sign_up',
       'PATCH /api/v4/jobs/:id/trace',
+      'POST /-/users/terms/accept',
+      'POST /admin/session',
+      'POST /admin/session/destroy',
       'POST /api/v4/jobs/:id/artifacts',
       'POST /users/sign_in',
       'POST /users/sign_out',

@@ -33,11 +33,35 @@ export interface CredentialSource {
   cookies: Record<string, string | undefined>;
 }
 
+/** The instance's settings that decide who may act, and how (from the application settings). */
+export interface AccessPolicy {
+  /** admin_mode: an administrator's web session acts as administrator only once admin mode is entered. */
+  adminMode: boolean;
+  /** enforce_terms: users who have not accepted the terms of service may use neither the API nor git. */
+  enforceTerms: boolean;
+}
+
+/** Reads the policy (cached by its owner: it is asked on every request). */
+export type AccessPolicyReader = (db: Kysely<DB>) => Promise<AccessPolicy>;
+
 export interface ResolveDeps {
   db: Kysely<DB>;
   config: Config;
   jobTokens: JobTokenResolver;
   now?: () => Date;
+  /** Unset: neither admin mode nor terms apply. */
+  accessPolicy?: AccessPolicyReader;
+}
+
+const NO_POLICY: AccessPolicy = { adminMode: false, enforceTerms: false };
+
+/**
+ * Why a user who has not accepted the enforced terms may not act, in the platform's words; null
+ * when they may. Project bots accept nothing: they are exempt.
+ */
+export function termsRefusal(policy: AccessPolicy, user: UserRow): string | null {
+  if (!policy.enforceTerms || user.terms_accepted_at !== null || user.user_type === 'project_bot') return null;
+  return `You (@${user.username}) must accept the Terms of Service in order to perform this action. Please access GitLab from a web browser to accept these terms.`;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -76,6 +100,8 @@ interface Resolved {
   tokenId: number | null;
   impersonation: boolean;
   jobId: number | null;
+  /** A web session's admin mode: until when it lasts (null: not entered). */
+  adminModeUntil?: string | null;
 }
 
 // Like the platform's token validation, expiry is checked before revocation.
@@ -128,7 +154,7 @@ async function fromSession(deps: ResolveDeps, src: CredentialSource, now: Date):
     if (!csrf || !safeEqual(csrf, row.csrf_token)) return null;
   }
   const user = await userById(deps.db, row.user_id);
-  return user ? { user, via: 'session', scopes: [], tokenId: null, impersonation: false, jobId: null } : null;
+  return user ? { user, via: 'session', scopes: [], tokenId: null, impersonation: false, jobId: null, adminModeUntil: row.admin_mode_until } : null;
 }
 
 async function findCredentials(deps: ResolveDeps, src: CredentialSource, route: RouteAuth, now: Date): Promise<Resolved | null> {
@@ -169,9 +195,16 @@ export function accessDeniedReason(config: Config, user: UserRow): string | null
   }
 }
 
-function effectiveAdmin(deps: ResolveDeps, r: { user: UserRow; via: CredentialKind; scopes: readonly string[] }): boolean {
+/**
+ * Whether the credential acts as administrator. The admin_mode setting concerns web sessions only
+ * (14.x: tokens bypass it): a session acts as administrator while its admin mode lasts. The
+ * QUARRY_ADMIN_MODE configuration concerns tokens (later releases' behaviour): they need the
+ * admin_mode scope.
+ */
+function effectiveAdmin(deps: ResolveDeps, policy: AccessPolicy, r: Resolved, now: Date): boolean {
   if (!r.user.admin) return false;
-  if (!deps.config.adminMode || r.via === 'session') return true;
+  if (r.via === 'session') return !policy.adminMode || (r.adminModeUntil != null && r.adminModeUntil > now.toISOString());
+  if (!deps.config.adminMode) return true;
   return r.scopes.includes('admin_mode');
 }
 
@@ -196,8 +229,11 @@ export async function resolveActor(deps: ResolveDeps, src: CredentialSource, rou
   }
   const denied = accessDeniedReason(deps.config, found.user);
   if (denied) throw forbidden(denied);
+  const policy = deps.accessPolicy ? await deps.accessPolicy(deps.db) : NO_POLICY;
+  const unaccepted = termsRefusal(policy, found.user);
+  if (unaccepted) throw forbidden(unaccepted);
 
-  const isAdmin = effectiveAdmin(deps, found);
+  const isAdmin = effectiveAdmin(deps, policy, found, now);
   const tokenBased = found.via === 'personal_access_token' || found.via === 'oauth';
   const base: Actor = { ...found, isAdmin, sudoBy: null };
 
@@ -264,8 +300,9 @@ async function quietly(lookup: Promise<Resolved | null>): Promise<Resolved | nul
  * login, then the login's own password. Null when nothing matches or the user may not sign in
  * (blocked); throws a 401 DomainError for the password of a user with two-factor authentication
  * and a 403 for a deactivated account. Administrators act as such: git bypasses admin mode.
+ * `checkPassword` null: the instance takes no passwords over git, only tokens.
  */
-export async function resolveGitClient(deps: ResolveDeps, credentials: BasicCredentials, checkPassword: PasswordCheck): Promise<Actor | null> {
+export async function resolveGitClient(deps: ResolveDeps, credentials: BasicCredentials, checkPassword: PasswordCheck | null): Promise<Actor | null> {
   const now = deps.now?.() ?? new Date();
   const { login, password } = credentials;
   if (password === '') return null;
@@ -276,7 +313,10 @@ export async function resolveGitClient(deps: ResolveDeps, credentials: BasicCred
   }
   if (!found && login === 'oauth2') found = await quietly(fromOauth(deps, password, now));
   if (!found) found = await quietly(fromPersonalToken(deps, password, now));
-  if (!found) {
+  // With passwords off for git (password_authentication_enabled_for_git), a credential that is no
+  // token is answered with the advice to use one (the platform's MissingPersonalAccessTokenError).
+  if (!found && checkPassword === null) throw apiError(401, gitTokenRequired(deps.config));
+  if (!found && checkPassword !== null) {
     const user = await checkPassword(login, password);
     if (user?.two_factor_enabled) throw apiError(401, gitTokenRequired(deps.config));
     if (user) found = { user, via: 'password', scopes: [], tokenId: null, impersonation: false, jobId: null };
@@ -284,6 +324,8 @@ export async function resolveGitClient(deps: ResolveDeps, credentials: BasicCred
   if (!found) return null;
   if (found.user.state === 'deactivated') throw apiError(403, accessDeniedReason(deps.config, found.user) as string);
   if (found.user.state !== 'active') return null;
+  const unaccepted = termsRefusal(deps.accessPolicy ? await deps.accessPolicy(deps.db) : NO_POLICY, found.user);
+  if (unaccepted) throw apiError(403, unaccepted);
   await recordActivity(deps, found.user, now);
   return { ...found, isAdmin: found.user.admin, sudoBy: null };
 }

@@ -4,13 +4,16 @@
 // Every process keeps the row in memory. The row carries a generation number that each change
 // moves forward; a reader trusts its copy for RECHECK_MS and then asks the database for the
 // generation alone (one primary-key read), re-reading the row only when it moved. So a request
-// costs no query (at most one per second per process does), a change made here is seen here at
-// once, and one made by another process or node within a second. A timed check was chosen over
-// PostgreSQL's LISTEN/NOTIFY because it works the same on SQLite, needs no connection held open,
-// and a second of delay suits settings an administrator changes by hand.
-import { type Kysely, sql } from 'kysely';
+// costs no query (at most one per second per process does) and a change made here is seen here at
+// once. On PostgreSQL a change also sends a notification that makes every node forget its copy as
+// soon as it arrives (milliseconds; listenForSettingsChanges), so that the other nodes see it at
+// once too; the timed check remains the guarantee (within a second) when a notification is lost,
+// and the only means on SQLite, whose processes share no channel.
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { VISIBILITY_NAMES, visibilityName } from '../../core/access/levels.ts';
+import type { AccessPolicy } from '../../core/auth/resolve.ts';
 import type { DB } from '../../db/schema.ts';
+import { DEFAULT_STORAGE } from '../../git/storages.ts';
 import { type Values, bool, declareSettings, int, intOrNull, list, num, oneOf, str, strOrNull, weights } from './declare.ts';
 
 const visibility = () => oneOf(VISIBILITY_NAMES, 'private');
@@ -18,6 +21,10 @@ const visibility = () => oneOf(VISIBILITY_NAMES, 'private');
 export const IMPORT_SOURCES = ['github', 'bitbucket', 'bitbucket_server', 'gitlab', 'fogbugz', 'git', 'gitlab_project', 'gitea', 'manifest', 'phabricator'] as const;
 /** 0 not protected, 1 developers may push, 2 fully protected, 3 developers may merge. */
 export const BRANCH_PROTECTION_LEVELS = [0, 1, 2, 3] as const;
+/** What enabled_git_access_protocol accepts: one protocol, or `nil` for both. */
+export const GIT_ACCESS_PROTOCOLS = ['ssh', 'http', 'nil'] as const;
+/** A key type's restriction values: no restriction (0), a supported size, or forbidden (-1). */
+const keyRestrictions = (sizes: readonly number[]) => [0, ...sizes, -1] as const;
 
 export const APPLICATION_SETTINGS = declareSettings('application_settings', {
   // Accounts and sign-in.
@@ -53,12 +60,13 @@ export const APPLICATION_SETTINGS = declareSettings('application_settings', {
   enforce_terms: bool(false),
   terms: strOrNull(null),
   personal_access_token_prefix: strOrNull(null),
-  enabled_git_access_protocol: strOrNull(null),
+  // ssh or http alone; the word nil (stored as null) allows both.
+  enabled_git_access_protocol: strOrNull(null, { values: GIT_ACCESS_PROTOCOLS }),
   // Key restrictions: the smallest size allowed, 0 for any, -1 forbids the type.
-  rsa_key_restriction: int(0),
-  dsa_key_restriction: int(0),
-  ecdsa_key_restriction: int(0),
-  ed25519_key_restriction: int(0),
+  rsa_key_restriction: int(0, { values: keyRestrictions([1024, 2048, 3072, 4096]) }),
+  dsa_key_restriction: int(0, { values: keyRestrictions([1024, 2048, 3072]) }),
+  ecdsa_key_restriction: int(0, { values: keyRestrictions([256, 384, 521]) }),
+  ed25519_key_restriction: int(0, { values: keyRestrictions([256]) }),
   // Defaults of new projects, groups and users.
   default_branch_name: strOrNull(null),
   default_branch_protection: int(2, { values: BRANCH_PROTECTION_LEVELS }),
@@ -221,6 +229,62 @@ export async function anonymousMayReadUsers(db: Kysely<DB>): Promise<boolean> {
   return !(await applicationSettings(db)).restricted_visibility_levels.includes('public');
 }
 
+/** The settings that decide who may act (core/auth reads them through this, once per request, from memory). */
+export async function accessPolicy(db: Kysely<DB>): Promise<AccessPolicy> {
+  const s = await applicationSettings(db);
+  return { adminMode: s.admin_mode, enforceTerms: s.enforce_terms };
+}
+
+// ---- Repository storages -----------------------------------------------------------------------
+
+/** What the model says of storage weights: names the instance does not have, weights outside 0..100. */
+export function storageWeightErrors(weights: Readonly<Record<string, number>>, storages: readonly string[]): string[] {
+  const messages: string[] = [];
+  const unknown = Object.keys(weights).filter((name) => !storages.includes(name));
+  if (unknown.length > 0) messages.push(`can't include: ${unknown.join(', ')}`);
+  for (const [name, weight] of Object.entries(weights)) if (weight < 0 || weight > 100) messages.push(`value for '${name}' must be between 0 and 100`);
+  return messages;
+}
+
+/**
+ * The storage a new repository goes to: one of the configured storages, drawn with the chance its
+ * weight gives it (repository_storages_weighted); `default` when no configured storage has weight.
+ * `random` is a number in [0, 1).
+ */
+export function chooseRepositoryStorage(s: Pick<ApplicationSettings, 'repository_storages_weighted'>, storages: readonly string[], random = Math.random()): string {
+  const candidates = Object.entries(s.repository_storages_weighted as Readonly<Record<string, number>>).filter(([name, weight]) => weight > 0 && storages.includes(name));
+  const total = candidates.reduce((sum, [, weight]) => sum + weight, 0);
+  let point = random * total;
+  for (const [name, weight] of candidates) {
+    if (point < weight) return name;
+    point -= weight;
+  }
+  return candidates.at(-1)?.[0] ?? DEFAULT_STORAGE;
+}
+
+// ---- Sign-up restrictions ----------------------------------------------------------------------
+
+/** Whether an address's domain matches one of the patterns (`*` any characters, case ignored). */
+function domainMatches(patterns: readonly string[], email: string): boolean {
+  const domain = email.slice(email.lastIndexOf('@') + 1);
+  return patterns.some((pattern) => {
+    const source = pattern.trim().replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '*' ? '.*?' : `\\${c}`));
+    return new RegExp(`^${source}$`, 'i').test(domain);
+  });
+}
+
+/**
+ * Why an address may not sign up, as the email field's message (the platform's words), or null:
+ * a domain on the denylist (when enabled), or, when an allowlist is set, a domain not on it.
+ * The allowlist decides when both apply. Accounts an administrator creates are not checked.
+ */
+export function signUpDomainError(s: Pick<ApplicationSettings, 'domain_allowlist' | 'domain_denylist' | 'domain_denylist_enabled'>, email: string): string | null {
+  let error: string | null = null;
+  if (s.domain_denylist_enabled && domainMatches(s.domain_denylist, email)) error = 'is not from an allowed domain.';
+  if (s.domain_allowlist.length > 0) error = domainMatches(s.domain_allowlist, email) ? null : 'domain is not authorized for sign-up';
+  return error;
+}
+
 export const PROJECT_CREATION_LEVELS = ['noone', 'maintainer', 'developer'] as const;
 export const defaultProjectCreationLevel = (s: Pick<ApplicationSettings, 'default_project_creation'>) => PROJECT_CREATION_LEVELS[s.default_project_creation] ?? 'developer';
 
@@ -303,5 +367,22 @@ export async function updateApplicationSettings(db: Kysely<DB>, changes: Partial
     .where('id', '=', 1)
     .execute();
   cache.delete(db);
+  // Other nodes forget their copy when the notification arrives (listenForSettingsChanges), well
+  // before their next timed check; on SQLite the timed check alone serves.
+  if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`select pg_notify(${SETTINGS_CHANNEL}, '')`.execute(db);
   return applicationSettings(db);
+}
+
+/** The PostgreSQL channel that tells every node the settings changed. */
+export const SETTINGS_CHANNEL = 'quarry_application_settings';
+
+/**
+ * Makes this process forget its copy whenever any node changes the settings; the database's
+ * listen() is null on SQLite (the timed check serves there). Returns the removal, if listening.
+ */
+export async function listenForSettingsChanges(
+  db: Kysely<DB>,
+  listen: (channel: string, onNotify: () => void) => Promise<(() => Promise<void>) | null>,
+): Promise<(() => Promise<void>) | null> {
+  return listen(SETTINGS_CHANNEL, () => forgetApplicationSettings(db)).catch(() => null);
 }

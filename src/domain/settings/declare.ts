@@ -115,14 +115,11 @@ export function str<const O extends SettingOptions = {}>(value: string, options?
     O;
 }
 
-export function strOrNull<const O extends SettingOptions = {}>(value: string | null, options?: O) {
+/** A text that may be unset (null); `values` closes the list of words a parameter may send. */
+export function strOrNull<const O extends SettingOptions & { values?: readonly string[] } = {}>(value: string | null, options?: O) {
   const entity = Nullable(Type.String());
-  return { ...options, default: value, entity, input: Type.String(), decode: toStrOrNull, encode: same } as Setting<
-    string | null,
-    typeof entity,
-    ReturnType<typeof Type.String>
-  > &
-    O;
+  const input = options?.values ? OneOf(options.values) : Type.String();
+  return { ...options, default: value, entity, input, decode: toStrOrNull, encode: same } as unknown as Setting<string | null, typeof entity, ReturnType<typeof Type.String>> & O;
 }
 
 /** One of a closed list of words, stored as the word. `accepts` narrows what a parameter may set. */

@@ -13,6 +13,9 @@ export const ENTITY_ALIASES = {
   asset_proxy_whitelist: 'asset_proxy_allowlist',
 } as const satisfies Record<string, keyof ApplicationSettings>;
 
+/** The web sign-in switch's current name and its two legacy ones: at most one may be sent. */
+export const WEB_SIGN_IN_NAMES = ['password_authentication_enabled_for_web', 'password_authentication_enabled', 'signin_enabled'] as const;
+
 /** Legacy parameter names, read as the settings they stand for (a current name sent too wins). */
 export const PARAM_ALIASES = {
   admin_notification_email: 'abuse_notification_email',

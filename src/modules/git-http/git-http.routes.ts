@@ -26,6 +26,7 @@ import {
 } from '../../git/smart-http.ts';
 import { deployTokenReaches, findDeployTokenByCredentials } from '../deploy-tokens/index.ts';
 import { MAX_ANCESTORS } from '../groups/groups.validation.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
 import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/index.ts';
 import { checkDeployTokenGitAccess, checkGitAccess } from './git-http.access.ts';
@@ -129,7 +130,8 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
     const viaDeployToken = await deployTokenAccess(req, credentials, found, command);
     if (viaDeployToken) return viaDeployToken;
     try {
-      actor = await resolveGitClient(deps, credentials, (login, password) => authenticatePassword(serviceContext(req), login, password));
+      const passwords = (await applicationSettings(deps.db)).password_authentication_enabled_for_git;
+      actor = await resolveGitClient(deps, credentials, passwords ? (login, password) => authenticatePassword(serviceContext(req), login, password) : null);
     } catch (error) {
       if (error instanceof DomainError) return (await throttled(req, null)) ?? { status: error.status, message: error.message };
       throw error;

@@ -53,6 +53,7 @@ import {
   UpdateMergeRequestBody,
 } from './merge-requests.schemas.ts';
 import { type MergeRequestChanges, type MergeRequestPowers, createMergeRequest, deleteMergeRequest, recheckLater, updateMergeRequest } from './merge-requests.service.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { branchHead } from './merge-state.ts';
 import { mergeMergeRequest } from './merge.ts';
 import { cancelAutoMerge } from './auto-merge.ts';
@@ -61,9 +62,6 @@ import { requestRebase } from './rebase.ts';
 const OPTIONAL = { auth: 'optional' } as const;
 const REQUIRED = { auth: 'required' } as const;
 
-/** The platform's diff limits (diff_max_files); beyond them `changes` is cut and `overflow` set. */
-const MAX_FILES = 1000;
-const MAX_LINES = 50_000;
 
 export interface MergeRequestAccess {
   /** read_merge_request. */
@@ -107,6 +105,7 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const relations = await loadMergeRequestRelations(db, [mr], req.actor?.user.id ?? null);
     const dir = repositoryDir(config, project.row);
     const changes = dir !== null && mr.base_sha !== null && mr.head_sha !== null ? await changedFiles(dir, mr.base_sha, mr.head_sha) : null;
+    const limits = await applicationSettings(db);
     const ci = ciAbilities(req.actor, project, settings);
     const buildsOpen = projectFeatureAvailable(req.actor, project.row, project.access, 'builds', settings.features.builds_access_level);
     const pipeline = mr.sha !== null && (buildsOpen || ci.has('read_pipeline')) ? await mergeRequestHeadPipeline(db, mr, mr.sha) : null;
@@ -115,7 +114,7 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const head = mr.state === 'opened' && dir !== null && options.diverged ? await branchHead(dir, mr.target_branch) : null;
     return presentMergeRequest(mr, relations, view(project.row.id, false, options.renderHtml ?? false), today(), {
       subscribed: relations.subscribed.has(mr.id),
-      changesCount: changes === null ? null : changes.length > MAX_FILES ? `${MAX_FILES}+` : String(changes.length),
+      changesCount: changes === null ? null : changes.length > limits.diff_max_files ? `${limits.diff_max_files}+` : String(changes.length),
       ci: buildsOpen ? { pipeline: pipeline ? presentPipelineBasic(pipeline, pipelineView) : null, startedAt: pipeline?.started_at ?? null, finishedAt: pipeline?.finished_at ?? null } : null,
       headPipeline: ci.has('read_pipeline') ? (pipeline ? presentPipeline(pipeline, pipelineView, await pipelineDetailParts(db, pipeline)) : null) : undefined,
       divergedCommitsCount: options.diverged ? (head !== null && mr.sha !== null && dir !== null ? await countCommits(dir, { revisions: [head, `^${mr.sha}`] }) : 0) : undefined,
@@ -249,7 +248,10 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
     const dir = repositoryDir(config, loadedProject(req).row);
     const files = dir !== null && mr.base_sha !== null && mr.head_sha !== null ? await changedFiles(dir, mr.base_sha, mr.head_sha) : [];
     const entity = await presentSingle(req, mr);
-    // Within the limits, every file in full; beyond them, the files and lines that fit (raw diffs: all).
+    // Within the instance's diff limits (diff_max_files, diff_max_lines), every file; beyond them,
+    // the files and lines that fit; a file whose patch passes diff_max_patch_bytes shows no diff
+    // (raw diffs: all of it).
+    const limits = await applicationSettings(db);
     let overflow = false;
     let shown = files;
     if (!req.query.access_raw_diffs) {
@@ -257,11 +259,11 @@ export const mergeRequestRoutes: FastifyPluginAsyncTypebox = async (api) => {
       shown = [];
       for (const file of files) {
         lines += file.diff.split('\n').length - 1;
-        if (shown.length >= MAX_FILES || lines > MAX_LINES) {
+        if (shown.length >= limits.diff_max_files || lines > limits.diff_max_lines) {
           overflow = true;
           break;
         }
-        shown.push(file);
+        shown.push(Buffer.byteLength(file.diff) > limits.diff_max_patch_bytes ? { ...file, diff: '' } : file);
       }
     }
     const changes = shown.map((f) => ({ old_path: f.oldPath, new_path: f.newPath, a_mode: f.aMode, b_mode: f.bMode, new_file: f.newFile, renamed_file: f.renamedFile, deleted_file: f.deletedFile, diff: f.diff }));

@@ -4,6 +4,7 @@ import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import type { DB, OauthAccessTokenRow, UserRow } from '../../db/schema.ts';
 import { ADMIN_ONLY_SCOPES, OAUTH_ONLY_SCOPES, SCOPES } from '../../core/auth/scopes.ts';
 import { digest, generateToken, spendPasswordCheck, verifyPassword } from '../../core/auth/secrets.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import type { OauthToken } from './oauth.schemas.ts';
 
 export const ACCESS_TOKEN_LIFETIME = 7200;
@@ -100,6 +101,8 @@ export async function authenticatePassword(ctx: ServiceContext, login: string, p
 export async function passwordGrant(ctx: ServiceContext, p: { username?: string; password?: string; scope?: string }) {
   if (!p.username) throw new OauthError('invalid_request', 'Missing required parameter: username.');
   if (!p.password) throw new OauthError('invalid_request', 'Missing required parameter: password.');
+  // Passwords off for git and the API (password_authentication_enabled_for_git): no password is looked at.
+  if (!(await applicationSettings(ctx.db)).password_authentication_enabled_for_git) throw invalidGrant();
   const user = await authenticatePassword(ctx, p.username, p.password);
   if (!user) throw new WrongPassword();
   if (user.state !== 'active' || user.two_factor_enabled) throw invalidGrant();

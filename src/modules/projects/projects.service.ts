@@ -24,10 +24,10 @@ import {
   setDefaultBranch,
   stagingRepositoryPath,
 } from '../../git/repository.ts';
-import { DEFAULT_STORAGE, storageDirectory } from '../../git/storages.ts';
+import { storageDirectory } from '../../git/storages.ts';
 import { digest } from '../../core/auth/secrets.ts';
 import { secretBox } from '../../core/secret-box.ts';
-import { type ApplicationSettings, applicationSettings, defaultBranchName, restrictedVisibility } from '../../domain/settings/application-settings.ts';
+import { chooseRepositoryStorage, type ApplicationSettings, applicationSettings, defaultBranchName, restrictedVisibility } from '../../domain/settings/application-settings.ts';
 import {
   type Feature,
   PROJECT_CI_CD_SETTINGS,
@@ -239,7 +239,8 @@ export async function createProject(ctx: ServiceContext, input: CreateProjectBod
     }
   }
   if (namespace) checkVisibility(namespace, visibilityLevel, errors);
-  const storage = (actor.isAdmin && input.repository_storage) || DEFAULT_STORAGE;
+  // An administrator may name the storage; otherwise the instance's weights choose it.
+  const storage = (actor.isAdmin && input.repository_storage) || chooseRepositoryStorage(instance, Object.keys(ctx.config.repositoryStorages));
   checkStorage(ctx.config, storage, errors);
   if (input.default_branch && !validBranchName(input.default_branch)) add(errors, 'default_branch', 'is invalid');
   if (Object.keys(errors).length > 0 || !namespace) throw invalidFields(errors);

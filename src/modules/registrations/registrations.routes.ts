@@ -3,16 +3,19 @@
 // GET /users/confirmation?confirmation_token=… confirms an address. Sign-up is open while the
 // instance's signup_enabled is; it is throttled as sign-in is.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
 import { serviceContext } from '../../core/context.ts';
 import { DomainError } from '../../core/errors.ts';
 import { escapeHtml, html, page } from '../../core/html-page.ts';
+import { Entity } from '../../core/schema.ts';
 import { THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { fullMessage } from '../../domain/validation.ts';
 import { findInvitationByToken } from '../invitations/invitations.finder.ts';
 import { startSession } from '../sessions/sessions.service.ts';
-import { confirmAndAccept, signUp } from './registrations.service.ts';
+import { UserIdParams, USER_ID_ROUTE } from '../users/users.schemas.ts';
+import { approveUser, confirmAndAccept, signUp } from './registrations.service.ts';
 
 const config = { auth: 'none', json: false } as const;
 
@@ -92,4 +95,16 @@ export const registrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!user) return html(reply, 404, page('Confirmation', '<p>Confirmation token is invalid.</p>'));
     return html(reply, 200, page('Confirmation', '<p>Your email address has been successfully confirmed.</p><p><a href="/users/sign_in">Sign in</a></p>'));
   });
+};
+
+/** The API side of sign-up: an administrator approves an account waiting for approval. */
+export const registrationApiRoutes: FastifyPluginAsyncTypebox = async (api) => {
+  api.post(
+    `/users/${USER_ID_ROUTE}/approve`,
+    { schema: { params: UserIdParams, response: { 201: Entity({ message: Type.Literal('Success') }) } }, config: { auth: 'required', scopes: ['read_user'] } },
+    async (req, reply) => {
+      await approveUser(serviceContext(req), req.params.id);
+      return reply.code(201).send({ message: 'Success' as const });
+    },
+  );
 };

@@ -1,9 +1,11 @@
 // Signing up on the web and confirming an email (the platform's registrations and confirmations):
 // both end by accepting the invitations waiting for the user's confirmed address.
-import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
+import { apiError, invalidFields, notFound } from '../../core/errors.ts';
 import type { UserRow } from '../../db/schema.ts';
-import { applicationSettings } from '../../domain/settings/application-settings.ts';
+import { applicationSettings, signUpDomainError } from '../../domain/settings/application-settings.ts';
 import { findInvitationByToken } from '../invitations/invitations.finder.ts';
+import { findUserById } from '../users/users.finder.ts';
 import { acceptPendingInvitations } from '../invitations/invitations.service.ts';
 import { confirmEmail, createUser } from '../users/users.service.ts';
 
@@ -32,6 +34,9 @@ export interface SignedUp {
  */
 export async function signUp(ctx: ServiceContext, input: SignUpInput): Promise<SignedUp> {
   const settings = await applicationSettings(ctx.db);
+  // The instance's allowed and denied domains apply to sign-ups, not to accounts administrators create.
+  const domainError = signUpDomainError(settings, input.email.trim());
+  if (domainError !== null) throw invalidFields({ email: [domainError] });
   const invitation = input.inviteToken ? await findInvitationByToken(ctx.db, input.inviteToken) : undefined;
   const invitedAddress = invitation !== undefined && invitation.invite_email.toLowerCase() === input.email.trim().toLowerCase();
   const confirmed = invitedAddress || !settings.send_user_confirmation_email;
@@ -51,5 +56,28 @@ export async function confirmAndAccept(ctx: ServiceContext, token: string): Prom
     const user = await confirmEmail(tx, token);
     if (user?.state === 'active') await acceptPendingInvitations(tx, user);
     return user;
+  });
+}
+
+/**
+ * POST /users/:id/approve: an administrator lets in an account that signed up while approval was
+ * required; its invitations are accepted as on a sign-up without approval. The platform answers
+ * the outcome as a message, 201 "Success" included.
+ */
+export async function approveUser(ctx: ServiceContext, id: number): Promise<void> {
+  const user = await findUserById(ctx.db, id);
+  if (!user) throw notFound('User');
+  if (!requireActor(ctx).isAdmin) throw apiError(403, 'You are not allowed to approve a user');
+  if (user.state !== 'blocked_pending_approval') throw apiError(409, 'The user you are trying to approve is not pending approval');
+  await withTransaction(ctx, async (tx) => {
+    const approved = await tx.db
+      .updateTable('users')
+      .set({ state: 'active', updated_at: tx.now().toISOString() })
+      .where('id', '=', id)
+      .where('state', '=', 'blocked_pending_approval')
+      .returningAll()
+      .executeTakeFirst();
+    if (!approved) throw apiError(409, 'The user you are trying to approve is not pending approval');
+    await acceptPendingInvitations(tx, approved);
   });
 }

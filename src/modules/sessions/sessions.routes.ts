@@ -4,14 +4,17 @@
 // back where the form was asked from (`redirect_to`, a local path), POST /users/sign_out ends the
 // session.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
 import { safeEqual } from '../../core/auth/secrets.ts';
 import { serviceContext } from '../../core/context.ts';
 import { escapeHtml, html, localPath, page } from '../../core/html-page.ts';
 import { BANNED_BODY, THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { PRODUCT_VERSION, REPORTED_VERSION } from '../../version.ts';
 import { authenticatePassword } from '../oauth/oauth.service.ts';
-import { endSession, findSession, startSession } from './sessions.service.ts';
+import { acceptTerms } from '../users/users.service.ts';
+import { endSession, enterAdminMode, findSession, leaveAdminMode, startSession } from './sessions.service.ts';
 
 /** HTML pages and redirects, outside the API and its authentication. */
 const config = { auth: 'none', json: false } as const;
@@ -25,6 +28,30 @@ function signInForm(error?: string, returnTo?: string | null): string {
 <label for="login">Username or email</label><input id="login" name="user[login]" autocomplete="username" required autofocus>
 <label for="password">Password</label><input id="password" name="user[password]" type="password" autocomplete="current-password" required>
 ${returnTo ? `<input type="hidden" name="redirect_to" value="${escapeHtml(returnTo)}">` : ''}<button type="submit">Sign in</button></form>`,
+  );
+}
+
+const PASSWORDS_OFF = page('Sign in', '<p class="error">Password authentication is unavailable.</p><p>Use a personal access token with the API.</p>');
+
+/** The page asking an administrator's password again to enter admin mode (admin_mode). */
+function adminModeForm(csrfToken: string, error?: string): string {
+  return page(
+    'Enter admin mode',
+    `${error ? `<p class="error">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="/admin/session">
+<input type="hidden" name="authenticity_token" value="${escapeHtml(csrfToken)}">
+<label for="password">Password</label><input id="password" name="user[password]" type="password" autocomplete="current-password" required autofocus>
+<button type="submit">Enter admin mode</button></form>`,
+    csrfToken,
+  );
+}
+
+function termsPage(terms: string | null, csrfToken: string): string {
+  return page(
+    'Terms of Service',
+    `<pre>${escapeHtml(terms ?? '')}</pre>
+<form method="post" action="/-/users/terms/accept"><input type="hidden" name="authenticity_token" value="${escapeHtml(csrfToken)}"><button type="submit">Accept terms</button></form>`,
+    csrfToken,
   );
 }
 
@@ -48,8 +75,13 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get('/users/sign_in', { config }, async (req, reply) => {
-    const session = await findSession(serviceContext(req), req.cookies[SESSION_COOKIE]);
-    if (!session) return html(reply, 200, signInForm(undefined, localPath(req.rawParams.redirect_to)));
+    const ctx = serviceContext(req);
+    const session = await findSession(ctx, req.cookies[SESSION_COOKIE]);
+    if (!session) {
+      // Passwords off for the web (password_authentication_enabled_for_web): no form to fill in.
+      if (!(await applicationSettings(ctx.db)).password_authentication_enabled_for_web) return html(reply, 200, PASSWORDS_OFF);
+      return html(reply, 200, signInForm(undefined, localPath(req.rawParams.redirect_to)));
+    }
     return html(
       reply,
       200,
@@ -79,6 +111,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return html(reply, 401, signInForm('Invalid login or password.', returnTo));
     }
     const ctx = serviceContext(req);
+    if (!(await applicationSettings(ctx.db)).password_authentication_enabled_for_web) return html(reply, 403, PASSWORDS_OFF);
     const user = await authenticatePassword(ctx, login, password);
     if (!user) {
       await throttle.failedAuthentication(req.ip);
@@ -89,6 +122,58 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { cookie, lifetimeSeconds } = await startSession(ctx, user, req.ip);
     reply.setCookie(SESSION_COOKIE, cookie, { path: '/', httpOnly: true, sameSite: 'lax', secure, maxAge: lifetimeSeconds });
     return reply.code(302).header('location', returnTo ?? '/users/sign_in').send();
+  });
+
+  /** The signed-in session of a web form post that carries the session's CSRF token; undefined otherwise. */
+  async function postingSession(req: FastifyRequest) {
+    const session = await findSession(serviceContext(req), req.cookies[SESSION_COOKIE]);
+    const token = req.rawParams.authenticity_token ?? req.headers['x-csrf-token'];
+    return session && typeof token === 'string' && safeEqual(token, session.csrf_token) ? session : undefined;
+  }
+
+  // Admin mode (the admin_mode setting): an administrator's web session acts as administrator
+  // after the password is given again, for six hours, or until it leaves admin mode.
+  app.get('/admin/session/new', { config }, async (req, reply) => {
+    const session = await findSession(serviceContext(req), req.cookies[SESSION_COOKIE]);
+    if (!session) return reply.code(302).header('location', '/users/sign_in?redirect_to=/admin/session/new').send();
+    if (!session.admin) return html(reply, 404, page('Not found', '<p>Page not found.</p>'));
+    return html(reply, 200, adminModeForm(session.csrf_token));
+  });
+
+  app.post('/admin/session', { config }, async (req, reply) => {
+    const session = await postingSession(req);
+    if (!session || !session.admin) return html(reply, 404, page('Not found', '<p>Page not found.</p>'));
+    const nested = (req.rawParams.user ?? {}) as Record<string, unknown>;
+    const password = nested.password ?? req.rawParams.password;
+    const ctx = serviceContext(req);
+    const user = typeof password === 'string' && password !== '' ? await authenticatePassword(ctx, session.username, password) : undefined;
+    if (!user || user.id !== session.user_id) {
+      await app.throttle.failedAuthentication(req.ip);
+      return html(reply, 401, adminModeForm(session.csrf_token, 'Invalid login or password'));
+    }
+    await enterAdminMode(ctx, session.id);
+    return reply.code(302).header('location', '/users/sign_in').send();
+  });
+
+  app.post('/admin/session/destroy', { config }, async (req, reply) => {
+    const session = await postingSession(req);
+    if (session) await leaveAdminMode(serviceContext(req), session.id);
+    return reply.code(302).header('location', '/users/sign_in').send();
+  });
+
+  // The terms of service (enforce_terms): shown to a signed-in user, who accepts them here.
+  app.get('/-/users/terms', { config }, async (req, reply) => {
+    const ctx = serviceContext(req);
+    const session = await findSession(ctx, req.cookies[SESSION_COOKIE]);
+    if (!session) return reply.code(302).header('location', '/users/sign_in?redirect_to=/-/users/terms').send();
+    return html(reply, 200, termsPage((await applicationSettings(ctx.db)).terms, session.csrf_token));
+  });
+
+  app.post('/-/users/terms/accept', { config }, async (req, reply) => {
+    const session = await postingSession(req);
+    if (!session) return reply.code(302).header('location', '/users/sign_in?redirect_to=/-/users/terms').send();
+    await acceptTerms(serviceContext(req), session.user_id);
+    return reply.code(302).header('location', '/users/sign_in').send();
   });
 
   app.post('/users/sign_out', { config }, async (req, reply) => {

@@ -44,7 +44,7 @@ export async function findSession(ctx: ServiceContext, cookie: string | undefine
   return ctx.db
     .selectFrom('web_sessions')
     .innerJoin('users', 'users.id', 'web_sessions.user_id')
-    .select(['web_sessions.id', 'web_sessions.csrf_token', 'web_sessions.user_id', 'users.username'])
+    .select(['web_sessions.id', 'web_sessions.csrf_token', 'web_sessions.user_id', 'users.username', 'users.admin'])
     .where('web_sessions.session_digest', '=', digest(cookie))
     .where('web_sessions.expires_at', '>', ctx.now().toISOString())
     .executeTakeFirst();
@@ -52,4 +52,17 @@ export async function findSession(ctx: ServiceContext, cookie: string | undefine
 
 export async function endSession(ctx: ServiceContext, cookie: string | undefined): Promise<void> {
   if (cookie) await ctx.db.deleteFrom('web_sessions').where('session_digest', '=', digest(cookie)).execute();
+}
+
+/** How long admin mode lasts once entered (the platform's MAX_ADMIN_MODE_TIME). */
+export const ADMIN_MODE_SECONDS = 6 * 60 * 60;
+
+/** Starts admin mode for a session (its administrator gave the password again). */
+export async function enterAdminMode(ctx: ServiceContext, sessionId: number): Promise<void> {
+  const until = new Date(ctx.now().getTime() + ADMIN_MODE_SECONDS * 1000).toISOString();
+  await ctx.db.updateTable('web_sessions').set({ admin_mode_until: until }).where('id', '=', sessionId).execute();
+}
+
+export async function leaveAdminMode(ctx: ServiceContext, sessionId: number): Promise<void> {
+  await ctx.db.updateTable('web_sessions').set({ admin_mode_until: null }).where('id', '=', sessionId).execute();
 }

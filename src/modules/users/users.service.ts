@@ -284,3 +284,43 @@ export async function deleteIdentity(ctx: ServiceContext, id: number, provider: 
   const result = await ctx.db.deleteFrom('identities').where('user_id', '=', id).where('provider', '=', provider).executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) throw notFound('Identity');
 }
+
+/** The user accepts the instance's terms of service (enforce_terms); accepting once is enough, as the platform's accepted term. */
+export async function acceptTerms(ctx: ServiceContext, userId: number): Promise<void> {
+  const at = ctx.now().toISOString();
+  await ctx.db.updateTable('users').set({ terms_accepted_at: at, updated_at: at }).where('id', '=', userId).where('terms_accepted_at', 'is', null).execute();
+}
+
+/** Days without activity after which an account is dormant (the platform's MINIMUM_INACTIVE_DAYS). */
+export const DORMANT_AFTER_DAYS = 90;
+/** A new account is given this many days before it can count as dormant without any activity. */
+const NEW_ACCOUNT_GRACE_DAYS = 7;
+
+/**
+ * deactivate_dormant_users (a daily task): with the setting on, active people whose last activity
+ * (or, never active, whose last sign-in) is DORMANT_AFTER_DAYS old are deactivated; signing in on
+ * the web reactivates them. Bots and other internal accounts are left alone. Returns how many.
+ */
+export async function deactivateDormantUsers(ctx: ServiceContext): Promise<number> {
+  if (!(await applicationSettings(ctx.db)).deactivate_dormant_users) return 0;
+  const now = ctx.now();
+  const cutoff = new Date(now.getTime() - DORMANT_AFTER_DAYS * 86_400_000).toISOString();
+  const newCutoff = new Date(now.getTime() - NEW_ACCOUNT_GRACE_DAYS * 86_400_000).toISOString();
+  const result = await ctx.db
+    .updateTable('users')
+    .set({ state: 'deactivated', updated_at: now.toISOString() })
+    .where('state', '=', 'active')
+    .where('user_type', '=', 'human')
+    .where((eb) =>
+      eb.or([
+        eb('last_activity_on', '<=', cutoff.slice(0, 10)),
+        eb.and([
+          eb('last_activity_on', 'is', null),
+          eb('created_at', '<=', newCutoff),
+          eb.or([eb('current_sign_in_at', 'is', null), eb('current_sign_in_at', '<=', cutoff)]),
+        ]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
