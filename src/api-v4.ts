@@ -32,6 +32,7 @@ import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { groupRoutes } from './modules/groups/groups.routes.ts';
+import { hookRoutes } from './modules/hooks/hooks.routes.ts';
 import { invitationRoutes } from './modules/invitations/invitations.routes.ts';
 import { labelRoutes } from './modules/labels/labels.routes.ts';
 import { memberRoutes } from './modules/members/members.routes.ts';
@@ -81,6 +82,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(commitStatusRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);
+  await api.register(hookRoutes);
   await api.register(invitationRoutes);
   await api.register(labelRoutes);
   await api.register(memberRoutes);

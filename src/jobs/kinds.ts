@@ -1,6 +1,7 @@
 // Every kind of background job, listed explicitly, one line each; the workers run these (see
 // queue.ts for what a kind must guarantee).
 import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts';
+import { hookDeliveryJob, hookEventJob } from '../modules/hooks/hooks.jobs.ts';
 import { sendInvitationJob } from '../modules/invitations/invitations.jobs.ts';
 import { autoMergeJob, checkMergeStatusJob, pipelineTodosJob, rebaseJob, refreshMergeRequestJob } from '../modules/merge-requests/merge-requests.jobs.ts';
 import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
@@ -37,4 +38,6 @@ export const backgroundJobKinds: readonly JobKind[] = [
   pipelineTodosJob,
   deployPagesJob,
   verifyPagesDomainJob,
+  hookEventJob,
+  hookDeliveryJob,
 ];
