@@ -71,13 +71,18 @@ function flagsOf(event: HookEvent): { scoped: Flag[]; system: Flag[] } {
 /** Where the event happens: a project (its hooks, its groups' hooks), or a group (its own and its ancestors' hooks). */
 export type HookScope = { projectId: number } | { groupId: number };
 
-/** Whether any hook may want an event of this scope (the worker decides exactly). */
-export async function hooksMayWant(db: Kysely<DB>, scope: HookScope, event: HookEvent): Promise<boolean> {
-  const { scoped, system } = flagsOf(event);
+/** The SQL condition of a group hook that covers the scope: its group is the scope's group or one of its ancestors. */
+export function groupHookCovers(scope: HookScope) {
   const traversal =
     'projectId' in scope
       ? sql<string>`(select n.traversal_path from projects p join namespaces n on n.id = p.namespace_id where p.id = ${scope.projectId})`
       : sql<string>`(select n.traversal_path from namespaces n where n.id = ${scope.groupId})`;
+  return sql<boolean>`type = 'GroupHook' and ${traversal} like '%/' || cast(group_id as varchar(20)) || '/%'`;
+}
+
+/** Whether any hook may want an event of this scope (the worker decides exactly). */
+export async function hooksMayWant(db: Kysely<DB>, scope: HookScope, event: HookEvent): Promise<boolean> {
+  const { scoped, system } = flagsOf(event);
   const found = await db
     .selectFrom('web_hooks')
     .select('id')
@@ -86,7 +91,7 @@ export async function hooksMayWant(db: Kysely<DB>, scope: HookScope, event: Hook
       if (scoped.length > 0) {
         const wants = eb.or(scoped.map((flag) => eb(flag, '=', true)));
         if ('projectId' in scope && event.kind !== 'member') ors.push(eb.and([eb('project_id', '=', scope.projectId), wants]));
-        ors.push(eb.and([eb('type', '=', 'GroupHook'), wants, eb(traversal, 'like', sql<string>`'%/' || cast(group_id as varchar(20)) || '/%'`)]));
+        ors.push(eb.and([wants, groupHookCovers(scope)]));
       }
       if (system.length > 0) ors.push(eb.and([eb('type', '=', 'SystemHook'), eb.or(system.map((flag) => eb(flag, '=', true)))]));
       return eb.or(ors);
@@ -103,7 +108,11 @@ export async function enqueueHookEvent(db: Kysely<DB>, scope: HookScope, event: 
 
 const STATE_IDS: Record<string, number> = { opened: 1, closed: 2, merged: 3, locked: 4 };
 const TIME_FIELDS = new Set(['created_at', 'updated_at', 'closed_at', 'last_edited_at', 'merged_at']);
-const rubyTime = (iso: unknown) => (typeof iso === 'string' ? `${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC` : iso);
+/** Ruby's Time#to_s of a UTC time, as payloads show database times: "2021-07-22 10:04:52 UTC"; anything else as it is. */
+export function rubyTime<T>(iso: T): T | string {
+  if (typeof iso !== 'string' || Number.isNaN(Date.parse(iso))) return iso;
+  return `${new Date(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
 
 /**
  * The `changes` of an issue's or merge request's payload: each field the update set that differs

@@ -16,17 +16,13 @@ import { secretBox } from '../../core/secret-box.ts';
 import { resolveCommit, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
 import { commitWebUrl, projectWebUrl } from '../../domain/urls.ts';
+import { rubyTime as webHookTime } from '../../jobs/web-hooks.ts';
 import { detailedStatus } from '../pipelines/pipelines.presenter.ts';
 
 export type Json = Record<string, unknown>;
 
-/** Ruby's Time#to_s of a UTC time: "2021-07-22 10:04:52 UTC"; null stays null. */
-export function rubyTime(iso: string | null | undefined): string | null {
-  if (!iso) return null;
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return null;
-  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-}
+/** A database time as payloads show it; null stays null. */
+const rubyTime = (iso: string | null | undefined): string | null => (iso ? (webHookTime(iso) as string) : null);
 
 /** xmlschema of a UTC time, without fractions: "2020-12-11T04:57:22Z". */
 function xmlschema(iso: string | null): string | null {

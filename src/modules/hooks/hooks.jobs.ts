@@ -4,13 +4,13 @@
 // delivery its own job, so that a slow or failing receiver holds up no other. A delivery that
 // fails is logged; it is tried again only when the instance asks for retries.
 import { Type } from '@sinclair/typebox';
-import { type Kysely, sql } from 'kysely';
+import type { Expression, Kysely, SqlBool } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { ServiceContext } from '../../core/context.ts';
 import type { DB, WebHookRow } from '../../db/schema.ts';
 import { matchesProtectedName } from '../../domain/ref-protection.ts';
 import { type JobDeclaration, defineJobKind, enqueueMany } from '../../jobs/queue.ts';
-import { type HookEvent, WEB_HOOK_EVENT } from '../../jobs/web-hooks.ts';
+import { type HookEvent, WEB_HOOK_EVENT, groupHookCovers } from '../../jobs/web-hooks.ts';
 import { deliver, heldBack } from './delivery.ts';
 import {
   type Json,
@@ -110,17 +110,13 @@ export async function buildEvent(db: Kysely<DB>, config: Config, event: HookEven
 /** The hooks that want a built event: the project's, those of its groups and their ancestors, and the instance's where it receives the scope. */
 export async function hooksFor(db: Kysely<DB>, built: Built): Promise<WebHookRow[]> {
   const flag = FLAG_OF[built.trigger] as 'push_events';
-  const traversal =
-    'projectId' in built.scope
-      ? sql<string>`(select n.traversal_path from projects p join namespaces n on n.id = p.namespace_id where p.id = ${built.scope.projectId})`
-      : sql<string>`(select n.traversal_path from namespaces n where n.id = ${built.scope.groupId})`;
   const projectId = 'projectId' in built.scope ? built.scope.projectId : null;
   const hooks = await db
     .selectFrom('web_hooks')
     .selectAll()
     .where(flag, '=', true)
     .where((eb) => {
-      const ors = [eb.and([eb('type', '=', 'GroupHook'), eb(traversal, 'like', sql<string>`'%/' || cast(group_id as varchar(20)) || '/%'`)])];
+      const ors: Expression<SqlBool>[] = [groupHookCovers(built.scope)];
       if (projectId !== null && built.trigger !== 'member_hooks') ors.push(eb.and([eb('type', '=', 'ProjectHook'), eb('project_id', '=', projectId)]));
       if (SYSTEM_SCOPES.has(built.trigger)) ors.push(eb('type', '=', 'SystemHook'));
       return eb.or(ors);
