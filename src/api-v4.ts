@@ -35,6 +35,7 @@ import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.ro
 import { deployTokenRoutes } from './modules/deploy-tokens/deploy-tokens.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { groupRoutes } from './modules/groups/groups.routes.ts';
+import { hookRoutes } from './modules/hooks/hooks.routes.ts';
 import { invitationRoutes } from './modules/invitations/invitations.routes.ts';
 import { labelRoutes } from './modules/labels/labels.routes.ts';
 import { memberRoutes } from './modules/members/members.routes.ts';
@@ -90,6 +91,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(commitStatusRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);
+  await api.register(hookRoutes);
   await api.register(invitationRoutes);
   await api.register(labelRoutes);
   await api.register(memberRoutes);

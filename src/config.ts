@@ -100,6 +100,16 @@ export interface Config {
    * the server is off.
    */
   readonly sshUrlPrefix: string;
+  /**
+   * How many times a webhook delivery that fails is tried in all (QUARRY_WEBHOOK_ATTEMPTS, 1 to 10):
+   * 1, as in 14.x, sends once; more retries with the job queue's backoff, as later releases do.
+   */
+  readonly webhookAttempts: number;
+  /**
+   * Hooks that keep failing are disabled for a while, then for good (QUARRY_WEBHOOK_AUTO_DISABLE), as
+   * later releases do; off by default, as in 14.x.
+   */
+  readonly webhookAutoDisable: boolean;
 }
 
 export interface SshConfig {
@@ -344,6 +354,8 @@ export function loadConfig(env: Env = process.env): Config {
     pagesDomain: hostName(env, 'QUARRY_PAGES_DOMAIN', 'pages.localhost'),
     pagesHttpsPort: env.QUARRY_PAGES_HTTPS_PORT ? integer(env, 'QUARRY_PAGES_HTTPS_PORT', 0, 0, 65535) : null,
     pagesDomainVerification: flag(env, 'QUARRY_PAGES_DOMAIN_VERIFICATION', true),
+    webhookAttempts: integer(env, 'QUARRY_WEBHOOK_ATTEMPTS', 1, 1, 10),
+    webhookAutoDisable: flag(env, 'QUARRY_WEBHOOK_AUTO_DISABLE', false),
     pagesDnsServers: Object.freeze(dnsServers(env, 'QUARRY_PAGES_DNS_SERVERS')),
     remoteImportEnabled: flag(env, 'QUARRY_REMOTE_IMPORT', false),
     // The platform's DecompressedArchiveSizeValidator: 10 GB.

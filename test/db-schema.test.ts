@@ -50,6 +50,15 @@ const COLUMNS = {
     created_at: 'text', updated_at: 'text',
   },
   merge_request_assignees: { merge_request_id: 'integer', user_id: 'integer' },
+  web_hooks: {
+    id: 'integer', type: 'text', project_id: 'integer?', group_id: 'integer?', url: 'text', token_encrypted: 'text?', push_events: 'boolean', push_events_branch_filter: 'text?',
+    tag_push_events: 'boolean', issues_events: 'boolean', confidential_issues_events: 'boolean', merge_requests_events: 'boolean', note_events: 'boolean', confidential_note_events: 'boolean', job_events: 'boolean', pipeline_events: 'boolean', wiki_page_events: 'boolean', deployment_events: 'boolean', releases_events: 'boolean', member_events: 'boolean', subgroup_events: 'boolean', repository_update_events: 'boolean',
+    enable_ssl_verification: 'boolean', recent_failures: 'integer', disabled_until: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  web_hook_logs: {
+    id: 'integer', web_hook_id: 'integer', trigger: 'text', url: 'text', request_headers: 'text', request_data: 'text', response_headers: 'text', response_body: 'text',
+    response_status: 'text', execution_duration: 'real', internal_error_message: 'text?', created_at: 'text', updated_at: 'text',
+  },
   clusters: {
     id: 'integer', project_id: 'integer', user_id: 'integer?', name: 'text', domain: 'text?', enabled: 'boolean', managed: 'boolean', provider_type: 'text',
     environment_scope: 'text', management_project_id: 'integer?', api_url: 'text', ca_cert: 'text?', namespace: 'text?', authorization_type: 'text',

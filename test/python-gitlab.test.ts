@@ -148,3 +148,9 @@ test('python-gitlab: project export (status, download) and import (status, overr
     await worker.stop();
   }
 });
+
+test('python-gitlab: project, group and system hooks, their refusals', { skip }, async () => {
+  const run = await runScript('python_gitlab_hooks_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});

@@ -41,6 +41,20 @@ export interface OutboundResponse {
   body: Buffer;
 }
 
+/** A request's method, headers and body beyond the URL (a GET of no body when absent). */
+interface RequestSpec {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: Buffer;
+  /** Whether an https certificate must be valid (default true). */
+  verifyTls?: boolean;
+}
+
+/** What a POST answers: its status, headers (as received, lower-case names) and body. */
+export interface OutboundPostResponse extends OutboundResponse {
+  headers: Record<string, string>;
+}
+
 /** How many redirects are followed (HTTParty's limit). */
 const MAX_REDIRECTS = 5;
 
@@ -108,16 +122,18 @@ async function checkedAddress(url: URL, options: OutboundOptions): Promise<strin
 }
 
 /** One request to the checked address; a redirect answers its Location. */
-async function getOnce(url: URL, options: OutboundOptions, deadline: number): Promise<OutboundResponse & { location?: string }> {
+async function requestOnce(url: URL, options: OutboundOptions, deadline: number, spec: RequestSpec = { method: 'GET', headers: {} }): Promise<OutboundPostResponse & { location?: string }> {
   const address = await checkedAddress(url, options);
   const secure = url.protocol === 'https:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const request = (secure ? https : http).request({
+    method: spec.method,
     host: address,
     port: url.port || (secure ? 443 : 80),
     path: `${url.pathname}${url.search}`,
-    headers: { host: url.host },
+    headers: { host: url.host, ...spec.headers, ...(spec.body ? { 'content-length': String(spec.body.length) } : {}) },
     ...(secure && !net.isIP(host) ? { servername: host } : {}),
+    ...(secure && spec.verifyTls === false ? { rejectUnauthorized: false } : {}),
     agent: false,
   });
   let failure = new OutboundError('failed');
@@ -130,7 +146,7 @@ async function getOnce(url: URL, options: OutboundOptions, deadline: number): Pr
     const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
       request.once('response', resolve);
       request.once('error', reject);
-      request.end();
+      request.end(spec.body);
     });
     if (Number(response.headers['content-length'] ?? 0) > options.maxBytes) fail(new OutboundError('too_large'));
     const chunks: Buffer[] = [];
@@ -141,7 +157,9 @@ async function getOnce(url: URL, options: OutboundOptions, deadline: number): Pr
       chunks.push(chunk);
     }
     if (!response.complete) throw failure;
-    return { status: response.statusCode ?? 0, body: Buffer.concat(chunks), location: response.headers.location };
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    return { status: response.statusCode ?? 0, body: Buffer.concat(chunks), headers, location: response.headers.location };
   } catch {
     throw failure;
   } finally {
@@ -154,7 +172,7 @@ export async function checkedGet(url: string, options: OutboundOptions): Promise
   const deadline = Date.now() + options.timeoutMs;
   let target = parse(url);
   for (let redirects = 0; ; redirects++) {
-    const response = await getOnce(target, options, deadline);
+    const response = await requestOnce(target, options, deadline);
     const redirected = response.status >= 300 && response.status < 400 && response.location !== undefined;
     if (!redirected) return { status: response.status, body: response.body };
     if (redirects === MAX_REDIRECTS) throw new OutboundError('failed');
@@ -262,4 +280,14 @@ export async function checkedRequest(url: string, request: StreamRequest, option
     if (redirects === MAX_REDIRECTS) throw new OutboundError('failed');
     target = parse(new URL(location, target).href);
   }
+}
+
+/**
+ * POSTs a body to a URL given by a user (a webhook's delivery), with the same address checks and
+ * one connection to the checked address; redirects are not followed (the answer is the caller's to
+ * judge). Throws OutboundError.
+ */
+export async function checkedPost(url: string, body: Buffer, headers: Record<string, string>, options: OutboundOptions & { verifyTls?: boolean }): Promise<OutboundPostResponse> {
+  const response = await requestOnce(parse(url), options, Date.now() + options.timeoutMs, { method: 'POST', headers, body, verifyTls: options.verifyTls });
+  return { status: response.status, body: response.body, headers: response.headers };
 }

@@ -34,6 +34,7 @@ import * as m0031 from './migrations/0031_pages.ts';
 import * as m0034 from './migrations/0034_session_admin_mode_and_terms.ts';
 import * as m0037 from './migrations/0037_import_export.ts';
 import * as m0038 from './migrations/0038_security_reports.ts';
+import * as m0039 from './migrations/0039_web_hooks.ts';
 import * as m0040 from './migrations/0040_deploy_tokens.ts';
 import * as m0041 from './migrations/0041_broadcast_messages.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
@@ -77,6 +78,7 @@ const migrations: [string, Migration][] = [
   ['0034_session_admin_mode_and_terms', m0034],
   ['0037_import_export', m0037],
   ['0038_security_reports', m0038],
+  ['0039_web_hooks', m0039],
   ['0040_deploy_tokens', m0040],
   ['0041_broadcast_messages', m0041],
 ];

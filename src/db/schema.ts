@@ -1076,6 +1076,8 @@ export interface DB {
   import_failures: ImportFailuresTable;
   group_exports: GroupExportsTable;
   group_import_states: GroupImportStatesTable;
+  web_hooks: WebHooksTable;
+  web_hook_logs: WebHookLogsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -1360,6 +1362,67 @@ export interface GroupExportsTable {
   updated_at: string;
 }
 
+// ---- Webhooks (0039) -----------------------------------------------------------------------------
+
+/** A webhook: a project's (ProjectHook), a group's (GroupHook) or the instance's (SystemHook). */
+export interface WebHooksTable {
+  id: Generated<number>;
+  /** 'ProjectHook', 'GroupHook' or 'SystemHook'. */
+  type: string;
+  project_id: number | null;
+  group_id: number | null;
+  url: string;
+  /** The secret sent as X-Gitlab-Token, sealed with the instance's key; null when none. */
+  token_encrypted: string | null;
+  push_events: Generated<Bool>;
+  /** A branch name or a wildcard pattern; null or '' for every branch. */
+  push_events_branch_filter: string | null;
+  tag_push_events: Generated<Bool>;
+  issues_events: Generated<Bool>;
+  confidential_issues_events: Generated<Bool>;
+  merge_requests_events: Generated<Bool>;
+  note_events: Generated<Bool>;
+  confidential_note_events: Generated<Bool>;
+  job_events: Generated<Bool>;
+  pipeline_events: Generated<Bool>;
+  wiki_page_events: Generated<Bool>;
+  deployment_events: Generated<Bool>;
+  releases_events: Generated<Bool>;
+  member_events: Generated<Bool>;
+  subgroup_events: Generated<Bool>;
+  repository_update_events: Generated<Bool>;
+  enable_ssl_verification: Generated<Bool>;
+  /** Failed deliveries in a row (counted only when automatic disabling is on). */
+  recent_failures: Generated<number>;
+  /** Not sent to until then (automatic disabling); null when enabled. */
+  disabled_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type WebHookRow = Selectable<WebHooksTable>;
+
+/** One delivery of a webhook and what the receiver answered. */
+export interface WebHookLogsTable {
+  id: Generated<number>;
+  web_hook_id: number;
+  /** The hook's scope ('push_hooks', 'issue_hooks', …). */
+  trigger: string;
+  url: string;
+  /** JSON objects. */
+  request_headers: string;
+  request_data: string;
+  response_headers: string;
+  response_body: Generated<string>;
+  /** The HTTP status as text, or 'internal error' when no answer came. */
+  response_status: string;
+  /** Seconds. */
+  execution_duration: number;
+  internal_error_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface GroupImportStatesTable {
   group_id: number;
   user_id: number | null;
@@ -1376,3 +1439,4 @@ export type ProjectImportStateRow = Selectable<ProjectImportStatesTable>;
 export type ImportFailureRow = Selectable<ImportFailuresTable>;
 export type GroupExportRow = Selectable<GroupExportsTable>;
 export type GroupImportStateRow = Selectable<GroupImportStatesTable>;
+export type WebHookLogRow = Selectable<WebHookLogsTable>;

@@ -223,3 +223,38 @@ export async function lastCommitForPath(gitDir: string, revision: string, filePa
 export async function pathExists(gitDir: string, commit: string, entryPath: string): Promise<boolean> {
   return (await entryAtPath(openRepository(gitDir), requireObjectId(commit), requireRepoPath(entryPath))) !== null;
 }
+
+export interface CommitChanges {
+  added: string[];
+  modified: string[];
+  removed: string[];
+}
+
+/**
+ * The paths each commit added, modified and removed against its first parent (a root commit
+ * against the empty tree), without rename detection, in one git call: what webhook payloads list
+ * per commit.
+ */
+export async function commitChanges(gitDir: string, commits: readonly Pick<Commit, 'id' | 'parents'>[]): Promise<Map<string, CommitChanges>> {
+  const changes = new Map<string, CommitChanges>(commits.map((c) => [requireObjectId(c.id), { added: [], modified: [], removed: [] }]));
+  if (commits.length === 0) return changes;
+  const input = commits.map((c) => `${c.id}${c.parents.length > 0 ? ` ${requireObjectId(c.parents[0])}` : ''}\n`).join('');
+  const { stdout } = await runWalk(gitDir, ['diff-tree', '--stdin', '-z', '-r', '--root', '--no-renames', '--name-status'], { input });
+  // A unit holding a commit id alone starts that commit's records; a record is "<status>\0<path>".
+  const units = stdout.toString('utf8').split('\0');
+  let current: CommitChanges | undefined;
+  for (let i = 0; i < units.length; i++) {
+    const unit = units[i];
+    if (/^[0-9a-f]{40}$/.test(unit) && changes.has(unit)) {
+      current = changes.get(unit);
+      continue;
+    }
+    if (!current || unit === '') continue;
+    const filePath = units[++i];
+    if (filePath === undefined) break;
+    if (unit === 'A') current.added.push(filePath);
+    else if (unit === 'D') current.removed.push(filePath);
+    else current.modified.push(filePath);
+  }
+  return changes;
+}

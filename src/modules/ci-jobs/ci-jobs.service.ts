@@ -9,6 +9,7 @@ import { secretBox } from '../../core/secret-box.ts';
 import type { CiBuildRow, CiRunnerRow } from '../../db/schema.ts';
 import { PAGES_DEPLOY, PAGES_JOB_NAME } from '../../jobs/pages-work.ts';
 import { enqueue } from '../../jobs/queue.ts';
+import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { processLater, processManyLater } from '../pipelines/index.ts';
 import { appendTrace, hideSecrets, traceTail } from './traces.ts';
 import { DEFAULT_COVERAGE_TAIL_BYTES, coveragePattern, extractCoverage } from '../../ci/coverage.ts';
@@ -57,6 +58,7 @@ export async function updateJobState(ctx: ServiceContext, job: CiBuildRow, updat
       .where('status', '=', 'running')
       .executeTakeFirst();
     if (Number(changed.numUpdatedRows) === 0) return { notRunning: (await currentStatus(tx, job.id)) ?? 'canceled' };
+    await enqueueHookEvent(tx.db, { projectId: job.project_id }, { kind: 'job', buildId: job.id });
     if (update.state === 'success' && job.coverage_regex) await recordCoverage(tx, job.id, job.coverage_regex);
     if (update.state === 'success' && job.name === PAGES_JOB_NAME && tx.config.pagesEnabled) await enqueue(tx.db, PAGES_DEPLOY, { buildId: job.id });
     const finished = { ...job, status: update.state, failure_reason: update.state === 'failed' ? (update.failureReason || 'unknown_failure') : null };

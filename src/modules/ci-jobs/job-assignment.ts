@@ -14,6 +14,7 @@ import { digest } from '../../core/auth/secrets.ts';
 import { JOB_TOKEN_PREFIX } from '../../core/auth/job-tokens.ts';
 import type { CiBuildRow, CiRunnerRow, DB } from '../../db/schema.ts';
 import { escapeLike } from '../../core/search.ts';
+import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { processLater } from '../pipelines/index.ts';
 import { dropJob } from './drop-job.ts';
 import { type Dependency, dependenciesValid, dependencyJobs } from './job-dependencies.ts';
@@ -196,6 +197,7 @@ async function take(ctx: ServiceContext, runner: CiRunnerRow, buildId: number, f
     const now = ctx.now().toISOString();
     const running = { status: 'running', runner_id: runner.id, token_digest: digest(token), started_at: now, updated_at: now, timeout, timeout_source: source };
     await tx.db.updateTable('ci_builds').set(running).where('id', '=', buildId).execute();
+    await enqueueHookEvent(tx.db, { projectId: build.project_id }, { kind: 'job', buildId });
     await processLater(tx.db, build.pipeline_id);
     return { build: { ...build, ...running }, token, dependencies };
   });

@@ -12,6 +12,7 @@ import { nextInternalId, trackInternalId } from '../../domain/internal-ids.ts';
 import { labelsOf, mentionList, nextLabels, setLabelLinks, textErrors } from '../../domain/issuables.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
 import { addError, atLeast } from '../../domain/validation.ts';
+import { enqueueHookEvent, hookChanges } from '../../jobs/web-hooks.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { type Noteable, addSystemNote } from '../notes/notes.service.ts';
 import { type TodoTarget, assignmentTodos, deleteTargetTodos, mentionTodos, resolveTodos } from '../todos/todos.service.ts';
@@ -156,6 +157,7 @@ export async function createIssue(
     await recordEvent(tx, { projectId, authorId: author.id, action: 'created', targetType: 'Issue', targetId: issue.id, targetIid: issue.iid, targetTitle: issue.title });
     await assignmentTodos(tx, todoTargetOf(issue), assignees, 'assigned');
     await mentionTodos(tx, todoTargetOf(issue), { title: issue.title, markdown: issue.description });
+    await enqueueHookEvent(tx.db, { projectId }, { kind: 'issue', issueId: issue.id, userId: author.id, action: 'open' });
     return issue;
   });
 }
@@ -228,12 +230,16 @@ export async function updateIssue(ctx: ServiceContext, issue: IssueRow, input: I
       const after = { title: set.title ?? issue.title, markdown: set.description !== undefined ? set.description : issue.description };
       await mentionTodos(tx, todoTargetOf(issue), after, { before: { title: issue.title, markdown: issue.description } });
     }
-    return tx.db
+    const updated = await tx.db
       .updateTable('issues')
       .set({ ...set, updated_at: at, updated_by_id: actor.id })
       .where('id', '=', issue.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    const action = set.state === 'closed' ? 'close' : set.state === 'opened' ? 'reopen' : 'update';
+    const hookChangeSet = hookChanges(issue, { ...set, updated_at: at, updated_by_id: actor.id });
+    await enqueueHookEvent(tx.db, { projectId: issue.project_id }, { kind: 'issue', issueId: issue.id, userId: actor.id, action, changes: hookChangeSet });
+    return updated;
   });
 }
 

@@ -1,13 +1,14 @@
 // Writes of memberships: add, change, remove and expire, with the platform's member model rules
 // and member policies. Every change recomputes the affected users' project authorizations in the
 // same transaction; project memberships record joined / left / expired events, group ones none.
-import type { Kysely, NotNull } from 'kysely';
+import type { Kysely, NotNull, Selectable } from 'kysely';
 import { type ServiceContext, atTime, requireActor, withTransaction } from '../../core/context.ts';
 import { refreshAuthorizations } from '../../core/access/authorizations.ts';
 import { ACCESS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS } from '../../core/access/levels.ts';
 import { type FieldErrors, apiError, conflict, forbidden, invalidFields, notFound } from '../../core/errors.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import type { DB } from '../../db/schema.ts';
+import type { DB, MembersTable } from '../../db/schema.ts';
+import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { NOT_INCLUDED, addError, fullMessagesSentence, toSentence } from '../../domain/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { deleteUser } from '../users/users.service.ts';
@@ -103,6 +104,10 @@ export async function insertMembership(ctx: ServiceContext, source: MemberSource
       updated_at: at,
     })
     .execute();
+  if (source.type === 'Namespace') {
+    const member = { groupId: source.id, userId: input.userId, accessLevel: input.accessLevel, expiresAt: input.expiresAt, createdAt: at, updatedAt: at };
+    await enqueueHookEvent(ctx.db, { groupId: source.id }, { kind: 'member', event: 'create', ...member });
+  }
   await afterJoining(atTime(ctx, now), source, input.userId);
 }
 
@@ -215,11 +220,13 @@ export async function addMembers(ctx: ServiceContext, source: MemberSource, canM
 }
 
 async function changeMembership(trx: Kysely<DB>, member: MemberView, accessLevel: number, expiresAt: string | null, now: Date): Promise<void> {
-  await trx
+  const row = await trx
     .updateTable('members')
     .set({ access_level: accessLevel, expires_at: expiresAt, updated_at: now.toISOString() })
     .where('id', '=', member.member_id)
-    .execute();
+    .returningAll()
+    .executeTakeFirst();
+  if (row) await memberHookLater(trx, row, 'update');
   await refreshAuthorizations(trx, [member.user_id], now);
 }
 
@@ -244,11 +251,27 @@ export async function updateMember(
   return (await findDirectMember(db, source, userId)) as MemberView;
 }
 
+/** A group membership's change, for the group's hooks that want member events. */
+async function memberHookLater(db: Kysely<DB>, row: Selectable<MembersTable>, event: 'update' | 'destroy'): Promise<void> {
+  if (row.source_type !== 'Namespace' || row.user_id === null) return;
+  await enqueueHookEvent(db, { groupId: row.source_id }, {
+    kind: 'member',
+    event,
+    groupId: row.source_id,
+    userId: row.user_id,
+    accessLevel: row.access_level,
+    expiresAt: row.expires_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}
+
 type Removal = Pick<MemberView, 'member_id' | 'user_id' | 'source_type' | 'source_id'>;
 
 /** Deletes one membership, with a left (or expired) event for a project. */
 async function destroyMembership(ctx: ServiceContext, member: Removal, action: 'left' | 'expired'): Promise<void> {
-  await ctx.db.deleteFrom('members').where('id', '=', member.member_id).execute();
+  const row = await ctx.db.deleteFrom('members').where('id', '=', member.member_id).returningAll().executeTakeFirst();
+  if (row) await memberHookLater(ctx.db, row, 'destroy');
   if (member.source_type === 'Project') await recordEvent(ctx, { projectId: member.source_id, authorId: member.user_id, action });
 }
 

@@ -15,6 +15,7 @@ import type { LabelScope } from '../../domain/labels.ts';
 import { MERGE_REQUEST_REFRESH } from '../../jobs/merge-request-work.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { enqueue } from '../../jobs/queue.ts';
+import { enqueueHookEvent, hookChanges } from '../../jobs/web-hooks.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { type Noteable, addSystemNote } from '../notes/notes.service.ts';
 import { type TodoTarget, assignmentTodos, deleteTargetTodos, mentionTodos, resolveTodos } from '../todos/todos.service.ts';
@@ -164,6 +165,7 @@ export async function createMergeRequest(
     await recheckLater(tx.db, mr);
     await refreshLater(tx.db, mr, author.id);
     await cacheClosingIssues(tx, mr, closing);
+    await enqueueHookEvent(tx.db, { projectId }, { kind: 'merge_request', mergeRequestId: mr.id, userId: author.id, action: 'open' });
     return mr;
   });
 }
@@ -249,6 +251,10 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
     if (refs) await recheckLater(tx.db, updated);
     if (reopening) await refreshLater(tx.db, updated, actor.id);
     await cacheClosingIssues(tx, updated, closing);
+    const action = set.state === 'closed' ? 'close' : set.state === 'opened' ? 'reopen' : 'update';
+    const oldrev = refs && mr.sha && mr.sha !== updated.sha ? { oldrev: mr.sha } : {};
+    const hookChangeSet = hookChanges(mr, { ...set, updated_at: at, updated_by_id: actor.id });
+    await enqueueHookEvent(tx.db, { projectId: mr.project_id }, { kind: 'merge_request', mergeRequestId: mr.id, userId: actor.id, action, changes: hookChangeSet, ...oldrev });
     return updated;
   });
 }

@@ -16,6 +16,7 @@ import { commitTree, mergeBase, mergeTrees } from '../../git/merges.ts';
 import { type RefChange, type RefUpdate, isAncestor, updateRefs } from '../../git/refs.ts';
 import { GitError } from '../../git/run.ts';
 import type { Identity } from '../../git/signature.ts';
+import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { findIssueByIid } from '../issues/issues.finder.ts';
 import { updateIssue } from '../issues/issues.service.ts';
@@ -181,6 +182,7 @@ async function performMerge(ctx: ServiceContext, project: LoadedProject, mr: Mer
     await addSystemNote(tx, noteableOf(mr), 'merged');
     await resolveTodos(tx, todoTargetOf(mr), actor.user.id);
     await recordEvent(tx, { projectId: mr.project_id, authorId: actor.user.id, action: 'merged', targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title });
+    await enqueueHookEvent(tx.db, { projectId: mr.project_id }, { kind: 'merge_request', mergeRequestId: mr.id, userId: actor.user.id, action: 'merge' });
     if (settings.settings.autoclose_referenced_issues) await closeIssues(tx, project, closing);
     return row;
   });

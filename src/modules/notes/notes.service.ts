@@ -6,6 +6,7 @@ import { type ServiceContext, requireActor, withTransaction } from '../../core/c
 import { apiError, badRequest } from '../../core/errors.ts';
 import type { NoteRow } from '../../db/schema.ts';
 import { BLANK, rubyInspect, tooLong } from '../../domain/validation.ts';
+import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { recordEvent } from '../../domain/activity-events.ts';
 import { noteTodos } from '../todos/todos.service.ts';
 
@@ -109,6 +110,7 @@ export async function createComment(ctx: ServiceContext, noteable: Noteable, bod
     // A note has no title: the event's target_title is null, as on the platform.
     await recordEvent(tx, { projectId: noteable.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id });
     await noteTodos(tx, { type: noteable.type, id: noteable.id, projectId: noteable.projectId }, { id: note.id, body });
+    await enqueueHookEvent(tx.db, { projectId: noteable.projectId }, { kind: 'note', noteId: note.id, userId: author.id });
     return note;
   });
 }
@@ -131,6 +133,7 @@ export async function createCommitComment(ctx: ServiceContext, commit: Commented
     const note = await insertNote(tx, target, author.id, body, false, tx.now().toISOString(), position);
     // A note has no title: the event's target_title is null, as on the platform.
     await recordEvent(tx, { projectId: commit.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id });
+    await enqueueHookEvent(tx.db, { projectId: commit.projectId }, { kind: 'note', noteId: note.id, userId: author.id });
     return note;
   });
 }

@@ -7,6 +7,7 @@ import type { ServiceContext } from '../../core/context.ts';
 import type { CiBuildRow, CiPipelineRow, DB } from '../../db/schema.ts';
 import { type JobChange, type PipelineJob, assignResources, busyResourceGroups, enqueueDueScheduled, pipelineDuration, processPipeline } from '../../ci/processing.ts';
 import { type Status, isCompleted } from '../../ci/status.ts';
+import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { AUTO_MERGE, PIPELINE_TODOS } from '../../jobs/merge-request-work.ts';
 import { INGESTED_REPORT_TYPES, INGEST_SECURITY_REPORTS } from '../../jobs/security-work.ts';
 import { enqueue } from '../../jobs/queue.ts';
@@ -54,6 +55,7 @@ export async function writeJobChanges(db: Kysely<DB>, rows: ReadonlyMap<number, 
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) continue;
     const row = rows.get(change.id);
+    if (row?.type === 'build') await enqueueHookEvent(db, { projectId: row.project_id }, { kind: 'job', buildId: change.id });
     if (change.to === 'pending' && row?.type === 'build') pending.push(change.id);
     if (change.from === 'pending') await db.deleteFrom('ci_pending_builds').where('build_id', '=', change.id).execute();
   }
@@ -152,6 +154,7 @@ export async function updatePipelineStatus(db: Kysely<DB>, pipeline: CiPipelineR
   }
   if (!isCompleted(status)) set.finished_at = null;
   await db.updateTable('ci_pipelines').set(set).where('id', '=', pipeline.id).execute();
+  await enqueueHookEvent(db, { projectId: pipeline.project_id }, { kind: 'pipeline', pipelineId: pipeline.id });
   if (status === 'success') await autoMergeAfterSuccess(db, pipeline.project_id);
   if (status === 'failed') await pipelineTodosLater(db, pipeline, 'failed');
   if (isCompleted(status)) await securityReportsLater(db, pipeline.id);

@@ -13,6 +13,7 @@ import { existingProjectRepository, readDefaultBranch } from '../../git/reposito
 import { MERGE_REQUEST_REFRESH } from '../../jobs/merge-request-work.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { type JobOutcome, type RunningJob, defineJobKind, enqueue, enqueueMany, runNow, withdraw } from '../../jobs/queue.ts';
+import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { recordEvent } from '../events/events.service.ts';
 import { createPushPipelineJob } from '../pipelines/pipelines.jobs.ts';
 import { pushMayMakePipeline } from '../pipelines/pipelines.service.ts';
@@ -87,8 +88,29 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
     await enqueuePushPipelines(tx.db, row.id, payload.userId, pipelineUpdates, ci);
     await recheckMergeRequests(tx.db, row.id, updates);
     await refreshMergeRequests(tx, row.id, payload.userId, updates, ci);
+    await pushHooksLater(tx.db, row.id, payload.userId, updates, ci);
     await job.complete(tx.db);
   });
+}
+
+/** More refs of one type than this in one push run no push hooks (push_event_hooks_limit). */
+const PUSH_EVENT_HOOKS_LIMIT = 3;
+
+/**
+ * The webhooks of a push: a push or tag push event per branch or tag (none for a type with more
+ * refs than the limit, as Git::ProcessRefChangesService), and the system hooks' repository update.
+ */
+async function pushHooksLater(db: Kysely<DB>, projectId: number, userId: number, updates: readonly RefUpdate[], ci: CiPushOptions): Promise<void> {
+  const pushOptions = ci.skip || ci.variables ? { ci: { ...(ci.skip ? { skip: true } : {}), ...(ci.variables ? { variable: Object.fromEntries(ci.variables.map((v) => [v.key, v.value])) } : {}) } } : undefined;
+  for (const prefix of ['refs/heads/', 'refs/tags/']) {
+    const refs = updates.filter((u) => u.ref.startsWith(prefix));
+    if (refs.length > PUSH_EVENT_HOOKS_LIMIT) continue;
+    for (const u of refs) {
+      await enqueueHookEvent(db, { projectId }, { kind: 'push', projectId, userId, ref: u.ref, before: u.before, after: u.after, ...(pushOptions ? { pushOptions } : {}) });
+    }
+  }
+  const refs = updates.filter((u) => /^refs\/(heads|tags)\//.test(u.ref)).map((u) => ({ ref: u.ref, before: u.before, after: u.after }));
+  if (refs.length > 0) await enqueueHookEvent(db, { projectId }, { kind: 'repository_update', projectId, userId, updates: refs });
 }
 
 interface CiPushOptions {

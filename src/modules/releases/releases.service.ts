@@ -12,6 +12,7 @@ import type { MilestoneRow, ReleaseLinkRow, ReleaseRow } from '../../db/schema.t
 import type { DetailedRef } from '../../git/ref-details.ts';
 import { fullMessage } from '../../domain/validation.ts';
 import { enqueue } from '../../jobs/queue.ts';
+import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { readTags } from '../tags/tags.finder.ts';
 import { createTag } from '../tags/tags.service.ts';
 import { findRelease, linkClashes, milestonesByTitle } from './releases.finder.ts';
@@ -121,6 +122,7 @@ export async function createRelease(ctx: ServiceContext, project: LoadedProject,
       if (milestones.length > 0) await tx.db.insertInto('milestone_releases').values(milestones.map((m) => ({ milestone_id: m.id, release_id: release.id }))).execute();
       const at = seconds(release.released_at);
       if (at >= seconds(now) && at <= seconds(ctx.now().toISOString())) await enqueue(tx.db, createEvidenceJob, { releaseId: release.id });
+      await enqueueHookEvent(tx.db, { projectId: release.project_id }, { kind: 'release', releaseId: release.id, action: 'create' });
       return release;
     });
   } catch (error) {
@@ -152,6 +154,7 @@ export async function updateRelease(ctx: ServiceContext, dir: string | null, rel
       await tx.db.deleteFrom('milestone_releases').where('release_id', '=', release.id).execute();
       if (milestones.length > 0) await tx.db.insertInto('milestone_releases').values(milestones.map((m) => ({ milestone_id: m.id, release_id: release.id }))).execute();
     }
+    await enqueueHookEvent(tx.db, { projectId: release.project_id }, { kind: 'release', releaseId: release.id, action: 'update' });
     return updated;
   });
 }
