@@ -15,6 +15,7 @@ import { clientErrors, frameworkErrors, genReqId, installRequestPipeline } from 
 import { createThrottle } from './core/rate-limit.ts';
 import { lazySerializerCompiler } from './core/serializers.ts';
 import { apiV4 } from './api-v4.ts';
+import { alertNotifyRoutes } from './modules/alert-management/alert-notify.routes.ts';
 import { closeReaders } from './git/reader-pool.ts';
 import { openapiOptions } from './modules/api-docs/index.ts';
 import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
@@ -88,6 +89,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(registrationRoutes);
   await app.register(invitePageRoutes);
   await app.register(gitHttpRoutes);
+  await app.register(alertNotifyRoutes);
   await app.register(apiV4, { prefix: '/api/v4' });
   // Loaded only when used: the seed's schema and YAML parser stay out of an ordinary start.
   if (options.testMode) await app.register((await import('./modules/testing/testing.routes.ts')).testingRoutes, options.testMode);

@@ -28,6 +28,8 @@ export const DATA_TABLES = [
   'ci_triggers',
   'instance_secrets',
   'clusters',
+  'alert_management_alerts',
+  'alert_management_http_integrations',
   'pages_domains',
   'release_evidences',
   'milestone_releases',
