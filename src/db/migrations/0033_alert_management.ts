@@ -43,12 +43,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'varchar(32)', notNull)
     .execute();
   await db.schema.createIndex('alert_management_alerts_project_iid').on('alert_management_alerts').columns(['project_id', 'iid']).unique().execute();
-  await db.schema
-    .createIndex('alert_management_alerts_unresolved_fingerprint')
-    .on('alert_management_alerts')
-    .columns(['project_id', 'fingerprint'])
-    .unique()
-    .where(sql.ref('status'), '<>', 'resolved')
-    .execute();
+  await sql`create unique index alert_management_alerts_unresolved_fingerprint on alert_management_alerts (project_id, fingerprint) where status <> 'resolved'`.execute(db);
   await db.schema.createIndex('alert_management_alerts_project_status').on('alert_management_alerts').columns(['project_id', 'status', 'id']).execute();
 }

@@ -13,6 +13,7 @@
 // does). A concurrent receiver that made the same alert first is found again through the unique
 // index on unresolved fingerprints, and the payload counts as its event.
 import { timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import type { AlertManagementAlertRow, ProjectRow } from '../../db/schema.ts';
 import { nextInternalId } from '../../domain/internal-ids.ts';
@@ -72,7 +73,7 @@ async function processAlert(ctx: ServiceContext, project: ProjectRow, attrs: Ale
       created_at: now,
       updated_at: now,
     })
-    .onConflict((oc) => oc.columns(['project_id', 'fingerprint']).where('status', '<>', 'resolved').doNothing())
+    .onConflict((oc) => oc.columns(['project_id', 'fingerprint']).where(sql<boolean>`status <> 'resolved'`).doNothing())
     .returningAll()
     .executeTakeFirst();
   if (created) return created;
