@@ -15,6 +15,7 @@ import { clientErrors, frameworkErrors, genReqId, installRequestPipeline } from 
 import { createThrottle } from './core/rate-limit.ts';
 import { lazySerializerCompiler } from './core/serializers.ts';
 import { apiV4 } from './api-v4.ts';
+import { alertManagementGraphql } from './modules/alert-management/index.ts';
 import { alertNotifyRoutes } from './modules/alert-management/alert-notify.routes.ts';
 import { closeReaders } from './git/reader-pool.ts';
 import type { GraphqlContribution } from './graphql/contribution.ts';
@@ -33,7 +34,7 @@ import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
 import type { TestModeOptions } from './modules/testing/testing.routes.ts';
 
 /** What modules add to the GraphQL schema, one line each (src/graphql/contribution.ts). */
-const GRAPHQL_CONTRIBUTIONS: GraphqlContribution[] = [];
+const GRAPHQL_CONTRIBUTIONS: GraphqlContribution[] = [alertManagementGraphql];
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
