@@ -136,8 +136,11 @@ describe('the routes of the application', () => {
       'POST /users/sign_up',
       'PUT /api/v4/jobs/:id',
     ]);
-    const git = routes.filter((r) => r.url.startsWith('/:s0') && r.method !== 'OPTIONS');
+    // Beside a project's path are its git routes and its alert receivers (which answer JSON).
+    const alerts = routes.filter((r) => r.url.startsWith('/:s0') && r.method !== 'OPTIONS' && r.url.includes('/-/alerts/notify'));
+    const git = routes.filter((r) => r.url.startsWith('/:s0') && r.method !== 'OPTIONS' && !alerts.includes(r));
     assert.ok(git.length > 0 && git.every((r) => r.config?.json === false && r.config.auth === 'none'));
+    assert.ok(alerts.length > 0 && alerts.every((r) => r.config?.json === undefined && r.config?.auth === 'none'));
   });
 });
 

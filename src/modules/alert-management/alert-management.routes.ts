@@ -43,7 +43,7 @@ function premiumFields(body: Pick<UpdateIntegrationBody, 'payload_example' | 'pa
   }
   if (body.payload_attribute_mappings !== undefined) {
     const read = attributeMappingOf(body.payload_attribute_mappings);
-    if (!read) throw paramError('payload_attribute_mappings[path] is invalid');
+    if (!read) throw paramError('payload_attribute_mappings[][path] is invalid');
     mapping = read;
   }
   return { payloadExample, mapping };

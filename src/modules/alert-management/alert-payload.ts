@@ -108,8 +108,14 @@ export function rubyInspect(value: unknown): string {
 
 function rubyNumber(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 1e16) return String(n);
+  const abs = Math.abs(n);
+  // Ruby writes floats from 1e16 up, and below 1e-4, in exponent form with two digits at least.
+  if (abs >= 1e16 || (abs < 1e-4 && abs !== 0)) {
+    const [mantissa, exponent] = n.toExponential().split('e');
+    const sign = exponent.startsWith('-') ? '-' : '+';
+    return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}e${sign}${exponent.replace(/^[+-]/, '').padStart(2, '0')}`;
+  }
   const text = String(n);
-  if (text.includes('e')) return text.replace(/e\+?/, 'e+').replace('e+-', 'e-').replace(/^(-?\d+)e/, '$1.0e');
   return text.includes('.') ? text : `${text}.0`;
 }
 
