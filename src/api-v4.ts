@@ -1,6 +1,7 @@
 // Every module of /api/v4, registered explicitly, one line each.
 import type { FastifyPluginAsync } from 'fastify';
 import { accessTokenRoutes } from './modules/access-tokens/access-tokens.routes.ts';
+import { alertManagementRoutes } from './modules/alert-management/alert-management.routes.ts';
 import { applicationSettingRoutes } from './modules/application-settings/application-settings.routes.ts';
 import { runnerJobRoutes } from './modules/ci-jobs/runner-jobs.routes.ts';
 import { runnerRegistrationRoutes } from './modules/runners/runner-registration.routes.ts';
@@ -59,6 +60,7 @@ import { registrationApiRoutes } from './modules/registrations/registrations.rou
 
 export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(accessTokenRoutes);
+  await api.register(alertManagementRoutes);
   await api.register(applicationSettingRoutes);
   await api.register(branchRoutes);
   await api.register(broadcastMessageRoutes);

@@ -15,7 +15,12 @@ import { clientErrors, frameworkErrors, genReqId, installRequestPipeline } from 
 import { createThrottle } from './core/rate-limit.ts';
 import { lazySerializerCompiler } from './core/serializers.ts';
 import { apiV4 } from './api-v4.ts';
+import { alertManagementGraphql } from './modules/alert-management/index.ts';
+import { alertNotifyRoutes } from './modules/alert-management/alert-notify.routes.ts';
 import { closeReaders } from './git/reader-pool.ts';
+import type { GraphqlContribution } from './graphql/contribution.ts';
+import { graphqlEndpoint } from './graphql/endpoint.ts';
+import { buildGraphqlSchema } from './graphql/schema.ts';
 import { openapiOptions } from './modules/api-docs/index.ts';
 import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
@@ -28,6 +33,9 @@ import { installPagesSites } from './modules/pages/index.ts';
 import { registrationRoutes } from './modules/registrations/registrations.routes.ts';
 import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
 import type { TestModeOptions } from './modules/testing/testing.routes.ts';
+
+/** What modules add to the GraphQL schema, one line each (src/graphql/contribution.ts). */
+const GRAPHQL_CONTRIBUTIONS: GraphqlContribution[] = [alertManagementGraphql];
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -90,7 +98,9 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(invitePageRoutes);
   await app.register(gitHttpRoutes);
   await app.register(pipelineLicenseRoutes);
+  await app.register(alertNotifyRoutes);
   await app.register(apiV4, { prefix: '/api/v4' });
+  await app.register(graphqlEndpoint, { schema: buildGraphqlSchema(GRAPHQL_CONTRIBUTIONS) });
   // Loaded only when used: the seed's schema and YAML parser stay out of an ordinary start.
   if (options.testMode) await app.register((await import('./modules/testing/testing.routes.ts')).testingRoutes, options.testMode);
   registerOptionsRoutes(app, routeMethods);

@@ -59,6 +59,15 @@ const COLUMNS = {
     id: 'integer', web_hook_id: 'integer', trigger: 'text', url: 'text', request_headers: 'text', request_data: 'text', response_headers: 'text', response_body: 'text',
     response_status: 'text', execution_duration: 'real', internal_error_message: 'text?', created_at: 'text', updated_at: 'text',
   },
+  alert_management_http_integrations: {
+    id: 'integer', project_id: 'integer', name: 'text', active: 'boolean', endpoint_identifier: 'text', token_encrypted: 'text', payload_example: 'text',
+    payload_attribute_mapping: 'text', created_at: 'text', updated_at: 'text',
+  },
+  alert_management_alerts: {
+    id: 'integer', project_id: 'integer', iid: 'integer', title: 'text', description: 'text?', service: 'text?', monitoring_tool: 'text?', hosts: 'text',
+    severity: 'text', status: 'text', events: 'integer', fingerprint: 'text?', started_at: 'text', ended_at: 'text?', payload: 'text', created_at: 'text',
+    updated_at: 'text',
+  },
   clusters: {
     id: 'integer', project_id: 'integer', user_id: 'integer?', name: 'text', domain: 'text?', enabled: 'boolean', managed: 'boolean', provider_type: 'text',
     environment_scope: 'text', management_project_id: 'integer?', api_url: 'text', ca_cert: 'text?', namespace: 'text?', authorization_type: 'text',

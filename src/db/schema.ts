@@ -617,7 +617,7 @@ export interface InternalIdsTable {
   id: Generated<number>;
   project_id: number | null;
   namespace_id: number | null;
-  /** 'issues', 'merge_requests', 'milestones'. */
+  /** 'issues', 'merge_requests', 'milestones', 'alert_management_alerts'. */
   usage: string;
   last_value: number;
 }
@@ -1063,6 +1063,8 @@ export interface DB {
   broadcast_messages: BroadcastMessagesTable;
   todos: TodosTable;
   todo_counts: TodoCountsTable;
+  alert_management_http_integrations: AlertManagementHttpIntegrationsTable;
+  alert_management_alerts: AlertManagementAlertsTable;
   software_license_policies: SoftwareLicensePoliciesTable;
   security_scans: SecurityScansTable;
   security_findings: SecurityFindingsTable;
@@ -1440,3 +1442,51 @@ export type ImportFailureRow = Selectable<ImportFailuresTable>;
 export type GroupExportRow = Selectable<GroupExportsTable>;
 export type GroupImportStateRow = Selectable<GroupImportStatesTable>;
 export type WebHookLogRow = Selectable<WebHookLogsTable>;
+
+/** An address where a monitoring tool posts alerts for a project, with its token. */
+export interface AlertManagementHttpIntegrationsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  active: Generated<Bool>;
+  /** 16 hex characters, the last part of the integration's address. */
+  endpoint_identifier: string;
+  /** 32 hex characters, sealed with the instance's key (core/secret-box.ts). */
+  token_encrypted: string;
+  /** JSON text: an example of the payloads the tool sends. */
+  payload_example: Generated<string>;
+  /** JSON text: alert field name → { path, type, label } (custom field mapping). */
+  payload_attribute_mapping: Generated<string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AlertManagementHttpIntegrationRow = Selectable<AlertManagementHttpIntegrationsTable>;
+
+/** An alert received from a monitoring tool; repeated payloads with its fingerprint count as its events. */
+export interface AlertManagementAlertsTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  title: string;
+  description: string | null;
+  service: string | null;
+  monitoring_tool: string | null;
+  /** JSON text: an array of strings. */
+  hosts: Generated<string>;
+  /** critical, high, medium, low, info or unknown. */
+  severity: Generated<string>;
+  /** triggered, acknowledged, resolved or ignored. */
+  status: Generated<string>;
+  events: Generated<number>;
+  /** SHA-1 hex of what identifies the alert; null when nothing does. */
+  fingerprint: string | null;
+  started_at: string;
+  ended_at: string | null;
+  /** JSON text: the payload as received. */
+  payload: Generated<string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AlertManagementAlertRow = Selectable<AlertManagementAlertsTable>;

@@ -41,6 +41,8 @@ export const DATA_TABLES = [
   'vulnerability_identifiers',
   'vulnerability_scanners',
   'software_license_policies',
+  'alert_management_alerts',
+  'alert_management_http_integrations',
   'pages_domains',
   'release_evidences',
   'milestone_releases',

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { BaseContext } from '../core/context.ts';
 
-export type InternalIdUsage = 'issues' | 'merge_requests' | 'milestones';
+export type InternalIdUsage = 'issues' | 'merge_requests' | 'milestones' | 'alert_management_alerts';
 
 /** Whose counter: a project's (project_id) or a group's (namespace_id). */
 type OwnerColumn = 'project_id' | 'namespace_id';

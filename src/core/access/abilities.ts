@@ -38,7 +38,9 @@ export type ProjectAbility =
   | 'admin_vulnerability'
   | 'read_dependencies'
   | 'read_software_license_policy'
-  | 'admin_software_license_policy';
+  | 'admin_software_license_policy'
+  | 'read_alert_management_alert'
+  | 'admin_operations';
 
 export type GroupAbility =
   | 'read_group'
@@ -105,8 +107,10 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   if (level >= ACCESS.DEVELOPER && !project.archived) can.add('push_code').add('admin_milestone').add('create_release').add('update_release').add('destroy_release');
   // Any signed-in reader may open a merge request into, and comment on, a project that is not archived.
   if (viewer && (level >= ACCESS.GUEST || publicAccess) && !project.archived) can.add('create_merge_request_in').add('create_note');
+  // Alerts from monitoring tools are read from Developer up; their integrations are managed from Maintainer up.
+  if (level >= ACCESS.DEVELOPER) can.add('read_alert_management_alert');
   if (level >= ACCESS.MAINTAINER) {
-    can.add('admin_project').add('admin_project_member');
+    can.add('admin_project').add('admin_project_member').add('admin_operations');
     // A project access token may not mint further tokens.
     if (viewer?.user.user_type !== 'project_bot') can.add('create_project_access_token');
     // The protected branches and tags APIs ask admin_project; the names say what is managed.

@@ -156,9 +156,11 @@ export async function restoreProjectTree(ctx: BaseContext, target: RestoreTarget
     return inserted.id;
   }
 
-  const iids: Record<InternalIdUsage, Set<number>> = { issues: new Set(), merge_requests: new Set(), milestones: new Set() };
-  let nextIid: Record<InternalIdUsage, number> = { issues: 0, merge_requests: 0, milestones: 0 };
-  function iidOf(usage: InternalIdUsage, v: unknown): number {
+  /** The counters an archive's records take their iids from (alerts are not exported). */
+  type ImportedUsage = Exclude<InternalIdUsage, 'alert_management_alerts'>;
+  const iids: Record<ImportedUsage, Set<number>> = { issues: new Set(), merge_requests: new Set(), milestones: new Set() };
+  let nextIid: Record<ImportedUsage, number> = { issues: 0, merge_requests: 0, milestones: 0 };
+  function iidOf(usage: ImportedUsage, v: unknown): number {
     const iid = int(v);
     if (iid !== null && iid <= 0) throw new Invalid('Iid must be greater than 0');
     if (iid !== null && iids[usage].has(iid)) throw new Invalid('Iid has already been taken');
