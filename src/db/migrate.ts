@@ -30,6 +30,7 @@ import * as m0027 from './migrations/0027_todos.ts';
 import * as m0028 from './migrations/0028_clusters.ts';
 import * as m0029 from './migrations/0029_keys.ts';
 import * as m0031 from './migrations/0031_pages.ts';
+import * as m0032 from './migrations/0032_error_tracking.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -67,6 +68,7 @@ const migrations: [string, Migration][] = [
   ['0028_clusters', m0028],
   ['0029_keys', m0029],
   ['0031_pages', m0031],
+  ['0032_error_tracking', m0032],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */

@@ -33,7 +33,9 @@ export type ProjectAbility =
   | 'update_cluster'
   | 'admin_cluster'
   | 'read_pages'
-  | 'update_pages';
+  | 'update_pages'
+  | 'read_sentry_issue'
+  | 'admin_operations';
 
 export type GroupAbility =
   | 'read_group'
@@ -94,6 +96,8 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   can.add('read_project').add('read_project_member').add('read_label').add('read_release');
   if (level >= DOWNLOAD_CODE_MINIMUM || publicAccess) can.add('download_code');
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
+  // The errors an error tracker gathered are for reporters and up; its settings and keys, for maintainers.
+  if (level >= ACCESS.REPORTER) can.add('read_sentry_issue');
   // An archived project is read-only: its labels too.
   if (level >= ACCESS.REPORTER && !project.archived) can.add('admin_label');
   // Milestones are read while issues or merge requests are open to the reader, which the milestones routes check.
@@ -112,6 +116,7 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
     if (!project.archived) can.add('update_cluster').add('admin_cluster');
     // Release 14.x counts pages among the features an archived project keeps read-only.
     can.add('read_pages');
+    can.add('admin_operations');
     if (!project.archived) can.add('update_pages');
   }
   // Release 14.x keeps renaming, archiving, visibility changes and removal to owners.
