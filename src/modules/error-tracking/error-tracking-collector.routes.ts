@@ -12,6 +12,7 @@ import { Type } from '@sinclair/typebox';
 import { systemContext } from '../../core/context.ts';
 import { badRequest, notFound } from '../../core/errors.ts';
 import { fieldsOf } from '../../core/params.ts';
+import { NoContent } from '../../core/schema.ts';
 import type { ProjectRow } from '../../db/schema.ts';
 import { UnreadableRequest, decodeBody, publicKeyOf, readEnvelope, readEvent, readJsonObject } from './collector-payload.ts';
 import { findCollectorProject, findSettings, hasActiveClientKey } from './error-tracking.finder.ts';
@@ -52,7 +53,8 @@ export const errorTrackingCollectorRoutes: FastifyPluginAsync = async (api) => {
     await collectEvent(ctx, project, collected, JSON.stringify(event));
   }
 
-  const route = { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }) }, config: { auth: 'none', json: false } as const };
+  // The answer has no body: the key is public, so the collector tells nothing back.
+  const route = { schema: { params: Type.Object({ id: Type.String({ minLength: 1 }) }), response: { 200: NoContent } }, config: { auth: 'none' } as const };
 
   api.post('/error_tracking/collector/api/:id/store', route, async (req, reply) => {
     const project = await admit(req);
