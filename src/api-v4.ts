@@ -34,6 +34,8 @@ import { commitCommentRoutes } from './modules/commit-comments/commit-comments.r
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
 import { deployTokenRoutes } from './modules/deploy-tokens/deploy-tokens.routes.ts';
+import { errorTrackingCollectorRoutes } from './modules/error-tracking/error-tracking-collector.routes.ts';
+import { errorTrackingRoutes } from './modules/error-tracking/error-tracking.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { groupRoutes } from './modules/groups/groups.routes.ts';
 import { hookRoutes } from './modules/hooks/hooks.routes.ts';
@@ -91,6 +93,8 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(commitRoutes);
   await api.register(commitCommentRoutes);
   await api.register(commitStatusRoutes);
+  await api.register(errorTrackingRoutes);
+  await api.register(errorTrackingCollectorRoutes);
   await api.register(eventRoutes);
   await api.register(groupRoutes);
   await api.register(hookRoutes);

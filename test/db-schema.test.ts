@@ -104,6 +104,17 @@ const COLUMNS = {
     confidence: 'text', name: 'text', description: 'text?', uuid: 'text', project_fingerprint: 'text', location_fingerprint: 'text', metadata_version: 'text',
     raw_metadata: 'text', created_at: 'text', updated_at: 'text',
   },
+  error_tracking_settings: {
+    id: 'integer', project_id: 'integer', enabled: 'boolean', integrated: 'boolean', api_url: 'text?', project_name: 'text?', token_encrypted: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  error_tracking_client_keys: { id: 'integer', project_id: 'integer', active: 'boolean', public_key: 'text', created_at: 'text', updated_at: 'text' },
+  error_tracking_errors: {
+    id: 'integer', project_id: 'integer', fingerprint: 'text', name: 'text', description: 'text', actor: 'text', platform: 'text', status: 'text', events_count: 'integer',
+    first_seen_at: 'text', last_seen_at: 'text', created_at: 'text', updated_at: 'text',
+  },
+  error_tracking_error_events: {
+    id: 'integer', error_id: 'integer', description: 'text', environment: 'text?', level: 'text?', occurred_at: 'text', payload: 'text', created_at: 'text',
+  },
   pages_deployments: { id: 'integer', project_id: 'integer', ci_build_id: 'integer?', sha: 'text', ref: 'text', directory: 'text', file_count: 'integer', size: 'integer', created_at: 'text' },
   keys: {
     id: 'integer', type: 'text', user_id: 'integer?', creator_id: 'integer?', title: 'text', key: 'text', fingerprint: 'text', fingerprint_sha256: 'text',

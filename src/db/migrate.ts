@@ -31,6 +31,7 @@ import * as m0028 from './migrations/0028_clusters.ts';
 import * as m0029 from './migrations/0029_keys.ts';
 import * as m0030 from './migrations/0030_protected_branch_deploy_keys.ts';
 import * as m0031 from './migrations/0031_pages.ts';
+import * as m0032 from './migrations/0032_error_tracking.ts';
 import * as m0033 from './migrations/0033_alert_management.ts';
 import * as m0034 from './migrations/0034_session_admin_mode_and_terms.ts';
 import * as m0037 from './migrations/0037_import_export.ts';
@@ -76,6 +77,7 @@ const migrations: [string, Migration][] = [
   ['0029_keys', m0029],
   ['0030_protected_branch_deploy_keys', m0030],
   ['0031_pages', m0031],
+  ['0032_error_tracking', m0032],
   ['0033_alert_management', m0033],
   ['0034_session_admin_mode_and_terms', m0034],
   ['0037_import_export', m0037],

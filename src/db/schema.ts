@@ -1065,6 +1065,10 @@ export interface DB {
   todo_counts: TodoCountsTable;
   alert_management_http_integrations: AlertManagementHttpIntegrationsTable;
   alert_management_alerts: AlertManagementAlertsTable;
+  error_tracking_settings: ErrorTrackingSettingsTable;
+  error_tracking_client_keys: ErrorTrackingClientKeysTable;
+  error_tracking_errors: ErrorTrackingErrorsTable;
+  error_tracking_error_events: ErrorTrackingErrorEventsTable;
   software_license_policies: SoftwareLicensePoliciesTable;
   security_scans: SecurityScansTable;
   security_findings: SecurityFindingsTable;
@@ -1490,3 +1494,62 @@ export interface AlertManagementAlertsTable {
 }
 
 export type AlertManagementAlertRow = Selectable<AlertManagementAlertsTable>;
+
+export interface ErrorTrackingSettingsTable {
+  id: Generated<number>;
+  project_id: number;
+  enabled: Bool;
+  integrated: Bool;
+  /** The external tracker's project address (`…/api/0/projects/<org>/<project>/`). */
+  api_url: string | null;
+  project_name: string | null;
+  /** The external tracker's token, sealed with the instance's key (core/secret-box). */
+  token_encrypted: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type ErrorTrackingSettingRow = Selectable<ErrorTrackingSettingsTable>;
+
+export interface ErrorTrackingClientKeysTable {
+  id: Generated<number>;
+  project_id: number;
+  active: Generated<Bool>;
+  /** `glet_` and 32 hex digits; public by design (SDKs embed it in their DSN). */
+  public_key: string;
+  created_at: string;
+  updated_at: string;
+}
+export type ErrorTrackingClientKeyRow = Selectable<ErrorTrackingClientKeysTable>;
+
+export interface ErrorTrackingErrorsTable {
+  id: Generated<number>;
+  project_id: number;
+  /** SHA-256 of the exception type, value, culprit and platform: the group's identity. */
+  fingerprint: string;
+  name: string;
+  description: string;
+  /** The culprit: the transaction, or the function and module of the last frame. */
+  actor: string;
+  platform: string;
+  /** 'unresolved' | 'resolved' | 'ignored'. */
+  status: Generated<string>;
+  events_count: number;
+  first_seen_at: string;
+  last_seen_at: string;
+  created_at: string;
+  updated_at: string;
+}
+export type ErrorTrackingErrorRow = Selectable<ErrorTrackingErrorsTable>;
+
+export interface ErrorTrackingErrorEventsTable {
+  id: Generated<number>;
+  error_id: number;
+  description: string;
+  environment: string | null;
+  level: string | null;
+  occurred_at: string;
+  /** The event as the SDK sent it (JSON). */
+  payload: string;
+  created_at: string;
+}
+export type ErrorTrackingErrorEventRow = Selectable<ErrorTrackingErrorEventsTable>;

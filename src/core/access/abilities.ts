@@ -40,6 +40,7 @@ export type ProjectAbility =
   | 'read_software_license_policy'
   | 'admin_software_license_policy'
   | 'read_alert_management_alert'
+  | 'read_sentry_issue'
   | 'admin_operations';
 
 export type GroupAbility =
@@ -101,6 +102,8 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   can.add('read_project').add('read_project_member').add('read_label').add('read_release');
   if (level >= DOWNLOAD_CODE_MINIMUM || publicAccess) can.add('download_code');
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
+  // The errors an error tracker gathered are for reporters and up; its settings and keys, for maintainers.
+  if (level >= ACCESS.REPORTER) can.add('read_sentry_issue');
   // An archived project is read-only: its labels too.
   if (level >= ACCESS.REPORTER && !project.archived) can.add('admin_label');
   // Milestones are read while issues or merge requests are open to the reader, which the milestones routes check.
