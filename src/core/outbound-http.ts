@@ -41,11 +41,11 @@ export interface OutboundResponse {
   body: Buffer;
 }
 
-/** A request's method, headers and body beyond the URL (a GET of no body when absent). */
+/** A request beyond its URL: method, headers, a body (bytes, or a stream opened when sent), TLS checking. */
 interface RequestSpec {
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: Buffer;
+  method: 'GET' | 'HEAD' | 'PUT' | 'POST';
+  headers?: Record<string, string>;
+  body?: Buffer | (() => Readable);
   /** Whether an https certificate must be valid (default true). */
   verifyTls?: boolean;
 }
@@ -121,17 +121,28 @@ async function checkedAddress(url: URL, options: OutboundOptions): Promise<strin
   return addresses[0];
 }
 
-/** One request to the checked address; a redirect answers its Location. */
-async function requestOnce(url: URL, options: OutboundOptions, deadline: number, spec: RequestSpec = { method: 'GET', headers: {} }): Promise<OutboundPostResponse & { location?: string }> {
+/**
+ * One exchange with the checked address of a URL: the request is sent to that address (so what
+ * was checked is what is reached), and `consume` reads the answer; a timeout, a refusal or a
+ * failure to consume throws the OutboundError `fail` was given (or 'failed').
+ */
+async function exchange<T>(
+  url: URL,
+  options: OutboundOptions,
+  deadline: number,
+  spec: RequestSpec,
+  consume: (response: http.IncomingMessage, fail: (error: OutboundError) => void) => Promise<T>,
+): Promise<T> {
   const address = await checkedAddress(url, options);
   const secure = url.protocol === 'https:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const length = Buffer.isBuffer(spec.body) ? { 'content-length': String(spec.body.length) } : {};
   const request = (secure ? https : http).request({
     method: spec.method,
     host: address,
     port: url.port || (secure ? 443 : 80),
     path: `${url.pathname}${url.search}`,
-    headers: { host: url.host, ...spec.headers, ...(spec.body ? { 'content-length': String(spec.body.length) } : {}) },
+    headers: { ...spec.headers, ...length, host: url.host },
     ...(secure && !net.isIP(host) ? { servername: host } : {}),
     ...(secure && spec.verifyTls === false ? { rejectUnauthorized: false } : {}),
     agent: false,
@@ -143,28 +154,45 @@ async function requestOnce(url: URL, options: OutboundOptions, deadline: number,
   };
   const timer = setTimeout(() => fail(new OutboundError('timeout')), Math.max(0, deadline - Date.now()));
   try {
-    const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
       request.once('response', resolve);
       request.once('error', reject);
-      request.end(spec.body);
     });
-    if (Number(response.headers['content-length'] ?? 0) > options.maxBytes) fail(new OutboundError('too_large'));
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > options.maxBytes) fail(new OutboundError('too_large'));
-      chunks.push(chunk);
+    if (typeof spec.body === 'function') {
+      const body = spec.body();
+      body.once('error', () => fail(new OutboundError('failed')));
+      body.pipe(request);
+    } else {
+      request.end(spec.body);
     }
-    if (!response.complete) throw failure;
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    return { status: response.statusCode ?? 0, body: Buffer.concat(chunks), headers, location: response.headers.location };
+    return await consume(await answered, fail);
   } catch {
     throw failure;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** An exchange whose whole answer is read, up to options.maxBytes ('too_large' beyond). */
+function requestOnce(url: URL, options: OutboundOptions, deadline: number, spec: RequestSpec = { method: 'GET' }): Promise<OutboundPostResponse & { location?: string }> {
+  return exchange(url, options, deadline, spec, async (response, fail) => {
+    const tooLarge = () => {
+      fail(new OutboundError('too_large'));
+      throw new Error('too large');
+    };
+    if (Number(response.headers['content-length'] ?? 0) > options.maxBytes) tooLarge();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > options.maxBytes) tooLarge();
+      chunks.push(chunk);
+    }
+    if (!response.complete) throw new Error('incomplete');
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    return { status: response.statusCode ?? 0, body: Buffer.concat(chunks), headers, location: response.headers.location };
+  });
 }
 
 /** GETs a URL given by a user; throws OutboundError. A status of 400 and above is the caller's to judge. */
@@ -196,59 +224,32 @@ export interface StreamResponse {
   headers: http.IncomingHttpHeaders;
 }
 
-/** One exchange with the checked address; the answer's body goes to the sink (2xx) or is read and dropped. */
-async function sendOnce(url: URL, request: StreamRequest, options: OutboundOptions, deadline: number): Promise<StreamResponse> {
-  const address = await checkedAddress(url, options);
-  const secure = url.protocol === 'https:';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const outgoing = (secure ? https : http).request({
-    host: address,
-    port: url.port || (secure ? 443 : 80),
-    method: request.method,
-    path: `${url.pathname}${url.search}`,
-    headers: { ...request.headers, host: url.host },
-    ...(secure && !net.isIP(host) ? { servername: host } : {}),
-    agent: false,
-  });
-  let failure = new OutboundError('failed');
-  const fail = (error: OutboundError) => {
-    failure = error;
-    outgoing.destroy();
-  };
-  const timer = setTimeout(() => fail(new OutboundError('timeout')), Math.max(0, deadline - Date.now()));
-  try {
-    const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
-      outgoing.once('response', resolve);
-      outgoing.once('error', reject);
-    });
-    if (request.body) {
-      const body = request.body();
-      body.once('error', () => fail(new OutboundError('failed')));
-      body.pipe(outgoing);
-    } else {
-      outgoing.end();
-    }
-    const response = await answered;
+/** An exchange whose 2xx answer's body goes to the sink (at most options.maxBytes); other answers' are read and dropped. */
+function sendOnce(url: URL, request: StreamRequest, options: OutboundOptions, deadline: number): Promise<StreamResponse> {
+  return exchange(url, options, deadline, { method: request.method, headers: request.headers, body: request.body }, async (response, fail) => {
     const status = response.statusCode ?? 0;
-    const ok = status >= 200 && status < 300;
-    if (ok && request.sink) {
-      if (Number(response.headers['content-length'] ?? 0) > options.maxBytes) fail(new OutboundError('too_large'));
+    if (status >= 200 && status < 300 && request.sink) {
+      if (Number(response.headers['content-length'] ?? 0) > options.maxBytes) {
+        fail(new OutboundError('too_large'));
+        throw new Error('too large');
+      }
       let size = 0;
       const limit = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           size += chunk.length;
           if (size > options.maxBytes) {
-            fail(new OutboundError('too_large'));
-            done(failure);
+            const tooLarge = new OutboundError('too_large');
+            fail(tooLarge);
+            done(tooLarge);
             return;
           }
           done(null, chunk);
         },
       });
       await pipeline(response, limit, request.sink);
-      if (!response.complete) throw failure;
+      if (!response.complete) throw new Error('incomplete');
     } else {
-      // Read and dropped, within the limit.
+      // Read and dropped, within a bound.
       let size = 0;
       for await (const chunk of response as AsyncIterable<Buffer>) {
         size += chunk.length;
@@ -257,11 +258,7 @@ async function sendOnce(url: URL, request: StreamRequest, options: OutboundOptio
       response.destroy();
     }
     return { status, headers: response.headers };
-  } catch {
-    throw failure;
-  } finally {
-    clearTimeout(timer);
-  }
+  });
 }
 
 /**
