@@ -44,6 +44,7 @@ import { projectAccessTokenRoutes } from './modules/project-access-tokens/projec
 import { protectedRefRoutes } from './modules/protected-refs/protected-refs.routes.ts';
 import { repositoryFileRoutes } from './modules/repository-files/repository-files.routes.ts';
 import { repositoryRoutes } from './modules/repository/repository.routes.ts';
+import { repositoryStorageMoveRoutes } from './modules/repository-storage-moves/repository-storage-moves.routes.ts';
 import { releaseRoutes } from './modules/releases/releases.routes.ts';
 import { releaseLinkRoutes } from './modules/releases/release-links.routes.ts';
 import { tagRoutes } from './modules/tags/tags.routes.ts';
@@ -95,6 +96,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(protectedRefRoutes);
   await api.register(repositoryFileRoutes);
   await api.register(repositoryRoutes);
+  await api.register(repositoryStorageMoveRoutes);
   await api.register(releaseRoutes);
   await api.register(releaseLinkRoutes);
   await api.register(tagRoutes);

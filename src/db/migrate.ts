@@ -30,6 +30,8 @@ import * as m0027 from './migrations/0027_todos.ts';
 import * as m0028 from './migrations/0028_clusters.ts';
 import * as m0029 from './migrations/0029_keys.ts';
 import * as m0031 from './migrations/0031_pages.ts';
+import * as m0035 from './migrations/0035_plan_limits_and_packages.ts';
+import * as m0036 from './migrations/0036_repository_storage_moves.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -67,6 +69,8 @@ const migrations: [string, Migration][] = [
   ['0028_clusters', m0028],
   ['0029_keys', m0029],
   ['0031_pages', m0031],
+  ['0035_plan_limits_and_packages', m0035],
+  ['0036_repository_storage_moves', m0036],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */
