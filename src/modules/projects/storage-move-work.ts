@@ -180,7 +180,11 @@ export async function failProjectStorageMove(ctx: ServiceContext, moveId: number
   const destinationDir = storageDirectory(ctx.config.repositoryStorages, move.destination_storage_name);
   const project = await ctx.db.selectFrom('projects').select(['id', 'repository_storage']).where('id', '=', move.project_id).executeTakeFirst();
   const stillThere = project?.repository_storage === move.source_storage_name;
-  if (stillThere && destinationDir !== null && move.destination_storage_name !== move.source_storage_name) await deleteRepository(repositoryPath(destinationDir, move.project_id));
+  // The copy, if any, goes; a destination that cannot even be cleared (the reason the move
+  // failed, often) keeps nothing of it that matters, and must not keep the project read-only.
+  if (stillThere && destinationDir !== null && move.destination_storage_name !== move.source_storage_name) {
+    await deleteRepository(repositoryPath(destinationDir, move.project_id)).catch(() => {});
+  }
   if (stillThere && sourceDir !== null) await unmarkReadOnly(repositoryPath(sourceDir, move.project_id));
   await withTransaction(ctx, async (tx) => {
     await tx.db
