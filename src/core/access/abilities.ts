@@ -33,7 +33,10 @@ export type ProjectAbility =
   | 'update_cluster'
   | 'admin_cluster'
   | 'read_pages'
-  | 'update_pages';
+  | 'update_pages'
+  | 'read_package'
+  | 'create_package'
+  | 'destroy_package';
 
 export type GroupAbility =
   | 'read_group'
@@ -94,6 +97,11 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   can.add('read_project').add('read_project_member').add('read_label').add('read_release');
   if (level >= DOWNLOAD_CODE_MINIMUM || publicAccess) can.add('download_code');
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
+  // Packages: read by reporters, and by every reader of a public or internal project; published by
+  // developers and removed by maintainers (release 14.x), neither in an archived project.
+  if (level >= ACCESS.REPORTER || publicAccess) can.add('read_package');
+  if (level >= ACCESS.DEVELOPER && !project.archived) can.add('create_package');
+  if (level >= ACCESS.MAINTAINER && !project.archived) can.add('destroy_package');
   // An archived project is read-only: its labels too.
   if (level >= ACCESS.REPORTER && !project.archived) can.add('admin_label');
   // Milestones are read while issues or merge requests are open to the reader, which the milestones routes check.

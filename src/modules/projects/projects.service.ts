@@ -47,7 +47,7 @@ import { BLANK, NOT_INCLUDED, TAKEN, addError as add, tooLong } from '../../doma
 import { recordEvent } from '../events/events.service.ts';
 import { refsUpdatedJob } from '../pushes/push.service.ts';
 import { projectArtifactsDir } from '../../storage/artifact-paths.ts';
-import { removeArtifactFilesLater } from '../../storage/deferred-removal.ts';
+import { removeArtifactFilesLater, removePackageFilesLater } from '../../storage/deferred-removal.ts';
 import { removeRepositoryJob } from './projects.jobs.ts';
 import { scheduleProjectStorageMove } from './project-storage-moves.service.ts';
 import { normalizeTopics } from './projects.finder.ts';
@@ -479,5 +479,6 @@ export async function deleteProject(ctx: ServiceContext, row: ProjectRow): Promi
     await db.deleteFrom('projects').where('id', '=', row.id).execute();
     await enqueue(db, removeRepositoryJob, { projectId: row.id, storage: row.repository_storage });
     await removeArtifactFilesLater(db, [projectArtifactsDir(row.id)]);
+    await removePackageFilesLater(db, [projectArtifactsDir(row.id)]);
   });
 }
