@@ -15,6 +15,7 @@ import { findGenericPackage } from './packages.finder.ts';
 
 export const FILE_TOO_LARGE = 'File is too large';
 
+/** The guard's failure once the body has grown past the limit. */
 class TooLarge extends Error {}
 
 export interface GenericUpload {
@@ -41,10 +42,12 @@ export async function publishGenericFile(ctx: ServiceContext, projectId: number,
   const md5 = createHash('md5');
   const sha1 = createHash('sha1');
   let size = 0;
+  let exceeded = false;
   const guard = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length;
       if (limit > 0 && size > limit) {
+        exceeded = true;
         done(new TooLarge());
         return;
       }
@@ -54,13 +57,15 @@ export async function publishGenericFile(ctx: ServiceContext, projectId: number,
     },
   });
   const storage = packagesStorage(ctx.config);
+  // The body may flow (and the guard fail) before staging has attached its own handlers.
+  guard.on('error', () => {});
   let staged;
   try {
     staged = await storage.stage(upload.body.pipe(guard));
   } catch (error) {
     upload.body.unpipe(guard);
     upload.body.resume();
-    if (error instanceof TooLarge) throw badRequest(FILE_TOO_LARGE);
+    if (exceeded) throw badRequest(FILE_TOO_LARGE);
     throw error;
   }
   const pipelineId = ctx.actor?.jobId ? ((await ctx.db.selectFrom('ci_builds').select('pipeline_id').where('id', '=', ctx.actor.jobId).executeTakeFirst())?.pipeline_id ?? null) : null;
