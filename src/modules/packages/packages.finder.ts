@@ -1,9 +1,8 @@
 // Reads of a project's packages and their files, and what their entities show beside their rows
 // (the pipelines that published them, and who ran those), loaded once for a whole page.
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import type { CiPipelineRow, DB, PackageFileRow, PackageRow } from '../../db/schema.ts';
+import type { CiPipelineRow, DB, PackageFileRow, PackageRow, UserRow } from '../../db/schema.ts';
 import type { ListPackagesQuery } from './packages.schemas.ts';
-import type { PipelineUser } from './packages.presenter.ts';
 
 /** The statuses a list shows unless asked for another (the platform's `displayable`). */
 const DISPLAYABLE = ['default', 'error'];
@@ -59,6 +58,8 @@ export function otherVersions(db: Kysely<DB>, row: PackageRow): Promise<PackageR
     .orderBy('id', 'desc')
     .execute();
 }
+
+export type PipelineUser = Pick<UserRow, 'id' | 'username' | 'name' | 'state'>;
 
 export interface PackagesView {
   baseUrl: string;

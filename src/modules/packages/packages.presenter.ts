@@ -1,14 +1,12 @@
 // Pure row → entity functions for packages and their files. A package shows the pipelines that
 // published it only when a job did (the platform's build infos), and its delete path only to those
 // who may delete it.
-import type { CiPipelineRow, PackageFileRow, PackageRow, UserRow } from '../../db/schema.ts';
+import type { CiPipelineRow, PackageFileRow, PackageRow } from '../../db/schema.ts';
 import { apiUrl, projectWebUrl } from '../../domain/urls.ts';
 import { presentPipelineBasic } from '../pipelines/pipelines.presenter.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
 import type { PackagesView } from './packages.finder.ts';
 import type { Package, PackageDetail, PackageFile, PackagePipeline, PackageVersion } from './packages.schemas.ts';
-
-export type PipelineUser = Pick<UserRow, 'id' | 'username' | 'name' | 'state'>;
 
 export interface PackageProject {
   id: number;

@@ -53,7 +53,7 @@ describe('publishing and downloading', () => {
     const again = await upload(fileUrl(project.id, 'my-tool', '1.2.3', 'notes.txt'), 'second', owner.token, { select: 'package_file' });
     expectStatus(again, 201);
     expectEntity(again.json(), PackageFileEntity);
-    assert.deepEqual({ ...again.json(), id: 0, package_id: 0, created_at: '' }, {
+    assert.deepEqual({ ...(again.json() as object), id: 0, package_id: 0, created_at: '' }, {
       id: 0,
       package_id: 0,
       created_at: '',

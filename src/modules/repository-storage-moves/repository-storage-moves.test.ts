@@ -234,6 +234,17 @@ describe('a project’s move', () => {
 });
 
 describe('cut short, failed, resumed', () => {
+  /** A move to `other` as a worker that died right after the switch's transaction leaves it. */
+  async function switchedButNotCleanedUp() {
+    const project = await newProject();
+    const move = await scheduleMove(project, 'other');
+    const source = repositoryPath(storageDir('default'), project.id);
+    await copyRepository(project.id, storageDir('default'), storageDir('other'));
+    await t.deps.db.updateTable('projects').set({ repository_storage: 'other', repository_read_only: false }).where('id', '=', project.id).execute();
+    await t.deps.db.updateTable('project_repository_storage_moves').set({ state: MOVE_STATE.replicated }).where('id', '=', move.id).execute();
+    return { project, move, source };
+  }
+
   test('a move cut short while copying resumes and finishes', async () => {
     const project = await newProject();
     const move = await scheduleMove(project, 'other');
@@ -250,25 +261,14 @@ describe('cut short, failed, resumed', () => {
   });
 
   test('a move cut short after the switch removes the original when it runs again', async () => {
-    const project = await newProject();
-    const move = await scheduleMove(project, 'other');
-    const source = repositoryPath(storageDir('default'), project.id);
-    // As if a worker died right after the switch's transaction.
-    await copyRepository(project.id, storageDir('default'), storageDir('other'));
-    await t.deps.db.updateTable('projects').set({ repository_storage: 'other', repository_read_only: false }).where('id', '=', project.id).execute();
-    await t.deps.db.updateTable('project_repository_storage_moves').set({ state: MOVE_STATE.replicated }).where('id', '=', move.id).execute();
+    const { move, source } = await switchedButNotCleanedUp();
     await runJobs();
     assert.equal((await moveRow(move.id)).state, MOVE_STATE.finished);
     assert.equal(repositoryExists(source), false);
   });
 
   test('a write that reached the original after the copy keeps it: cleanup failed, nothing lost', async () => {
-    const project = await newProject();
-    const move = await scheduleMove(project, 'other');
-    const source = repositoryPath(storageDir('default'), project.id);
-    await copyRepository(project.id, storageDir('default'), storageDir('other'));
-    await t.deps.db.updateTable('projects').set({ repository_storage: 'other', repository_read_only: false }).where('id', '=', project.id).execute();
-    await t.deps.db.updateTable('project_repository_storage_moves').set({ state: MOVE_STATE.replicated }).where('id', '=', move.id).execute();
+    const { project, move, source } = await switchedButNotCleanedUp();
     const [main] = await listRefs(source);
     fs.writeFileSync(path.join(source, 'refs', 'heads', 'late'), `${main.target}\n`);
     await runJobs();
