@@ -115,6 +115,24 @@ const COLUMNS = {
   error_tracking_error_events: {
     id: 'integer', error_id: 'integer', description: 'text', environment: 'text?', level: 'text?', occurred_at: 'text', payload: 'text', created_at: 'text',
   },
+  plan_limits: {
+    plan_name: 'text', conan_max_file_size: 'integer', generic_packages_max_file_size: 'integer', helm_max_file_size: 'integer', maven_max_file_size: 'integer',
+    npm_max_file_size: 'integer', nuget_max_file_size: 'integer', pypi_max_file_size: 'integer', terraform_module_max_file_size: 'integer', updated_at: 'text',
+  },
+  packages: { id: 'integer', project_id: 'integer', name: 'text', version: 'text?', package_type: 'text', status: 'text', created_at: 'text', updated_at: 'text' },
+  package_files: {
+    id: 'integer', package_id: 'integer', file_name: 'text', size: 'integer', file_md5: 'text', file_sha1: 'text', file_sha256: 'text', file_path: 'text',
+    pipeline_id: 'integer?', created_at: 'text', updated_at: 'text',
+  },
+  project_repository_storage_moves: {
+    id: 'integer', project_id: 'integer', state: 'integer', source_storage_name: 'text', destination_storage_name: 'text', error_message: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  snippet_repository_storage_moves: {
+    id: 'integer', snippet_id: 'integer', state: 'integer', source_storage_name: 'text', destination_storage_name: 'text', error_message: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  group_repository_storage_moves: {
+    id: 'integer', group_id: 'integer', state: 'integer', source_storage_name: 'text', destination_storage_name: 'text', error_message: 'text?', created_at: 'text', updated_at: 'text',
+  },
   pages_deployments: { id: 'integer', project_id: 'integer', ci_build_id: 'integer?', sha: 'text', ref: 'text', directory: 'text', file_count: 'integer', size: 'integer', created_at: 'text' },
   keys: {
     id: 'integer', type: 'text', user_id: 'integer?', creator_id: 'integer?', title: 'text', key: 'text', fingerprint: 'text', fingerprint_sha256: 'text',

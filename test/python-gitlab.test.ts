@@ -28,9 +28,14 @@ after(async () => {
 
 /** Runs a client script with the server's URL, root's token and any further arguments. */
 function runScript(script: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return runScriptAt(url, script, ...args);
+}
+
+/** runScript against another server. */
+function runScriptAt(host: string, script: string, ...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // A client that hangs is killed rather than holding the suite.
-    const child = spawn(PYTHON, [path.join(import.meta.dirname, 'clients', script), url, ROOT_TOKEN, ...args], { timeout: 120_000 });
+    const child = spawn(PYTHON, [path.join(import.meta.dirname, 'clients', script), host, ROOT_TOKEN, ...args], { timeout: 120_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));
@@ -153,4 +158,18 @@ test('python-gitlab: project, group and system hooks, their refusals', { skip },
   const run = await runScript('python_gitlab_hooks_check.py');
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
+});
+
+test('python-gitlab: plan limits, a generic package over the limit, repository storage moves one by one and in bulk', { skip }, async () => {
+  // A server of its own, with a second repository storage, and a worker that runs the moves.
+  const own = await listeningTestApp({ QUARRY_REPOSITORY_STORAGES: 'default=repositories,second=second-repositories' });
+  const worker = await startWorker(own.t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
+  try {
+    const run = await runScriptAt(own.host, 'python_gitlab_limits_check.py');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'ok');
+  } finally {
+    await worker.stop();
+    await own.t.close();
+  }
 });

@@ -34,6 +34,8 @@ import * as m0031 from './migrations/0031_pages.ts';
 import * as m0032 from './migrations/0032_error_tracking.ts';
 import * as m0033 from './migrations/0033_alert_management.ts';
 import * as m0034 from './migrations/0034_session_admin_mode_and_terms.ts';
+import * as m0035 from './migrations/0035_plan_limits_and_packages.ts';
+import * as m0036 from './migrations/0036_repository_storage_moves.ts';
 import * as m0037 from './migrations/0037_import_export.ts';
 import * as m0038 from './migrations/0038_security_reports.ts';
 import * as m0039 from './migrations/0039_web_hooks.ts';
@@ -80,6 +82,8 @@ const migrations: [string, Migration][] = [
   ['0032_error_tracking', m0032],
   ['0033_alert_management', m0033],
   ['0034_session_admin_mode_and_terms', m0034],
+  ['0035_plan_limits_and_packages', m0035],
+  ['0036_repository_storage_moves', m0036],
   ['0037_import_export', m0037],
   ['0038_security_reports', m0038],
   ['0039_web_hooks', m0039],

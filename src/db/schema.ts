@@ -1063,6 +1063,12 @@ export interface DB {
   broadcast_messages: BroadcastMessagesTable;
   todos: TodosTable;
   todo_counts: TodoCountsTable;
+  plan_limits: PlanLimitsTable;
+  packages: PackagesTable;
+  package_files: PackageFilesTable;
+  project_repository_storage_moves: ProjectRepositoryStorageMovesTable;
+  snippet_repository_storage_moves: SnippetRepositoryStorageMovesTable;
+  group_repository_storage_moves: GroupRepositoryStorageMovesTable;
   alert_management_http_integrations: AlertManagementHttpIntegrationsTable;
   alert_management_alerts: AlertManagementAlertsTable;
   error_tracking_settings: ErrorTrackingSettingsTable;
@@ -1553,3 +1559,80 @@ export interface ErrorTrackingErrorEventsTable {
   created_at: string;
 }
 export type ErrorTrackingErrorEventRow = Selectable<ErrorTrackingErrorEventsTable>;
+
+/** One plan's limits: the largest file, in bytes, of each package type. */
+export interface PlanLimitsTable {
+  plan_name: string;
+  conan_max_file_size: Generated<number>;
+  generic_packages_max_file_size: Generated<number>;
+  helm_max_file_size: Generated<number>;
+  maven_max_file_size: Generated<number>;
+  npm_max_file_size: Generated<number>;
+  nuget_max_file_size: Generated<number>;
+  pypi_max_file_size: Generated<number>;
+  terraform_module_max_file_size: Generated<number>;
+  updated_at: string;
+}
+
+export type PlanLimitsRow = Selectable<PlanLimitsTable>;
+
+export interface PackagesTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  version: string | null;
+  /** 'generic' (the one registry Quarry has). */
+  package_type: string;
+  /** 'default' or 'hidden'. */
+  status: Generated<string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PackageRow = Selectable<PackagesTable>;
+
+export interface PackageFilesTable {
+  id: Generated<number>;
+  package_id: number;
+  file_name: string;
+  size: number;
+  file_md5: string;
+  file_sha1: string;
+  file_sha256: string;
+  /** The file, relative to the packages storage. */
+  file_path: string;
+  /** The pipeline of the job that published it; null when a user did, or once the pipeline is gone. */
+  pipeline_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PackageFileRow = Selectable<PackageFilesTable>;
+
+interface RepositoryStorageMoveColumns {
+  id: Generated<number>;
+  /** 1 initial, 2 scheduled, 3 started, 4 finished, 5 failed, 6 replicated, 7 cleanup failed. */
+  state: Generated<number>;
+  source_storage_name: string;
+  destination_storage_name: string;
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectRepositoryStorageMovesTable extends RepositoryStorageMoveColumns {
+  project_id: number;
+}
+
+/** Snippets have no repositories in Quarry yet: the table is there for the API's shape. */
+export interface SnippetRepositoryStorageMovesTable extends RepositoryStorageMoveColumns {
+  snippet_id: number;
+}
+
+export interface GroupRepositoryStorageMovesTable extends RepositoryStorageMoveColumns {
+  group_id: number;
+}
+
+export type ProjectRepositoryStorageMoveRow = Selectable<ProjectRepositoryStorageMovesTable>;
+export type GroupRepositoryStorageMoveRow = Selectable<GroupRepositoryStorageMovesTable>;
+export type SnippetRepositoryStorageMoveRow = Selectable<SnippetRepositoryStorageMovesTable>;

@@ -51,6 +51,11 @@ export const DATA_TABLES = [
   'web_hooks',
   'deploy_tokens',
   'broadcast_messages',
+  'package_files',
+  'packages',
+  'project_repository_storage_moves',
+  'snippet_repository_storage_moves',
+  'group_repository_storage_moves',
   'pages_domains',
   'release_evidences',
   'milestone_releases',
@@ -103,8 +108,9 @@ export const DATA_TABLES = [
   'user_custom_attributes',
   'identities',
   'users',
-  // The instance's settings return to their defaults (the row is recreated when next read).
+  // The instance's settings and plan limits return to their defaults (the rows are recreated when next read).
   'application_settings',
+  'plan_limits',
 ] as const satisfies readonly (keyof DB)[];
 
 export type DataTable = (typeof DATA_TABLES)[number];

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ownerTag, removeLeftoverEntries } from '../core/processes.ts';
 import { requireBranchName } from './args.ts';
+import { READ_ONLY_MARKER } from './hooks/hooks.ts';
 import { createCommit } from './commits.ts';
 import { storedHead } from './ref-store.ts';
 import { runGit } from './run.ts';
@@ -173,13 +174,24 @@ export async function copyRepository(projectId: number, fromStorageDir: string, 
   if (!repositoryExists(source)) return false;
   const staging = stagingRepositoryPath(toStorageDir);
   try {
-    await fs.promises.cp(source, staging, { recursive: true, errorOnExist: true, force: false });
+    // The read-only mark stays with the original: the copy is writable once it is switched to.
+    const marker = path.join(source, READ_ONLY_MARKER);
+    await fs.promises.cp(source, staging, { recursive: true, errorOnExist: true, force: false, filter: (from) => from !== marker });
     await placeRepository(staging, repositoryPath(toStorageDir, projectId));
   } catch (error) {
     await deleteRepository(staging);
     throw error;
   }
   return true;
+}
+
+/** Makes every push to the repository refuse with `message` (see READ_ONLY_MARKER); quiet when it has gone. */
+export async function markReadOnly(gitDir: string, message: string): Promise<void> {
+  if (repositoryExists(gitDir)) await fs.promises.writeFile(path.join(gitDir, READ_ONLY_MARKER), `${message}\n`);
+}
+
+export async function unmarkReadOnly(gitDir: string): Promise<void> {
+  await fs.promises.rm(path.join(gitDir, READ_ONLY_MARKER), { force: true });
 }
 
 /** Points HEAD at a branch (which need not exist yet: an empty repository's first push creates it). */

@@ -22,6 +22,13 @@ test('a JSON object of names to directories; relative directories are under the 
   assert.deepEqual(config.repositoryStorages, { default: path.join('/d', 'r') });
 });
 
+test('or a comma-separated list of name=directory', () => {
+  assert.deepEqual(parseRepositoryStorages('default=/srv/repos, fast=ssd/repos', '/data'), { default: '/srv/repos', fast: '/data/ssd/repos' });
+  assert.throws(() => parseRepositoryStorages('default=/a,default=/b', '/data'), /names the storage "default" twice/);
+  assert.throws(() => parseRepositoryStorages('default=/a,fast', '/data'), /name=directory/);
+  assert.throws(() => parseRepositoryStorages('fast=/a', '/data'), /must name a storage "default"/);
+});
+
 test('bad values stop the configuration with a one-line reason', () => {
   const bad = [
     'not json',
@@ -35,6 +42,8 @@ test('bad values stop the configuration with a one-line reason', () => {
     '{"default":"/x","bad name":"/y"}',
     '{"default":"/x","-dash":"/y"}',
     '{"default":"/x","other":"/x/"}',
+    'default=/x,=/y',
+    'default=',
   ];
   for (const raw of bad) {
     assert.throws(

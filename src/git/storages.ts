@@ -12,7 +12,8 @@ const STORAGE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/;
 
 /**
  * QUARRY_REPOSITORY_STORAGES: a JSON object of name → directory, e.g.
- * {"default":"/srv/repos","fast":"/mnt/ssd/repos"}. Relative directories are under the data dir.
+ * {"default":"/srv/repos","fast":"/mnt/ssd/repos"}, or the same as a comma-separated list,
+ * `default=/srv/repos,fast=/mnt/ssd/repos`. Relative directories are under the data dir.
  * Unset: one storage, `default`, at <data dir>/repositories. `default` is required, as on the
  * platform, because new projects and existing rows name it; two storages may not share a
  * directory, since moving a repository between them would delete it. Throws an Error whose message
@@ -22,10 +23,22 @@ export function parseRepositoryStorages(raw: string | undefined, dataDir: string
   const name = 'QUARRY_REPOSITORY_STORAGES';
   if (raw === undefined || raw.trim() === '') return Object.freeze({ [DEFAULT_STORAGE]: path.join(dataDir, 'repositories') });
   let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new Error(`${name} must be a JSON object of storage name to directory, got "${raw}"`);
+  if (raw.trim().startsWith('{')) {
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new Error(`${name} must be a JSON object of storage name to directory, got "${raw}"`);
+    }
+  } else {
+    const entries = raw.split(',').map((item) => {
+      const at = item.indexOf('=');
+      if (at <= 0) throw new Error(`${name} must be a comma-separated list of name=directory (or a JSON object), got "${item.trim()}"`);
+      return [item.slice(0, at).trim(), item.slice(at + 1).trim()] as const;
+    });
+    const names = entries.map(([storage]) => storage);
+    const repeated = names.find((storage, i) => names.indexOf(storage) !== i);
+    if (repeated !== undefined) throw new Error(`${name} names the storage "${repeated}" twice`);
+    parsed = Object.fromEntries(entries);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new Error(`${name} must be a JSON object of storage name to directory, got "${raw}"`);

@@ -5,7 +5,8 @@ import { projectExportJob, projectImportJob } from '../modules/import-export/imp
 import { hookDeliveryJob, hookEventJob } from '../modules/hooks/hooks.jobs.ts';
 import { sendInvitationJob } from '../modules/invitations/invitations.jobs.ts';
 import { autoMergeJob, checkMergeStatusJob, pipelineTodosJob, rebaseJob, refreshMergeRequestJob } from '../modules/merge-requests/merge-requests.jobs.ts';
-import { moveRepositoryJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
+import { bulkProjectStorageMovesJob, moveRepositoryJob, projectStorageMoveJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
+import { groupStorageMoveJob } from '../modules/repository-storage-moves/repository-storage-moves.jobs.ts';
 import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.ts';
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
 import { createDownstreamJob, processPipelineJob } from '../modules/pipelines/pipeline-processing.jobs.ts';
@@ -23,6 +24,9 @@ export const backgroundJobKinds: readonly JobKind[] = [
   refsChangingJob,
   removeRepositoryJob,
   moveRepositoryJob,
+  projectStorageMoveJob,
+  bulkProjectStorageMovesJob,
+  groupStorageMoveJob,
   deleteMergedBranchesJob,
   refreshStatisticsJob,
   createPushPipelineJob,

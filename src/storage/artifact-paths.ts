@@ -15,3 +15,8 @@ export const pipelineArtifactsDir = (projectId: number, pipelineId: number) => `
 export function newJobArtifactPath(job: { project_id: number; pipeline_id: number; id: number }, fileType: string): string {
   return `${pipelineArtifactsDir(job.project_id, job.pipeline_id)}/${job.id}/${fileType}-${randomBytes(6).toString('hex')}`;
 }
+
+/** A package file's path under the packages storage: by project, then package, with a name of its own. */
+export function newPackageFilePath(projectId: number, packageId: number): string {
+  return `${projectArtifactsDir(projectId)}/${packageId}/${randomBytes(8).toString('hex')}`;
+}

@@ -1,22 +1,22 @@
-// Removing stored files after the rows that named them are gone, as durable background work: the
+// Removing stored files (artifacts, packages) after the rows that named them are gone, as durable background work: the
 // removal is enqueued in the transaction that deletes the rows, so it happens exactly when they
 // went, even if the server stops right after. Removing again is harmless.
 import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
 import { defineJobKind, enqueue } from '../jobs/queue.ts';
-import { artifactsStorage } from './file-storage.ts';
+import { artifactsStorage, packagesStorage } from './file-storage.ts';
 
 const RemovalPayload = Type.Object(
-  { storage: Type.Literal('artifacts'), paths: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) },
+  { storage: Type.Union([Type.Literal('artifacts'), Type.Literal('packages')]), paths: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) },
   { additionalProperties: false },
 );
 
 export const removeStoredFilesJob = defineJobKind({
   name: 'storage.files.remove',
   payload: RemovalPayload,
-  async run(ctx, { paths }) {
-    const storage = artifactsStorage(ctx.config);
+  async run(ctx, { storage: name, paths }) {
+    const storage = name === 'packages' ? packagesStorage(ctx.config) : artifactsStorage(ctx.config);
     for (const target of paths) await storage.remove(target);
   },
 });
@@ -24,4 +24,9 @@ export const removeStoredFilesJob = defineJobKind({
 /** Enqueues the removal of these artifact files or directories (relative paths) in `db`'s transaction. */
 export async function removeArtifactFilesLater(db: Kysely<DB>, paths: readonly string[]): Promise<void> {
   if (paths.length > 0) await enqueue(db, removeStoredFilesJob, { storage: 'artifacts', paths: [...paths] });
+}
+
+/** Enqueues the removal of these package files or directories (relative paths) in `db`'s transaction. */
+export async function removePackageFilesLater(db: Kysely<DB>, paths: readonly string[]): Promise<void> {
+  if (paths.length > 0) await enqueue(db, removeStoredFilesJob, { storage: 'packages', paths: [...paths] });
 }

@@ -151,3 +151,8 @@ export function fileStorage(root: string): FileStorage {
 export function artifactsStorage(config: { readonly dataDir: string }): FileStorage {
   return fileStorage(path.join(config.dataDir, 'artifacts'));
 }
+
+/** Where package files live: `<data dir>/packages`, by project as artifacts are (artifact-paths.ts). */
+export function packagesStorage(config: { readonly dataDir: string }): FileStorage {
+  return fileStorage(path.join(config.dataDir, 'packages'));
+}

@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
@@ -108,6 +108,7 @@ describe('the routes of the application', () => {
       'GET /api/v4/projects/:id/jobs/:job_id/trace',
       'GET /api/v4/projects/:id/jobs/artifacts/:ref_name/download',
       'GET /api/v4/projects/:id/jobs/artifacts/:ref_name/raw/*',
+      'GET /api/v4/projects/:id/packages/generic/:package_name/:package_version/:file_name',
       'GET /api/v4/projects/:id/repository/archive',
       'GET /api/v4/projects/:id/repository/archive.:format',
       'GET /api/v4/projects/:id/repository/files/:file_path/raw',
@@ -129,6 +130,7 @@ describe('the routes of the application', () => {
       'HEAD /api/v4/projects/:id/jobs/:job_id/trace',
       'HEAD /api/v4/projects/:id/jobs/artifacts/:ref_name/download',
       'HEAD /api/v4/projects/:id/jobs/artifacts/:ref_name/raw/*',
+      'HEAD /api/v4/projects/:id/packages/generic/:package_name/:package_version/:file_name',
       'HEAD /api/v4/projects/:id/repository/archive',
       'HEAD /api/v4/projects/:id/repository/archive.:format',
       'HEAD /api/v4/projects/:id/repository/files/:file_path/raw',

@@ -41,7 +41,10 @@ export type ProjectAbility =
   | 'admin_software_license_policy'
   | 'read_alert_management_alert'
   | 'read_sentry_issue'
-  | 'admin_operations';
+  | 'admin_operations'
+  | 'read_package'
+  | 'create_package'
+  | 'destroy_package';
 
 export type GroupAbility =
   | 'read_group'
@@ -104,6 +107,11 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
   // The errors an error tracker gathered are for reporters and up; its settings and keys, for maintainers.
   if (level >= ACCESS.REPORTER) can.add('read_sentry_issue');
+  // Packages: read by reporters, and by every reader of a public or internal project; published by
+  // developers and removed by maintainers (release 14.x), neither in an archived project.
+  if (level >= ACCESS.REPORTER || publicAccess) can.add('read_package');
+  if (level >= ACCESS.DEVELOPER && !project.archived) can.add('create_package');
+  if (level >= ACCESS.MAINTAINER && !project.archived) can.add('destroy_package');
   // An archived project is read-only: its labels too.
   if (level >= ACCESS.REPORTER && !project.archived) can.add('admin_label');
   // Milestones are read while issues or merge requests are open to the reader, which the milestones routes check.

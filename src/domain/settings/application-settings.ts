@@ -247,19 +247,30 @@ export function storageWeightErrors(weights: Readonly<Record<string, number>>, s
 }
 
 /**
- * The storage a new repository goes to: one of the configured storages, drawn with the chance its
- * weight gives it (repository_storages_weighted); `default` when no configured storage has weight.
- * `random` is a number in [0, 1).
+ * The storage a repository goes to (the platform's pick_repository_storage): one of the configured
+ * storages, drawn with the chance its weight gives it (repository_storages_weighted). A move passes
+ * its source as `except`, which is never drawn: without another weighted storage any other
+ * configured one is taken, and `except` itself only when nothing else is configured. Without
+ * weights and without `except`, `default`. `random` is a number in [0, 1).
  */
-export function chooseRepositoryStorage(s: Pick<ApplicationSettings, 'repository_storages_weighted'>, storages: readonly string[], random = Math.random()): string {
-  const candidates = Object.entries(s.repository_storages_weighted as Readonly<Record<string, number>>).filter(([name, weight]) => weight > 0 && storages.includes(name));
+export function chooseRepositoryStorage(
+  s: Pick<ApplicationSettings, 'repository_storages_weighted'>,
+  storages: readonly string[],
+  random = Math.random(),
+  except?: string,
+): string {
+  const candidates = Object.entries(s.repository_storages_weighted as Readonly<Record<string, number>>).filter(
+    ([name, weight]) => weight > 0 && storages.includes(name) && name !== except,
+  );
   const total = candidates.reduce((sum, [, weight]) => sum + weight, 0);
   let point = random * total;
   for (const [name, weight] of candidates) {
     if (point < weight) return name;
     point -= weight;
   }
-  return candidates.at(-1)?.[0] ?? DEFAULT_STORAGE;
+  const last = candidates.at(-1)?.[0];
+  if (last !== undefined) return last;
+  return except === undefined ? DEFAULT_STORAGE : (storages.find((name) => name !== except) ?? except);
 }
 
 // ---- Sign-up restrictions ----------------------------------------------------------------------

@@ -3,6 +3,7 @@
 // Node script of the server's choosing, which decides the push; post-receive writes the refs the
 // push updated next to it, where the server reads them once git has exited. The hooks find that
 // directory in QUARRY_PUSH_DIR.
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { isObjectId, requireObjectId } from '../args.ts';
@@ -69,6 +70,24 @@ export function parseRefLines(text: string): RefLine[] {
     if (rest.length === 0 && ref && isObjectId(before) && isObjectId(after)) lines.push({ ref, before, after });
   }
   return lines;
+}
+
+// ---- The read-only mark -------------------------------------------------------------------------------
+
+/**
+ * A file in a repository that makes every push to it refuse, its text being the refusal: a storage
+ * move writes it before it waits for the pushes already under way, so that a push whose rules
+ * were worked out before the move began is still refused by pre-receive.
+ */
+export const READ_ONLY_MARKER = 'quarry-read-only';
+
+/** Inside pre-receive: the refusal the repository's read-only mark holds, or null when it has none. */
+export function readOnlyMark(gitDir: string): string | null {
+  try {
+    return readFileSync(path.join(gitDir, READ_ONLY_MARKER), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
 }
 
 // ---- Inside a hook ----------------------------------------------------------------------------------

@@ -1,10 +1,14 @@
 // The background work of projects' repositories: removing one whose project is gone (or has moved
-// away from its storage), and moving one to another storage. Both are safe to run again.
+// away from its storage), and moving one to another storage (one recorded move at a time, and in
+// bulk: every project of a storage). All are safe to run again.
 import { Type } from '@sinclair/typebox';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
-import { copyRepository, deleteRepository, repositoryPath } from '../../git/repository.ts';
+import { MOVE_STATE } from '../../domain/repository-storage-moves.ts';
+import { deleteRepository, repositoryPath } from '../../git/repository.ts';
 import { storageDirectory } from '../../git/storages.ts';
 import { PermanentJobError, defineJobKind, enqueue } from '../../jobs/queue.ts';
+import { bulkProjectStorageMovesDeclaration, projectStorageMoveDeclaration, scheduleStorageMovesOn } from './project-storage-moves.service.ts';
+import { failProjectStorageMove, runProjectStorageMove } from './storage-move-work.ts';
 
 const ProjectStorage = Type.Object({ projectId: Type.Integer(), storage: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 
@@ -25,29 +29,43 @@ export const removeRepositoryJob = defineJobKind({
   },
 });
 
+/** A project repository storage move, run (or resumed) through its states (storage-move-work.ts). */
+export const projectStorageMoveJob = defineJobKind({
+  ...projectStorageMoveDeclaration,
+  // A large repository takes a while to copy and check: the claim outlasts it.
+  lockSeconds: 60 * 60,
+  run: (ctx, { moveId }, job) => runProjectStorageMove(ctx, moveId, job),
+  // Given up for good: the project is left where it was, writable again.
+  failed: (ctx, { moveId }) => failProjectStorageMove(ctx, moveId, null),
+});
+
+/** Schedules a move for every project of a storage (POST /project_repository_storage_moves). */
+export const bulkProjectStorageMovesJob = defineJobKind({
+  ...bulkProjectStorageMovesDeclaration,
+  async run(ctx, { source, destination }) {
+    await scheduleStorageMovesOn(ctx, source, destination);
+  },
+});
+
 /**
- * Copies the repository to the new storage while the project is read-only, then records the new
- * storage, lifts read-only and enqueues the removal of the original in one transaction. Given up
- * for good, it leaves the project where it was, writable again.
+ * The move job of earlier releases, which held the project read-only with no record of its own:
+ * one still queued becomes a recorded move, which then runs as any other.
  */
 export const moveRepositoryJob = defineJobKind({
   name: 'project.repository.move',
   payload: ProjectStorage,
-  maxAttempts: 3,
   async run(ctx, { projectId, storage }, job) {
-    const project = await ctx.db.selectFrom('projects').select(['id', 'repository_storage']).where('id', '=', projectId).executeTakeFirst();
-    if (!project) return;
-    const from = project.repository_storage;
-    if (from !== storage) {
-      const target = storageDir(ctx, storage);
-      // What an attempt cut short left at the target belongs to this move.
-      await deleteRepository(repositoryPath(target, projectId));
-      const source = storageDirectory(ctx.config.repositoryStorages, from);
-      if (source !== null) await copyRepository(projectId, source, target);
-    }
     await withTransaction(ctx, async (tx) => {
-      await tx.db.updateTable('projects').set({ repository_storage: storage, repository_read_only: false }).where('id', '=', projectId).execute();
-      if (from !== storage) await enqueue(tx.db, removeRepositoryJob, { projectId, storage: from });
+      const project = await tx.db.selectFrom('projects').select(['id', 'repository_storage']).where('id', '=', projectId).executeTakeFirst();
+      if (project) {
+        const now = ctx.now().toISOString();
+        const move = await tx.db
+          .insertInto('project_repository_storage_moves')
+          .values({ project_id: projectId, state: MOVE_STATE.scheduled, source_storage_name: project.repository_storage, destination_storage_name: storage, error_message: null, created_at: now, updated_at: now })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await enqueue(tx.db, projectStorageMoveDeclaration, { moveId: move.id });
+      }
       await job.complete(tx.db);
     });
   },
@@ -55,15 +73,3 @@ export const moveRepositoryJob = defineJobKind({
     await ctx.db.updateTable('projects').set({ repository_read_only: false }).where('id', '=', projectId).execute();
   },
 });
-
-/**
- * Marks the repository read-only and enqueues its move, in the caller's transaction; false when
- * it is read-only already (another move, or a write that holds it).
- */
-export async function requestStorageMove(ctx: ServiceContext, projectId: number, storage: string): Promise<boolean> {
-  const { db } = ctx;
-  const taken = await db.updateTable('projects').set({ repository_read_only: true }).where('id', '=', projectId).where('repository_read_only', '=', false).executeTakeFirst();
-  if (Number(taken.numUpdatedRows) === 0) return false;
-  await enqueue(db, moveRepositoryJob, { projectId, storage });
-  return true;
-}

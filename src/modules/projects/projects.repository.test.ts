@@ -231,7 +231,9 @@ describe('changes', () => {
     // As on the platform, the move is scheduled: until it has run, the project is read-only where it was.
     assert.equal(res.json().repository_storage, 'default');
     assert.equal((await row(project.id)).repository_read_only, true);
-    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.move', true], ['project.repository.remove', true]]);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository_storage_move', true]]);
+    const [move] = (await t.get(`/api/v4/projects/${project.id}/repository_storage_moves`, { token: ROOT_TOKEN })).json();
+    assert.deepEqual([move.state, move.source_storage_name, move.destination_storage_name], ['finished', 'default', 'other']);
     assert.equal((await t.get(`/api/v4/projects/${project.id}`, { token: ROOT_TOKEN })).json().repository_storage, 'other');
     const moved = await row(project.id);
     assert.equal(moved.repository_read_only, false);
@@ -260,7 +262,7 @@ describe('changes', () => {
   test('deleting the project removes its repository (and its job artifacts)', async () => {
     await t.runJobs();
     expectStatus(await t.del(`/api/v4/projects/${project.id}`, { token: alice.token }), 202);
-    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.remove', true], ['storage.files.remove', true]]);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.remove', true], ['storage.files.remove', true], ['storage.files.remove', true]]);
     assert.equal(fs.existsSync(dir), false);
     assert.deepEqual(fs.readdirSync(path.dirname(dir)), []);
   });

@@ -7,7 +7,7 @@ import { groupAbilities, groupSubject } from '../../core/access/abilities.ts';
 import { groupAccessLevel, lockAuthorizationsOf, refreshAuthorizations, usersAboveNamespace } from '../../core/access/authorizations.ts';
 import { ACCESS, VISIBILITY, visibilityName } from '../../core/access/levels.ts';
 import type { LoadedProject } from '../../core/access/loaders.ts';
-import { type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
+import { DomainError, type FieldErrors, errorList, forbidden, invalidFields } from '../../core/errors.ts';
 import type { Config } from '../../config.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB, NamespaceRow, ProjectRow, UserRow } from '../../db/schema.ts';
@@ -47,8 +47,9 @@ import { BLANK, NOT_INCLUDED, TAKEN, addError as add, tooLong } from '../../doma
 import { recordEvent } from '../events/events.service.ts';
 import { refsUpdatedJob } from '../pushes/push.service.ts';
 import { projectArtifactsDir } from '../../storage/artifact-paths.ts';
-import { removeArtifactFilesLater } from '../../storage/deferred-removal.ts';
-import { removeRepositoryJob, requestStorageMove } from './projects.jobs.ts';
+import { removeArtifactFilesLater, removePackageFilesLater } from '../../storage/deferred-removal.ts';
+import { removeRepositoryJob } from './projects.jobs.ts';
+import { scheduleProjectStorageMove } from './project-storage-moves.service.ts';
 import { normalizeTopics } from './projects.finder.ts';
 import type { CreateProjectBody, UpdateProjectBody } from './projects.schemas.ts';
 
@@ -409,7 +410,9 @@ export async function updateProject(ctx: ServiceContext, project: Pick<LoadedPro
       if (topics !== undefined) await replaceTopics(trx, row.id, topics);
       // The platform schedules a storage move: the project answers from its old storage, read-only
       // until the move job has copied the repository.
-      if (moveTo !== null && !(await requestStorageMove(tx, row.id, moveTo))) throw repositoryReadOnly();
+      if (moveTo !== null) await scheduleProjectStorageMove(tx, row.id, moveTo).catch((error: unknown) => {
+        throw error instanceof DomainError && error.status === 400 ? repositoryReadOnly() : error;
+      });
       // Last, so that a refusal from git undoes the row's change.
       const dir = newDefaultBranch !== null ? existingProjectRepository(ctx.config.repositoryStorages, row) : null;
       if (dir !== null) await setDefaultBranch(dir, newDefaultBranch as string);
@@ -477,5 +480,6 @@ export async function deleteProject(ctx: ServiceContext, row: ProjectRow): Promi
     await db.deleteFrom('projects').where('id', '=', row.id).execute();
     await enqueue(db, removeRepositoryJob, { projectId: row.id, storage: row.repository_storage });
     await removeArtifactFilesLater(db, [projectArtifactsDir(row.id)]);
+    await removePackageFilesLater(db, [projectArtifactsDir(row.id)]);
   });
 }

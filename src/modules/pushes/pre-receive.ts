@@ -4,7 +4,7 @@
 // and every ref as "pre-receive hook declined"). Anything unexpected refuses the push too.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PUSH_DIR_ENV, hookRepository, isAncestorInPush, parseRefLines } from '../../git/hooks/hooks.ts';
+import { PUSH_DIR_ENV, hookRepository, isAncestorInPush, parseRefLines, readOnlyMark } from '../../git/hooks/hooks.ts';
 import { type PushRules, RULES_FILE, firstRefusal } from './push-rules.ts';
 
 async function check(): Promise<string | null> {
@@ -13,6 +13,9 @@ async function check(): Promise<string | null> {
   const rules = JSON.parse(fs.readFileSync(path.join(dir, RULES_FILE), 'utf8')) as PushRules;
   const updates = parseRefLines(fs.readFileSync(0, 'utf8'));
   const gitDir = hookRepository();
+  // A storage move that began after these rules were written.
+  const readOnly = readOnlyMark(gitDir);
+  if (readOnly !== null) return readOnly;
   return firstRefusal(rules, updates, async (before, after) => !(await isAncestorInPush(gitDir, before, after)));
 }
 
