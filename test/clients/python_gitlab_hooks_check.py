@@ -7,19 +7,12 @@ import sys
 
 import gitlab
 
+from checks import refused
+
 url, root_token = sys.argv[1], sys.argv[2]
 gl = gitlab.Gitlab(url, private_token=root_token)
 gl.auth()
 
-
-def refused(call, status, message):
-    try:
-        call()
-    except gitlab.exceptions.GitlabError as e:
-        assert e.response_code == status, (e.response_code, e.error_message)
-        assert e.error_message == message, e.error_message
-        return
-    raise AssertionError("the call succeeded")
 
 
 project = gl.projects.create({"name": "hooked"})

@@ -11,6 +11,8 @@ from urllib.parse import urlparse
 
 import gitlab
 
+from checks import refused
+
 url, root_token = sys.argv[1], sys.argv[2]
 mine, theirs, deploy = sys.argv[3:6]
 host = urlparse(url).hostname
@@ -28,15 +30,6 @@ def fingerprints(key):
     md5 = ":".join(f"{b:02x}" for b in hashlib.md5(wire).digest())
     return sha256, md5
 
-
-def refused(call, status, message):
-    try:
-        call()
-    except gitlab.exceptions.GitlabError as e:
-        assert e.response_code == status, (e.response_code, e.error_message)
-        assert e.error_message == message, e.error_message
-        return
-    raise AssertionError("the call succeeded")
 
 
 # The caller's own keys: the comment gives way to the owner's name and the host.
