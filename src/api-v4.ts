@@ -41,6 +41,7 @@ import { groupRoutes } from './modules/groups/groups.routes.ts';
 import { hookRoutes } from './modules/hooks/hooks.routes.ts';
 import { invitationRoutes } from './modules/invitations/invitations.routes.ts';
 import { labelRoutes } from './modules/labels/labels.routes.ts';
+import { markdownRoutes } from './modules/markdown/markdown.routes.ts';
 import { memberRoutes } from './modules/members/members.routes.ts';
 import { metadataRoutes } from './modules/metadata/metadata.routes.ts';
 import { milestoneRoutes } from './modules/milestones/milestones.routes.ts';
@@ -104,6 +105,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(hookRoutes);
   await api.register(invitationRoutes);
   await api.register(labelRoutes);
+  await api.register(markdownRoutes);
   await api.register(memberRoutes);
   await api.register(metadataRoutes);
   await api.register(milestoneRoutes);
