@@ -100,8 +100,8 @@ export function operationIdOf(method: string, url: string): string {
 function tagOf(url: string): string {
   if (url.startsWith(`${API_PREFIX}/`)) return url.split('/')[3];
   if (url.startsWith('/oauth/')) return 'oauth';
-  // An invitation's link is a page for people, under /-/ as on the platform.
-  return url.startsWith('/-/') && !url.startsWith('/-/invites/') ? 'instance' : 'web';
+  // An invitation's link and the terms of service are pages for people, under /-/ as on the platform.
+  return url.startsWith('/-/') && !url.startsWith('/-/invites/') && !url.startsWith('/-/users/terms') ? 'instance' : 'web';
 }
 
 /** required: any scheme; optional: any scheme or none ({}); none: no authentication at all. */

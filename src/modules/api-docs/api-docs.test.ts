@@ -161,7 +161,10 @@ describe('GET /-/openapi.json', () => {
     assert.equal(operationIdOf('PUT', '/api/v4/users/:id(^\\d+$)/custom_attributes/:key'), 'putUsersByIdCustomAttributesByKey');
     for (const { url, op } of operations) {
       if (url.startsWith('/api/v4/')) assert.deepEqual(op.tags, [url.split('/')[3]], url);
-      else assert.deepEqual(op.tags, [url.startsWith('/oauth/') ? 'oauth' : url.startsWith('/-/') && !url.startsWith('/-/invites/') ? 'instance' : 'web'], url);
+      else {
+        const page = url.startsWith('/-/invites/') || url.startsWith('/-/users/terms');
+        assert.deepEqual(op.tags, [url.startsWith('/oauth/') ? 'oauth' : url.startsWith('/-/') && !page ? 'instance' : 'web'], url);
+      }
     }
   });
 
