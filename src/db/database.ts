@@ -19,7 +19,7 @@ export interface Database {
    * commit, to every node), over a connection of its own; resolves to its stop. SQLite has no
    * notifications across processes: null.
    */
-  listen(channel: string, onNotify: () => void): Promise<(() => Promise<void>) | null>;
+  listen(channel: string, onNotify: (payload: string) => void): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;
 }
 
@@ -75,13 +75,13 @@ function openPostgres(url: string, schema: string | undefined, max: number): Dat
   });
   // The log option times every query for the metrics (core/metrics.ts).
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: queryLogger('postgres') });
-  const listen = async (channel: string, onNotify: () => void) => {
+  const listen = async (channel: string, onNotify: (payload: string) => void) => {
     const client = new pg.Client({ connectionString: url });
     // A lost connection only delays wake-ups: workers poll as well.
     client.on('error', () => {});
     await client.connect();
     client.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) onNotify(message.payload ?? '');
     });
     await client.query(`listen ${pg.Client.prototype.escapeIdentifier(channel)}`);
     return () => client.end();

@@ -380,7 +380,8 @@ export async function updateApplicationSettings(db: Kysely<DB>, changes: Partial
   cache.delete(db);
   // Other nodes forget their copy when the notification arrives (listenForSettingsChanges), well
   // before their next timed check; on SQLite the timed check alone serves.
-  if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`select pg_notify(${SETTINGS_CHANNEL}, '')`.execute(db);
+  // The notification names the schema: instances in other schemas of the database ignore it.
+  if (db.getExecutor().adapter instanceof PostgresAdapter) await sql`select pg_notify(${SETTINGS_CHANNEL}, current_schema())`.execute(db);
   return applicationSettings(db);
 }
 
@@ -393,7 +394,11 @@ export const SETTINGS_CHANNEL = 'quarry_application_settings';
  */
 export async function listenForSettingsChanges(
   db: Kysely<DB>,
-  listen: (channel: string, onNotify: () => void) => Promise<(() => Promise<void>) | null>,
+  listen: (channel: string, onNotify: (payload: string) => void) => Promise<(() => Promise<void>) | null>,
 ): Promise<(() => Promise<void>) | null> {
-  return listen(SETTINGS_CHANNEL, () => forgetApplicationSettings(db)).catch(() => null);
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return null;
+  const { schema } = (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0];
+  return listen(SETTINGS_CHANNEL, (payload) => {
+    if (payload === schema) forgetApplicationSettings(db);
+  }).catch(() => null);
 }
