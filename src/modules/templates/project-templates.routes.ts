@@ -19,7 +19,7 @@ import {
   findTemplate,
   findTemplateNames,
 } from './templates.finder.ts';
-import { licensePlaceholders, presentLicense, presentTemplate, presentTemplateName } from './templates.presenter.ts';
+import { licensePlaceholders, presentLicense, presentTemplate, presentTemplateName, presentTemplatesListItem } from './templates.presenter.ts';
 import { LicenseEntity, PageQuery, ProjectTemplateParams, ProjectTemplateQuery, ProjectTypeParams, TemplateEntity, TemplatesListEntity } from './templates.schemas.ts';
 
 const OPTIONAL = { auth: 'optional' } as const;
@@ -41,10 +41,9 @@ export const projectTemplateRoutes: FastifyPluginAsyncTypebox = async (api) => {
     { schema: { params: ProjectTypeParams, querystring: PageQuery, response: { 200: Type.Array(TemplatesListEntity) } }, config: OPTIONAL, preHandler: read },
     async (req, reply) => {
       const { type } = req.params;
-      let names: readonly string[];
-      if (type === 'issues' || type === 'merge_requests') names = await findDescriptionTemplateNames(await defaultBranchOf(req), type);
-      else if (type === 'licenses') names = findProjectLicenseNames();
-      else names = findTemplateNames(type);
+      // Licenses are listed by key and name; the other kinds are keyed by their names.
+      if (type === 'licenses') return paginateList(req, reply, findProjectLicenseNames()).map(presentTemplatesListItem);
+      const names = type === 'issues' || type === 'merge_requests' ? await findDescriptionTemplateNames(await defaultBranchOf(req), type) : findTemplateNames(type);
       return paginateList(req, reply, names).map(presentTemplateName);
     },
   );

@@ -22,17 +22,17 @@ export function findLicense(key: string): VendoredLicense | null {
 }
 
 /**
- * The keys of the licenses a project lists: grouped as the platform groups them, popular or not,
- * the groups in the order their first license comes by name.
+ * The licenses a project lists, keys and names: grouped as the platform groups them, popular or
+ * not, the groups in the order their first license comes by name.
  */
-export function findProjectLicenseNames(): string[] {
-  const groups = new Map<boolean, string[]>();
+export function findProjectLicenseNames(): { key: string; name: string }[] {
+  const groups = new Map<boolean, VendoredLicense[]>();
   for (const license of vendoredLicenses()) {
     const group = groups.get(license.featured) ?? [];
     groups.set(license.featured, group);
-    group.push(license.key);
+    group.push(license);
   }
-  return [...groups.values()].flat();
+  return [...groups.values()].flat().map(({ key, name }) => ({ key, name }));
 }
 
 export function findTemplateNames(type: GlobalTemplateType): readonly string[] {

@@ -56,6 +56,10 @@ export function presentTemplateName(name: string): TemplatesListItem {
   return { key: name, name };
 }
 
+export function presentTemplatesListItem(item: { key: string; name: string }): TemplatesListItem {
+  return { key: item.key, name: item.name };
+}
+
 export function presentTemplate(template: { name: string; content: string }): Template {
   return { name: template.name, content: template.content };
 }
