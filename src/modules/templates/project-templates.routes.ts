@@ -19,6 +19,7 @@ import {
   findTemplate,
   findTemplateNames,
 } from './templates.finder.ts';
+import { PROJECT_TEMPLATE_NAME, rawName } from './route-requirements.ts';
 import { licensePlaceholders, presentLicense, presentTemplate, presentTemplateName, presentTemplatesListItem } from './templates.presenter.ts';
 import { LicenseEntity, PageQuery, ProjectTemplateParams, ProjectTemplateQuery, ProjectTypeParams, TemplateEntity, TemplatesListEntity } from './templates.schemas.ts';
 
@@ -53,6 +54,7 @@ export const projectTemplateRoutes: FastifyPluginAsyncTypebox = async (api) => {
     {
       schema: { params: ProjectTemplateParams, querystring: ProjectTemplateQuery, response: { 200: Type.Union([LicenseEntity, TemplateEntity]) } },
       config: OPTIONAL,
+      preValidation: rawName(PROJECT_TEMPLATE_NAME),
       preHandler: read,
     },
     async (req) => {

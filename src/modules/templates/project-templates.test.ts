@@ -79,6 +79,10 @@ describe('issue and merge request templates from the repository', () => {
     for (const path of ['issues/Nope', 'issues/notes', 'issues/Elsewhere', 'merge_requests/Bug', 'issues/..%2F..%2FREADME', 'issues/nested%2F..%2FBug', 'issues/%2FBug']) {
       expectError(await get(path), 404, { message: '404 Template Not Found' });
     }
+    // Names are word characters, dots, dashes, pluses and percent-encodings as written in the
+    // path: others do not route, whatever the kind or the project.
+    expectError(await get('issues/Bug(old)'), 404, { error: '404 Not Found' });
+    expectError(await t.get('/api/v4/projects/999999/templates/nope/a~b'), 404, { error: '404 Not Found' });
     // A project without a repository has none.
     const empty = await t.get(`/api/v4/projects/${emptyId}/templates/issues`, { token: owner.token });
     expectStatus(empty, 200);
@@ -126,6 +130,12 @@ describe("Quarry's own templates through a project", () => {
       assert.deepEqual(one.json(), (await t.get(`/api/v4/templates/${type}/${name}`)).json());
       expectError(await get(`${type}/Nope`), 404, { message: '404 Template Not Found' });
     }
+    // Encoded names reach what the instance routes cannot: C++, and the global gitignores and
+    // the CI templates in folders by their paths.
+    assert.equal((await get('gitignores/C%2B%2B')).json().name, 'C++');
+    assert.deepEqual((await get('gitignores/Global%2FVim')).json(), (await get('gitignores/Vim')).json());
+    assert.equal((await get('gitlab_ci_ymls/Workflows%2FBranch-Pipelines')).json().name, 'Branch-Pipelines');
+    expectError(await get('gitlab_ci_ymls/..%2Fconfig%2Fcompile'), 404, { message: '404 Template Not Found' });
   });
 
   test('an unknown kind is refused before the project is looked up', async () => {

@@ -37,7 +37,12 @@ test('LicenseTemplates, GitignoreTemplates, GitLabCIYMLTemplates, DockerfileTemp
   const gitignores = await api.GitignoreTemplates.all({ perPage: 100, maxPages: 3 });
   expectEntities(gitignores, TemplatesListEntity);
   assert.ok(gitignores.length > 150);
-  const cpp = await api.GitignoreTemplates.show('C++');
+  const go = await api.GitignoreTemplates.show('Go');
+  expectEntity(go, TemplateEntity);
+  assert.equal(go.name, 'Go');
+  // The instance route takes no encoded names (C++ is C%2B%2B); a project's does.
+  assert.deepEqual(await failureOf(api.GitignoreTemplates.show('C++')), { status: 404, body: '404 Not Found' });
+  const cpp = await api.ProjectTemplates.show(projectId, 'gitignores', 'C++');
   expectEntity(cpp, TemplateEntity);
   assert.equal(cpp.name, 'C++');
 
