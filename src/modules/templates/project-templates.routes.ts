@@ -18,6 +18,7 @@ import {
   findProjectLicenseNames,
   findTemplate,
   findTemplateNames,
+  isDescriptionTemplateType,
 } from './templates.finder.ts';
 import { PROJECT_TEMPLATE_NAME, rawName } from './route-requirements.ts';
 import { licensePlaceholders, presentLicense, presentTemplate, presentTemplateName, presentTemplatesListItem } from './templates.presenter.ts';
@@ -44,7 +45,7 @@ export const projectTemplateRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const { type } = req.params;
       // Licenses are listed by key and name; the other kinds are keyed by their names.
       if (type === 'licenses') return paginateList(req, reply, findProjectLicenseNames()).map(presentTemplatesListItem);
-      const names = type === 'issues' || type === 'merge_requests' ? await findDescriptionTemplateNames(await defaultBranchOf(req), type) : findTemplateNames(type);
+      const names = isDescriptionTemplateType(type) ? await findDescriptionTemplateNames(await defaultBranchOf(req), type) : findTemplateNames(type);
       return paginateList(req, reply, names).map(presentTemplateName);
     },
   );
@@ -64,7 +65,7 @@ export const projectTemplateRoutes: FastifyPluginAsyncTypebox = async (api) => {
         if (license === null) throw notFound('Template');
         return presentLicense(license, licensePlaceholders(req.query, req.actor?.user.name, now()));
       }
-      const template = type === 'issues' || type === 'merge_requests' ? await findDescriptionTemplate(await defaultBranchOf(req), type, name) : findTemplate(type, name);
+      const template = isDescriptionTemplateType(type) ? await findDescriptionTemplate(await defaultBranchOf(req), type, name) : findTemplate(type, name);
       if (template === null) throw notFound('Template');
       return presentTemplate(template);
     },

@@ -46,6 +46,7 @@ export function findTemplate(type: GlobalTemplateType, key: string): VendoredTem
 /** Where a project keeps its description templates, and their extension. */
 export const DESCRIPTION_TEMPLATE_DIRS = { issues: '.gitlab/issue_templates', merge_requests: '.gitlab/merge_request_templates' } as const;
 export type DescriptionTemplateType = keyof typeof DESCRIPTION_TEMPLATE_DIRS;
+export const isDescriptionTemplateType = (type: string): type is DescriptionTemplateType => Object.hasOwn(DESCRIPTION_TEMPLATE_DIRS, type);
 const MARKDOWN = '.md';
 
 /** The repository's commit the templates are read at; null for an empty repository. */

@@ -45,7 +45,7 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (api) => {
       `/templates/${type}/:name`,
       { schema: { params: NameParams, response: { 200: TemplateEntity } }, config: OPTIONAL, preValidation: instanceName },
       async (req) => {
-          const template = findTemplate(type, req.params.name);
+        const template = findTemplate(type, req.params.name);
         if (template === null) throw notFound(SINGULAR[type]);
         return presentTemplate(template);
       },
