@@ -61,6 +61,8 @@ import { releaseLinkRoutes } from './modules/releases/release-links.routes.ts';
 import { vulnerabilityRoutes } from './modules/security/vulnerabilities.routes.ts';
 import { managedLicenseRoutes } from './modules/managed-licenses/managed-licenses.routes.ts';
 import { tagRoutes } from './modules/tags/tags.routes.ts';
+import { projectTemplateRoutes } from './modules/templates/project-templates.routes.ts';
+import { templateRoutes } from './modules/templates/templates.routes.ts';
 import { todoListRoutes } from './modules/todo-list/todo-list.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registrationApiRoutes } from './modules/registrations/registrations.routes.ts';
@@ -125,6 +127,8 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(releaseRoutes);
   await api.register(releaseLinkRoutes);
   await api.register(tagRoutes);
+  await api.register(templateRoutes);
+  await api.register(projectTemplateRoutes);
   await api.register(todoListRoutes);
   await api.register(userRoutes);
   await api.register(vulnerabilityRoutes);

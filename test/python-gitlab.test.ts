@@ -64,6 +64,12 @@ test('python-gitlab: project and group deploy tokens, and a clone with one', { s
   assert.equal(run.stdout.trim(), 'ok');
 });
 
+test('python-gitlab: license, gitignore, CI and Dockerfile templates, and a project\'s description templates', { skip }, async () => {
+  const run = await runScript('python_gitlab_templates_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
+
 test('python-gitlab: issues, comments, labels', { skip }, async () => {
   const run = await runScript('python_gitlab_issues_check.py');
   assert.equal(run.status, 0, run.stderr);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileConfig } from './compile.ts';
+import { listTemplates } from './templates.ts';
 import { compile, errorOf, fakeResolver } from './test-support.ts';
 import type { IncludeRef } from './types.ts';
 
@@ -88,8 +89,10 @@ j: {script: x}
 });
 
 test('shipped templates compile', async () => {
-  for (const name of ['Bash', 'Nodejs', 'Python', 'Docker', 'Workflows/Branch-Pipelines', 'Workflows/MergeRequest-Pipelines']) {
-    const config = await compile(`include: {template: ${name}.gitlab-ci.yml}\nextra: {script: x}`);
+  const listed = listTemplates();
+  assert.ok(listed.includes('Bash.gitlab-ci.yml'), listed.join(', '));
+  for (const name of [...listed, 'Workflows/Branch-Pipelines.gitlab-ci.yml', 'Workflows/MergeRequest-Pipelines.gitlab-ci.yml']) {
+    const config = await compile(`include: {template: ${name}}\nextra: {script: x}`);
     assert.ok(config.jobs.length >= 1, name);
   }
   const bash = await compile('include: {template: Bash.gitlab-ci.yml}\nextra: {script: x}');

@@ -6,6 +6,6 @@ export { expandVariables } from './variables.ts';
 export { parseDuration } from './duration.ts';
 export { CiConfigError, includeMessages } from './errors.ts';
 export { DEFAULT_LIMITS } from './limits.ts';
-export { readTemplate } from './templates.ts';
+export { TEMPLATE_EXTENSION, listTemplates, readTemplate } from './templates.ts';
 export { DEPLOYMENT_TIERS } from './entries/trigger.ts';
 export type * from './types.ts';
