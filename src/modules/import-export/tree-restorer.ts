@@ -134,6 +134,15 @@ export async function restoreProjectTree(ctx: BaseContext, target: RestoreTarget
   }
   const mapped = (v: unknown): number => userMap.get(int(v) ?? -1) ?? importerId;
   const mappedOrNull = (v: unknown): number | null => (int(v) === null ? null : mapped(v));
+  /** What issues and merge requests share: the lock, who edited them last and when, their times. */
+  const editFields = (record: JsonObject, createdAt: string) => ({
+    discussion_locked: record.discussion_locked === null || record.discussion_locked === undefined ? null : boolish(record.discussion_locked),
+    updated_by_id: mappedOrNull(record.updated_by_id),
+    last_edited_at: timeOrNull(record.last_edited_at),
+    last_edited_by_id: mappedOrNull(record.last_edited_by_id),
+    created_at: createdAt,
+    updated_at: time(record.updated_at, createdAt),
+  });
   const isMapped = (v: unknown) => userMap.has(int(v) ?? -1);
 
   // ---- Labels and milestones, found again by title for the records that name them ---------------
@@ -309,18 +318,13 @@ export async function restoreProjectTree(ctx: BaseContext, target: RestoreTarget
         state,
         issue_type: issueType,
         confidential: boolish(record.confidential),
-        discussion_locked: record.discussion_locked === null || record.discussion_locked === undefined ? null : boolish(record.discussion_locked),
         due_date: dateOrNull(record.due_date),
         weight: int(record.weight),
         milestone_id: await milestoneOf(record),
         time_estimate: int(record.time_estimate) ?? 0,
         closed_at: state === 'closed' ? time(record.closed_at, createdAt) : null,
         closed_by_id: state === 'closed' ? mappedOrNull(record.closed_by_id) : null,
-        updated_by_id: mappedOrNull(record.updated_by_id),
-        last_edited_at: timeOrNull(record.last_edited_at),
-        last_edited_by_id: mappedOrNull(record.last_edited_by_id),
-        created_at: createdAt,
-        updated_at: time(record.updated_at, createdAt),
+        ...editFields(record, createdAt),
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -430,12 +434,7 @@ export async function restoreProjectTree(ctx: BaseContext, target: RestoreTarget
         base_sha: sha(diff.base_commit_sha),
         start_sha: sha(diff.start_commit_sha) ?? sha(record.target_branch_sha),
         head_sha: head,
-        discussion_locked: record.discussion_locked === null || record.discussion_locked === undefined ? null : boolish(record.discussion_locked),
-        updated_by_id: mappedOrNull(record.updated_by_id),
-        last_edited_at: timeOrNull(record.last_edited_at),
-        last_edited_by_id: mappedOrNull(record.last_edited_by_id),
-        created_at: createdAt,
-        updated_at: time(record.updated_at, createdAt),
+        ...editFields(record, createdAt),
       })
       .returning('id')
       .executeTakeFirstOrThrow();
