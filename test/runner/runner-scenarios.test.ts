@@ -124,8 +124,9 @@ long:
   const canceledAt = Date.now();
   expectStatus(await t.post(`/api/v4/projects/${projectId}/jobs/${id}/cancel`, { token: owner.token }), 201);
   await until('the job process to end', async () => (alive(pid) ? undefined : true), 10_000);
-  // The runner learns of it at its next call (3 seconds at most), then ends the group at once.
-  assert.ok(Date.now() - canceledAt < 5000, `ended after ${Date.now() - canceledAt} ms`);
+  // The runner learns of it at its next log call (3 seconds apart), then ends the group at once;
+  // the margin is for a loaded machine, the point is seconds rather than the two minutes of the sleep.
+  assert.ok(Date.now() - canceledAt < 8000, `ended after ${Date.now() - canceledAt} ms`);
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(fs.existsSync(path.join(marks, 'after-script-ran')), false);
   assert.equal((await job(id)).status, 'canceled');
