@@ -13,14 +13,17 @@ export const ManagedLicenseEntity = Entity({ id: Type.Integer(), name: Type.Stri
 export type ManagedLicense = Static<typeof ManagedLicenseEntity>;
 
 /** A license a pipeline's report found, with the project's policy for it (`unclassified` without one). */
-export const ReportedLicenseEntity = Entity({
+const reportedLicenseFields = {
   name: Type.String(),
   url: Nullable(Type.String()),
-  spdx_identifier: Nullable(Type.String()),
   classification: Entity({ id: Nullable(Type.Integer()), name: Type.String(), approval_status: Literals([...APPROVAL_STATUSES, 'unclassified'] as const) }),
   dependencies: Type.Array(Entity({ name: Type.String() })),
   count: Type.Integer(),
-});
+};
+/** A license of a pipeline's report as the platform's licenses.json lists it. */
+export const PipelineLicenseEntity = Entity(reportedLicenseFields);
+/** The same in Quarry's REST summary, which also names the SPDX identifier. */
+export const ReportedLicenseEntity = Entity({ ...reportedLicenseFields, spdx_identifier: Nullable(Type.String()) });
 export type ReportedLicense = Static<typeof ReportedLicenseEntity>;
 
 /** Quarry's summary of a pipeline's licenses: `failed` when a blacklisted license is used. */

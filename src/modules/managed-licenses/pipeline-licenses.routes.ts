@@ -1,6 +1,8 @@
 // The licenses a pipeline's license scanning report found, classified by the project's policy,
 // where the platform's web interface serves them: <full path>/-/pipelines/:id/licenses.json. A
 // project the caller may not read, a pipeline it does not have, or one without a report: 404.
+// Its entries carry the fields the platform's licenses.json has: name, url, classification,
+// dependencies and count (the SPDX identifier is Quarry's REST summary's own).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { accessToProject, findProjectByFullPath } from '../../core/access/loaders.ts';
@@ -9,7 +11,7 @@ import { fieldsOf } from '../../core/params.ts';
 import { MAX_ANCESTORS } from '../groups/groups.validation.ts';
 import { pipelineLicenses } from './license-compliance.ts';
 import { findProjectPipeline } from './managed-licenses.finder.ts';
-import { ReportedLicenseEntity } from './managed-licenses.schemas.ts';
+import { PipelineLicenseEntity } from './managed-licenses.schemas.ts';
 
 /** Groups nest up to MAX_ANCESTORS + 1 deep, and the project comes last. */
 const MAX_SEGMENTS = MAX_ANCESTORS + 2;
@@ -20,7 +22,7 @@ export const pipelineLicenseRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const base = Array.from({ length: depth }, (_, i) => `/:s${i}`).join('');
     app.get(
       `${base}/-/pipelines/:pipeline_id/licenses.json`,
-      { schema: { response: { 200: Type.Array(ReportedLicenseEntity) } }, config: { auth: 'optional' } },
+      { schema: { response: { 200: Type.Array(PipelineLicenseEntity) } }, config: { auth: 'optional' } },
       async (req) => {
         const params = fieldsOf(req.params);
         const fullPath = Array.from({ length: depth }, (_, i) => String(params[`s${i}`])).join('/');
@@ -33,7 +35,7 @@ export const pipelineLicenseRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!pipeline) throw notFound();
         const result = await pipelineLicenses(db, config, found.row.id, pipeline.id);
         if (!result.found) throw notFound();
-        return result.licenses;
+        return result.licenses.map(({ spdx_identifier: _, ...license }) => license);
       },
     );
   }

@@ -13,7 +13,7 @@ import { type TestApp, type TestUser, ROOT_TOKEN } from '../../../test/harness.t
 import { listeningTestApp } from '../../../test/listening.ts';
 import { expectEntities, expectEntity, expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
-import { ReportedLicenseEntity, LicenseComplianceEntity, ManagedLicenseEntity } from '../managed-licenses/managed-licenses.schemas.ts';
+import { PipelineLicenseEntity, LicenseComplianceEntity, ManagedLicenseEntity } from '../managed-licenses/managed-licenses.schemas.ts';
 import { DependencyEntity, VulnerabilityDetailEntity, VulnerabilityEntity } from './vulnerabilities.schemas.ts';
 
 let t: TestApp;
@@ -378,7 +378,7 @@ describe('licenses under the project policy', () => {
   test('licenses.json where the platform serves it; 404 without a report or for a stranger', async () => {
     const res = await t.get(`/${fullPath}/-/pipelines/${pipelineId}/licenses.json`, { token: owner.token });
     expectStatus(res, 200);
-    expectEntities(res.json(), ReportedLicenseEntity);
+    expectEntities(res.json(), PipelineLicenseEntity);
     assert.deepEqual(res.json().map((l: any) => [l.name, l.classification.approval_status]), [
       ['BSD 3-Clause', 'unclassified'],
       ['GNU General Public License v3.0', 'blacklisted'],
