@@ -16,6 +16,7 @@ import { createEvidenceJob } from '../modules/releases/releases.jobs.ts';
 import { deployPagesJob, verifyPagesDomainJob } from '../modules/pages/pages.jobs.ts';
 import { ingestSecurityReportsJob } from '../modules/security/security.jobs.ts';
 import { sendConfirmationJob } from '../modules/users/users.jobs.ts';
+import { sendApprovalJob, sendRejectionJob } from '../modules/registrations/registrations.jobs.ts';
 import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import type { JobKind } from './queue.ts';
 
@@ -41,6 +42,8 @@ export const backgroundJobKinds: readonly JobKind[] = [
   autoMergeJob,
   sendInvitationJob,
   sendConfirmationJob,
+  sendApprovalJob,
+  sendRejectionJob,
   pipelineTodosJob,
   deployPagesJob,
   verifyPagesDomainJob,

@@ -15,7 +15,7 @@ import { fullMessage } from '../../domain/validation.ts';
 import { findInvitationByToken } from '../invitations/invitations.finder.ts';
 import { startSession } from '../sessions/sessions.service.ts';
 import { UserIdParams, USER_ID_ROUTE } from '../users/users.schemas.ts';
-import { approveUser, confirmAndAccept, signUp } from './registrations.service.ts';
+import { approveUser, confirmAndAccept, rejectUser, signUp } from './registrations.service.ts';
 
 const config = { auth: 'none', json: false } as const;
 
@@ -97,7 +97,7 @@ export const registrationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-/** The API side of sign-up: an administrator approves an account waiting for approval. */
+/** The API side of sign-up: an administrator approves or rejects an account waiting for approval. */
 export const registrationApiRoutes: FastifyPluginAsyncTypebox = async (api) => {
   api.post(
     `/users/${USER_ID_ROUTE}/approve`,
@@ -105,6 +105,14 @@ export const registrationApiRoutes: FastifyPluginAsyncTypebox = async (api) => {
     async (req, reply) => {
       await approveUser(serviceContext(req), req.params.id);
       return reply.code(201).send({ message: 'Success' as const });
+    },
+  );
+  api.post(
+    `/users/${USER_ID_ROUTE}/reject`,
+    { schema: { params: UserIdParams, response: { 200: Entity({ message: Type.Literal('Success') }) } }, config: { auth: 'required', scopes: ['read_user'] } },
+    async (req) => {
+      await rejectUser(serviceContext(req), req.params.id);
+      return { message: 'Success' as const };
     },
   );
 };

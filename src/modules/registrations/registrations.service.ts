@@ -7,7 +7,9 @@ import { applicationSettings, signUpDomainError } from '../../domain/settings/ap
 import { findInvitationByToken } from '../invitations/invitations.finder.ts';
 import { findUserById } from '../users/users.finder.ts';
 import { acceptPendingInvitations } from '../invitations/invitations.service.ts';
-import { confirmEmail, createUser } from '../users/users.service.ts';
+import { confirmEmail, createUser, deleteUser } from '../users/users.service.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { SEND_APPROVAL, SEND_REJECTION } from './approval-mail.ts';
 
 export interface SignUpInput {
   name: string;
@@ -61,8 +63,8 @@ export async function confirmAndAccept(ctx: ServiceContext, token: string): Prom
 
 /**
  * POST /users/:id/approve: an administrator lets in an account that signed up while approval was
- * required; its invitations are accepted as on a sign-up without approval. The platform answers
- * the outcome as a message, 201 "Success" included.
+ * required; its invitations are accepted as on a sign-up without approval, and the user is told by
+ * mail. The platform answers the outcome as a message, 201 "Success" included.
  */
 export async function approveUser(ctx: ServiceContext, id: number): Promise<void> {
   const user = await findUserById(ctx.db, id);
@@ -79,5 +81,22 @@ export async function approveUser(ctx: ServiceContext, id: number): Promise<void
       .executeTakeFirst();
     if (!approved) throw apiError(409, 'The user you are trying to approve is not pending approval');
     await acceptPendingInvitations(tx, approved);
+    await enqueue(tx.db, SEND_APPROVAL, { userId: id });
+  });
+}
+
+/**
+ * POST /users/:id/reject: an administrator turns down an account waiting for approval. The account
+ * is deleted with nothing handed to the ghost user (it could not write anything), and the address
+ * it signed up with is told by mail.
+ */
+export async function rejectUser(ctx: ServiceContext, id: number): Promise<void> {
+  const user = await findUserById(ctx.db, id);
+  if (!user) throw notFound('User');
+  if (!requireActor(ctx).isAdmin) throw apiError(403, 'You are not allowed to reject a user');
+  if (user.state !== 'blocked_pending_approval') throw apiError(409, 'User does not have a pending request');
+  await withTransaction(ctx, async (tx) => {
+    await deleteUser(tx, id, { hardDelete: true });
+    await enqueue(tx.db, SEND_REJECTION, { name: user.name, email: user.email });
   });
 }
