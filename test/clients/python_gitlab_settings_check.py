@@ -74,7 +74,7 @@ try:
     refused(lambda: gl.settings.update(new_data={"default_branch_protection": 9}), 400, "default_branch_protection does not have a valid value")
     refused(lambda: gl.settings.update(new_data={"minimum_password_length": 4}), 400, {"minimum_password_length": ["must be greater than or equal to 8"]})
 
-    # Sign-ups wait for approval; an administrator approves them.
+    # Sign-ups wait for approval; an administrator approves them ...
     settings.require_admin_approval_after_user_signup = True
     settings.save()
     pending = "pend" + secrets.token_hex(3)
@@ -86,6 +86,14 @@ try:
     waiting.approve()
     assert gl.users.get(waiting.id).state == "active"
     refused(waiting.approve, 409, "The user you are trying to approve is not pending approval")
+    # ... or reject them, which deletes the account.
+    turned_down = "nope" + secrets.token_hex(3)
+    form = dict(form, **{"user[name]": turned_down, "user[username]": turned_down, "user[email]": f"{turned_down}@example.com"})
+    assert requests.post(f"{url}/users/sign_up", data=form, allow_redirects=False).status_code == 200
+    rejected = gl.users.list(username=turned_down)[0]
+    rejected.reject()
+    assert gl.users.list(username=turned_down) == []
+    refused(waiting.reject, 409, "User does not have a pending request")
     # A denied domain cannot sign up.
     denied = dict(form, **{"user[username]": "spam" + secrets.token_hex(3), "user[email]": "someone@mail.spam.test"})
     response = requests.post(f"{url}/users/sign_up", data=denied, allow_redirects=False)
