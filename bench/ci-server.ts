@@ -40,13 +40,20 @@ export interface BenchServer {
   start(): Promise<number>;
   stop(): Promise<void>;
   api(method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; ms: number }>;
-  /** autocannon on one URL, in a process of its own (as root unless given another token). */
-  cannon(urlPath: string, connections?: number, token?: string): Promise<{ rps: number; p50: number; p99: number; non2xx: number }>;
+  /** autocannon on one URL, in a process of its own (as root unless given another token; a GET unless given a request to send). */
+  cannon(urlPath: string, connections?: number, token?: string, request?: CannonRequest): Promise<{ rps: number; p50: number; p99: number; non2xx: number }>;
   /** Commits one file on main through the commits API (a push, as far as CI is concerned). */
   commit(projectId: number, file: string, content: string, create: boolean): Promise<void>;
   latestPipeline(projectId: number): Promise<{ id: number; status: string } | null>;
   /** Stops the server and removes its data directory. */
   close(): Promise<void>;
+}
+
+/** What autocannon sends instead of a GET: every request the same. */
+export interface CannonRequest {
+  method: string;
+  body: string;
+  headers: Record<string, string>;
 }
 
 export function benchServer(env: Record<string, string> = {}): BenchServer {
@@ -92,9 +99,10 @@ export function benchServer(env: Record<string, string> = {}): BenchServer {
       await exited;
     },
     api,
-    cannon(urlPath, connections = 10, token = TOKEN) {
+    cannon(urlPath, connections = 10, token = TOKEN, request) {
+      const sending = request ? ['-m', request.method, '-b', request.body, ...Object.entries(request.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`])] : [];
       return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-c', String(connections), '-d', String(DURATION), '-j', '-H', `PRIVATE-TOKEN: ${token}`, `${base}${urlPath}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+        const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-c', String(connections), '-d', String(DURATION), '-j', '-H', `PRIVATE-TOKEN: ${token}`, ...sending, `${base}${urlPath}`], { stdio: ['ignore', 'pipe', 'ignore'] });
         let out = '';
         child.stdout.on('data', (c) => (out += c));
         child.on('exit', () => {

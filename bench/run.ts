@@ -458,10 +458,10 @@ async function main(): Promise<void> {
       writeResults(RESULTS_FILE, [await benchDialect(dialect)]);
       log(`${dialect}: wrote ${path.relative(process.cwd(), RESULTS_FILE)}`);
     }
-    // The CI hot paths, the built-in runner, the issue lists, merges, to-do lists and git over SSH, on SQLite, each in a process of its own that writes its section.
+    // The CI hot paths, the built-in runner, the issue lists, merges, to-do lists, git over SSH and monitoring intake, on SQLite, each in a process of its own that writes its section.
     if (dialects.includes('sqlite')) {
-      log('ci: pipelines, jobs, runners and logs; the built-in runner; issue lists; merges; to-do lists; git over SSH');
-      for (const script of ['ci.ts', 'runner.ts', 'issues.ts', 'merge.ts', 'todos.ts', 'ssh.ts']) {
+      log('ci: pipelines, jobs, runners and logs; the built-in runner; issue lists; merges; to-do lists; git over SSH; monitoring intake');
+      for (const script of ['ci.ts', 'runner.ts', 'issues.ts', 'merge.ts', 'todos.ts', 'ssh.ts', 'intake.ts']) {
         const child = spawn(process.execPath, [path.join(ROOT, 'bench', script)], { stdio: ['ignore', 'ignore', 'inherit'] });
         children.add(child);
         const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
