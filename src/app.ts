@@ -30,6 +30,7 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { invitePageRoutes } from './modules/invitations/invite-page.routes.ts';
 import { metricsRoutes } from './modules/metrics/metrics.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
+import { authorizeRoutes } from './modules/oauth/authorize.routes.ts';
 import { installPagesSites } from './modules/pages/index.ts';
 import { registrationRoutes } from './modules/registrations/registrations.routes.ts';
 import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
@@ -94,6 +95,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(metricsRoutes);
   await app.register(apiDocsRoutes);
   await app.register(oauthRoutes);
+  await app.register(authorizeRoutes);
   await app.register(sessionRoutes);
   await app.register(registrationRoutes);
   await app.register(invitePageRoutes);

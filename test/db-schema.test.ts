@@ -206,9 +206,17 @@ const COLUMNS = {
     full_path: 'text', full_name: 'text', description: 'text', visibility_level: 'integer', request_access_enabled: 'boolean',
     project_creation_level: 'text', subgroup_creation_level: 'text', created_at: 'text', updated_at: 'text',
   },
+  oauth_access_grants: {
+    id: 'integer', application_id: 'integer', user_id: 'integer', code_digest: 'text', redirect_uri: 'text', scopes: 'text',
+    code_challenge: 'text?', code_challenge_method: 'text?', expires_in: 'integer', revoked_at: 'text?', created_at: 'text',
+  },
   oauth_access_tokens: {
     id: 'integer', user_id: 'integer', token_digest: 'text', refresh_token_digest: 'text?', scopes: 'text', expires_in: 'integer?',
-    revoked_at: 'text?', created_at: 'text',
+    revoked_at: 'text?', created_at: 'text', application_id: 'integer?',
+  },
+  oauth_applications: {
+    id: 'integer', name: 'text', uid: 'text', secret_digest: 'text', redirect_uri: 'text', scopes: 'text', confidential: 'boolean',
+    trusted: 'boolean', created_at: 'text', updated_at: 'text',
   },
   personal_access_tokens: {
     id: 'integer', user_id: 'integer', name: 'text', token_digest: 'text', scopes: 'text', impersonation: 'boolean', revoked: 'boolean',

@@ -92,6 +92,37 @@ export interface OauthAccessTokensTable {
   expires_in: number | null;
   revoked_at: string | null;
   created_at: string;
+  /** The application the token was issued to; null for the password grant without one. */
+  application_id: number | null;
+}
+
+export interface OauthApplicationsTable {
+  id: Generated<number>;
+  name: string;
+  uid: string;
+  secret_digest: string;
+  /** One or more redirect URIs, one per line. */
+  redirect_uri: string;
+  /** Space-separated scope names. */
+  scopes: string;
+  confidential: Generated<boolean>;
+  trusted: Generated<boolean>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OauthAccessGrantsTable {
+  id: Generated<number>;
+  application_id: number;
+  user_id: number;
+  code_digest: string;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string | null;
+  code_challenge_method: string | null;
+  expires_in: number;
+  revoked_at: string | null;
+  created_at: string;
 }
 
 export interface WebSessionsTable {
@@ -1018,6 +1049,8 @@ export interface DB {
   user_custom_attributes: UserCustomAttributesTable;
   personal_access_tokens: PersonalAccessTokensTable;
   oauth_access_tokens: OauthAccessTokensTable;
+  oauth_applications: OauthApplicationsTable;
+  oauth_access_grants: OauthAccessGrantsTable;
   web_sessions: WebSessionsTable;
   ci_pipelines: CiPipelinesTable;
   ci_pipeline_variables: CiPipelineVariablesTable;
@@ -1147,6 +1180,8 @@ export type UserUpdate = Updateable<UsersTable>;
 export type IdentityRow = Selectable<IdentitiesTable>;
 export type PersonalAccessTokenRow = Selectable<PersonalAccessTokensTable>;
 export type OauthAccessTokenRow = Selectable<OauthAccessTokensTable>;
+export type OauthApplicationRow = Selectable<OauthApplicationsTable>;
+export type OauthAccessGrantRow = Selectable<OauthAccessGrantsTable>;
 export type NamespaceRow = Selectable<NamespacesTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type MemberRow = Selectable<MembersTable>;

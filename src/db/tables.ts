@@ -104,6 +104,8 @@ export const DATA_TABLES = [
   'namespaces',
   'web_sessions',
   'oauth_access_tokens',
+  'oauth_access_grants',
+  'oauth_applications',
   'personal_access_tokens',
   'user_custom_attributes',
   'identities',

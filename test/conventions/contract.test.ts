@@ -89,10 +89,11 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms, OAuth authorization and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
+      'DELETE /oauth/authorize',
       'GET /',
       'GET /-/api-docs',
       'GET /-/api-docs/:asset',
@@ -112,6 +113,8 @@ describe('the routes of the application', () => {
       'GET /api/v4/projects/:id/repository/archive',
       'GET /api/v4/projects/:id/repository/archive.:format',
       'GET /api/v4/projects/:id/repository/files/:file_path/raw',
+      'GET /oauth/authorize',
+      'GET /oauth/authorize/native',
       'GET /users/confirmation',
       'GET /users/sign_in',
       'GET /users/sign_up',
@@ -134,6 +137,8 @@ describe('the routes of the application', () => {
       'HEAD /api/v4/projects/:id/repository/archive',
       'HEAD /api/v4/projects/:id/repository/archive.:format',
       'HEAD /api/v4/projects/:id/repository/files/:file_path/raw',
+      'HEAD /oauth/authorize',
+      'HEAD /oauth/authorize/native',
       'HEAD /users/confirmation',
       'HEAD /users/sign_in',
       'HEAD /users/sign_up',
@@ -142,6 +147,7 @@ describe('the routes of the application', () => {
       'POST /admin/session',
       'POST /admin/session/destroy',
       'POST /api/v4/jobs/:id/artifacts',
+      'POST /oauth/authorize',
       'POST /users/sign_in',
       'POST /users/sign_out',
       'POST /users/sign_up',

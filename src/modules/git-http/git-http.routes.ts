@@ -27,7 +27,7 @@ import {
 import { deployTokenReaches, findDeployTokenByCredentials } from '../deploy-tokens/index.ts';
 import { MAX_ANCESTORS } from '../groups/groups.validation.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
-import { authenticatePassword } from '../oauth/oauth.service.ts';
+import { authenticatePassword } from '../users/index.ts';
 import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/index.ts';
 import { checkDeployTokenGitAccess, checkGitAccess } from './git-http.access.ts';
 

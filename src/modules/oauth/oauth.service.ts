@@ -1,9 +1,11 @@
-// OAuth 2 tokens for the password and refresh_token grants. Access tokens live two hours.
+// OAuth 2 tokens for the password and refresh_token grants (authorization-codes.service.ts has the
+// authorization_code grant). Access tokens live two hours.
 import type { Kysely } from 'kysely';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import type { DB, OauthAccessTokenRow, UserRow } from '../../db/schema.ts';
 import { ADMIN_ONLY_SCOPES, OAUTH_ONLY_SCOPES, SCOPES } from '../../core/auth/scopes.ts';
-import { digest, generateToken, spendPasswordCheck, verifyPassword } from '../../core/auth/secrets.ts';
+import { digest, generateToken } from '../../core/auth/secrets.ts';
+import { authenticatePassword } from '../users/index.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import type { OauthToken } from './oauth.schemas.ts';
 
@@ -46,7 +48,8 @@ function parseScope(raw: string | undefined, user: UserRow): string[] {
   return [...new Set(scopes)];
 }
 
-async function issue(db: Kysely<DB>, userId: number, scopes: string[], now: Date): Promise<OauthToken> {
+/** A new access and refresh token pair; `applicationId` names the application it was issued to. */
+export async function issueToken(db: Kysely<DB>, userId: number, scopes: string[], now: Date, applicationId: number | null = null): Promise<OauthToken> {
   const access = generateToken('', 64);
   const refresh = generateToken('', 64);
   const created = now.toISOString();
@@ -60,6 +63,7 @@ async function issue(db: Kysely<DB>, userId: number, scopes: string[], now: Date
       expires_in: ACCESS_TOKEN_LIFETIME,
       revoked_at: null,
       created_at: created,
+      application_id: applicationId,
     })
     .execute();
   return {
@@ -70,28 +74,6 @@ async function issue(db: Kysely<DB>, userId: number, scopes: string[], now: Date
     scope: scopes.join(' '),
     created_at: Math.floor(now.getTime() / 1000),
   };
-}
-
-async function findLogin(db: Kysely<DB>, login: string): Promise<UserRow | undefined> {
-  const lower = login.toLowerCase();
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', lower), eb(eb.fn('lower', ['email']), '=', lower)]))
-    .executeTakeFirst();
-}
-
-/**
- * The user whose login (username or email, any case) and password these are, or undefined. An
- * unknown login costs one password hash too, so that timing does not tell which logins exist.
- */
-export async function authenticatePassword(ctx: ServiceContext, login: string, password: string): Promise<UserRow | undefined> {
-  const user = await findLogin(ctx.db, login);
-  if (!user || user.user_type !== 'human' || user.encrypted_password === null) {
-    await spendPasswordCheck(password, ctx.config.passwordHashCost);
-    return undefined;
-  }
-  return (await verifyPassword(password, user.encrypted_password)) ? user : undefined;
 }
 
 /**
@@ -106,7 +88,7 @@ export async function passwordGrant(ctx: ServiceContext, p: { username?: string;
   const user = await authenticatePassword(ctx, p.username, p.password);
   if (!user) throw new WrongPassword();
   if (user.state !== 'active' || user.two_factor_enabled) throw invalidGrant();
-  return issue(ctx.db, user.id, parseScope(p.scope, user), ctx.now());
+  return issueToken(ctx.db, user.id, parseScope(p.scope, user), ctx.now());
 }
 
 /** Exchanges a refresh token for a new pair; the old access token is revoked. */
@@ -126,7 +108,7 @@ export async function refreshGrant(ctx: ServiceContext, p: { refresh_token?: str
       .executeTakeFirst();
     // Two refreshes racing on one token: only the first gets a new pair.
     if (Number(revoked.numUpdatedRows) === 0) throw invalidGrant();
-    return issue(trx, row.user_id, row.scopes.split(' '), now);
+    return issueToken(trx, row.user_id, row.scopes.split(' '), now, row.application_id);
   });
 }
 
@@ -148,12 +130,23 @@ export function secondsLeft(row: OauthAccessTokenRow, now: Date): number | null 
   return Math.max(0, Math.floor(Date.parse(row.created_at) / 1000) + row.expires_in - Math.floor(now.getTime() / 1000));
 }
 
+/** An access token with the client id of the application it was issued to, if any. */
+type InspectedToken = OauthAccessTokenRow & { application_uid: string | null };
+
 /** An access token with why it may not be used (Doorkeeper checks revocation first). */
 export async function inspectToken(
   ctx: ServiceContext,
   token: string | undefined,
-): Promise<{ row: OauthAccessTokenRow; problem: null } | { row: OauthAccessTokenRow | undefined; problem: 'unknown' | 'revoked' | 'expired' }> {
-  const row = token ? await ctx.db.selectFrom('oauth_access_tokens').selectAll().where('token_digest', '=', digest(token)).executeTakeFirst() : undefined;
+): Promise<{ row: InspectedToken; problem: null } | { row: InspectedToken | undefined; problem: 'unknown' | 'revoked' | 'expired' }> {
+  const row = token
+    ? await ctx.db
+        .selectFrom('oauth_access_tokens')
+        .leftJoin('oauth_applications', 'oauth_applications.id', 'oauth_access_tokens.application_id')
+        .selectAll('oauth_access_tokens')
+        .select('oauth_applications.uid as application_uid')
+        .where('token_digest', '=', digest(token))
+        .executeTakeFirst()
+    : undefined;
   if (!row) return { row, problem: 'unknown' };
   if (row.revoked_at) return { row, problem: 'revoked' };
   if (row.expires_in !== null && Date.parse(row.created_at) + row.expires_in * 1000 <= ctx.now().getTime()) return { row, problem: 'expired' };

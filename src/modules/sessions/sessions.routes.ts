@@ -6,15 +6,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../../core/auth/resolve.ts';
-import { safeEqual } from '../../core/auth/secrets.ts';
 import { serviceContext } from '../../core/context.ts';
 import { escapeHtml, html, localPath, page } from '../../core/html-page.ts';
 import { BANNED_BODY, THROTTLED_BODY, throttledHeaders } from '../../core/rate-limit.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { PRODUCT_VERSION, REPORTED_VERSION } from '../../version.ts';
-import { authenticatePassword } from '../oauth/oauth.service.ts';
+import { authenticatePassword } from '../users/index.ts';
 import { acceptTerms } from '../users/users.service.ts';
-import { endSession, enterAdminMode, findSession, leaveAdminMode, startSession } from './sessions.service.ts';
+import { endSession, enterAdminMode, findPostingSession, findSession, leaveAdminMode, startSession } from './sessions.service.ts';
 
 /** HTML pages and redirects, outside the API and its authentication. */
 const config = { auth: 'none', json: false } as const;
@@ -125,10 +124,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   /** The signed-in session of a web form post that carries the session's CSRF token; undefined otherwise. */
-  async function postingSession(req: FastifyRequest) {
-    const session = await findSession(serviceContext(req), req.cookies[SESSION_COOKIE]);
-    const token = req.rawParams.authenticity_token ?? req.headers['x-csrf-token'];
-    return session && typeof token === 'string' && safeEqual(token, session.csrf_token) ? session : undefined;
+  function postingSession(req: FastifyRequest) {
+    return findPostingSession(serviceContext(req), req.cookies[SESSION_COOKIE], req.rawParams.authenticity_token ?? req.headers['x-csrf-token']);
   }
 
   // Admin mode (the admin_mode setting): an administrator's web session acts as administrator
@@ -178,10 +175,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/users/sign_out', { config }, async (req, reply) => {
     const ctx = serviceContext(req);
-    const session = await findSession(ctx, req.cookies[SESSION_COOKIE]);
-    const token = req.rawParams.authenticity_token ?? req.headers['x-csrf-token'];
     // Without the page's CSRF token another site could sign the user out.
-    if (session && typeof token === 'string' && safeEqual(token, session.csrf_token)) await endSession(ctx, req.cookies[SESSION_COOKIE]);
+    if (await postingSession(req)) await endSession(ctx, req.cookies[SESSION_COOKIE]);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return reply.code(302).header('location', '/users/sign_in').send();
   });

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import type { UserRow } from '../../db/schema.ts';
-import { digest } from '../../core/auth/secrets.ts';
+import { digest, safeEqual } from '../../core/auth/secrets.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 
 /**
@@ -48,6 +48,15 @@ export async function findSession(ctx: ServiceContext, cookie: string | undefine
     .where('web_sessions.session_digest', '=', digest(cookie))
     .where('web_sessions.expires_at', '>', ctx.now().toISOString())
     .executeTakeFirst();
+}
+
+/**
+ * The signed-in session of a web form post that carries the session's CSRF token (as the form's
+ * `authenticity_token` or an X-CSRF-Token header); undefined otherwise.
+ */
+export async function findPostingSession(ctx: ServiceContext, cookie: string | undefined, csrfToken: unknown) {
+  const session = await findSession(ctx, cookie);
+  return session && typeof csrfToken === 'string' && safeEqual(csrfToken, session.csrf_token) ? session : undefined;
 }
 
 export async function endSession(ctx: ServiceContext, cookie: string | undefined): Promise<void> {
