@@ -63,8 +63,8 @@ function get(port: number, target: string, token?: string): Promise<{ status: nu
 }
 
 async function waitReady(port: number, child: ChildProcess): Promise<void> {
-  // Up to 15 s: a busy machine starts two workers slowly.
-  for (let i = 0; i < 600; i++) {
+  // Up to a minute: a busy machine starts two workers slowly (each compiles every module).
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
     if (child.exitCode !== null) throw new Error('server exited early');
     try {
       if ((await get(port, '/-/readiness')).status === 200) return;
