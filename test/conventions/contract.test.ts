@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, package file, snippet raw, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
@@ -112,6 +112,10 @@ describe('the routes of the application', () => {
       'GET /api/v4/projects/:id/repository/archive',
       'GET /api/v4/projects/:id/repository/archive.:format',
       'GET /api/v4/projects/:id/repository/files/:file_path/raw',
+      'GET /api/v4/projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw',
+      'GET /api/v4/projects/:id/snippets/:snippet_id/raw',
+      'GET /api/v4/snippets/:id/files/:ref/:file_path/raw',
+      'GET /api/v4/snippets/:id/raw',
       'GET /users/confirmation',
       'GET /users/sign_in',
       'GET /users/sign_up',
@@ -134,6 +138,10 @@ describe('the routes of the application', () => {
       'HEAD /api/v4/projects/:id/repository/archive',
       'HEAD /api/v4/projects/:id/repository/archive.:format',
       'HEAD /api/v4/projects/:id/repository/files/:file_path/raw',
+      'HEAD /api/v4/projects/:id/snippets/:snippet_id/files/:ref/:file_path/raw',
+      'HEAD /api/v4/projects/:id/snippets/:snippet_id/raw',
+      'HEAD /api/v4/snippets/:id/files/:ref/:file_path/raw',
+      'HEAD /api/v4/snippets/:id/raw',
       'HEAD /users/confirmation',
       'HEAD /users/sign_in',
       'HEAD /users/sign_up',
