@@ -35,6 +35,7 @@ import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
 import { deployTokenRoutes } from './modules/deploy-tokens/deploy-tokens.routes.ts';
 import { applicationRoutes } from './modules/applications/applications.routes.ts';
+import { snippetRoutes } from './modules/snippets/snippets.routes.ts';
 import { errorTrackingCollectorRoutes } from './modules/error-tracking/error-tracking-collector.routes.ts';
 import { errorTrackingRoutes } from './modules/error-tracking/error-tracking.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -94,6 +95,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(deployKeyRoutes);
   await api.register(deployTokenRoutes);
   await api.register(applicationRoutes);
+  await api.register(snippetRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);
   await api.register(testReportRoutes);

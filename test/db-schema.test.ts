@@ -148,6 +148,10 @@ const COLUMNS = {
     read_repository: 'boolean', read_registry: 'boolean', write_registry: 'boolean', read_package_registry: 'boolean', write_package_registry: 'boolean',
     revoked: 'boolean', expires_at: 'text?', created_at: 'text',
   },
+  snippets: {
+    id: 'integer', title: 'text', description: 'text?', author_id: 'integer', project_id: 'integer?', visibility_level: 'integer', file_name: 'text?',
+    repository_storage: 'text', repository_read_only: 'boolean', user_agent: 'text?', ip_address: 'text?', created_at: 'text', updated_at: 'text',
+  },
   todos: {
     id: 'integer', user_id: 'integer', project_id: 'integer', target_type: 'text', target_id: 'integer', author_id: 'integer', action: 'text',
     note_id: 'integer?', state: 'text', resolved_by_action: 'text?', created_at: 'text', updated_at: 'text',

@@ -179,3 +179,9 @@ test('python-gitlab: plan limits, a generic package over the limit, repository s
     await own.t.close();
   }
 });
+
+test('python-gitlab: personal and project snippets, file actions, and a clone and push of a snippet over HTTP', { skip }, async () => {
+  const run = await runScript('python_gitlab_snippets_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});

@@ -1093,6 +1093,7 @@ export interface DB {
   keys: KeysTable;
   deploy_keys_projects: DeployKeysProjectsTable;
   deploy_tokens: DeployTokensTable;
+  snippets: SnippetsTable;
   broadcast_messages: BroadcastMessagesTable;
   todos: TodosTable;
   todo_counts: TodoCountsTable;
@@ -1129,6 +1130,29 @@ export type UserRow = Selectable<UsersTable>;
 export type KeyRow = Selectable<KeysTable>;
 export type DeployKeysProjectRow = Selectable<DeployKeysProjectsTable>;
 export type DeployTokenRow = Selectable<DeployTokensTable>;
+
+/** A personal snippet (project_id null) or a project's; its files are in its own repository. */
+export interface SnippetsTable {
+  id: Generated<number>;
+  title: string;
+  description: string | null;
+  author_id: number;
+  project_id: number | null;
+  /** 0 private, 10 internal, 20 public. */
+  visibility_level: number;
+  /** The first file's path in the repository (the legacy single-file field). */
+  file_name: string | null;
+  repository_storage: string;
+  /** Set while a storage move copies the repository. */
+  repository_read_only: Generated<boolean>;
+  /** What the creating client sent, for the administrators' user agent detail. */
+  user_agent: string | null;
+  ip_address: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type SnippetRow = Selectable<SnippetsTable>;
 export type BroadcastMessageRow = Selectable<BroadcastMessagesTable>;
 export type ReleaseRow = Selectable<ReleasesTable>;
 export type ClusterRow = Selectable<ClustersTable>;
@@ -1659,7 +1683,7 @@ export interface ProjectRepositoryStorageMovesTable extends RepositoryStorageMov
   project_id: number;
 }
 
-/** Snippets have no repositories in Quarry yet: the table is there for the API's shape. */
+/** Moves of snippets' repositories (a snippet's go with it). */
 export interface SnippetRepositoryStorageMovesTable extends RepositoryStorageMoveColumns {
   snippet_id: number;
 }

@@ -16,10 +16,20 @@ import { runGit } from './run.ts';
 import type { Identity } from './signature.ts';
 import { type RepositoryStorages, storageDirectory } from './storages.ts';
 
+/** A hashed path under an area of the storage: <area>/aa/bb/<sha256 of the id>.git. */
+function hashedPath(area: string, id: number): string {
+  const hash = createHash('sha256').update(String(id)).digest('hex');
+  return `${area}/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`;
+}
+
 /** The repository's path relative to its storage: @hashed/aa/bb/<sha256>.git. */
 export function repositoryRelativePath(projectId: number): string {
-  const hash = createHash('sha256').update(String(projectId)).digest('hex');
-  return `@hashed/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.git`;
+  return hashedPath('@hashed', projectId);
+}
+
+/** A snippet's repository, as the platform lays them out: @snippets/aa/bb/<sha256 of the snippet id>.git. */
+export function snippetRepositoryPath(storageDir: string, snippetId: number): string {
+  return path.join(storageDir, hashedPath('@snippets', snippetId));
 }
 
 export function repositoryPath(storageDir: string, projectId: number): string {
@@ -160,7 +170,7 @@ function scratchAreaOf(gitDir: string): string {
 /** Removes every repository (and scratch area) of every storage, for `quarry reset`. */
 export async function removeAllRepositories(storages: RepositoryStorages): Promise<void> {
   for (const dir of new Set(Object.values(storages))) {
-    for (const area of ['@hashed', '@tmp']) await fs.promises.rm(path.join(dir, area), { recursive: true, force: true });
+    for (const area of ['@hashed', '@snippets', '@tmp']) await fs.promises.rm(path.join(dir, area), { recursive: true, force: true });
   }
 }
 
@@ -170,14 +180,18 @@ export async function removeAllRepositories(storages: RepositoryStorages): Promi
  * then deletes the original.
  */
 export async function copyRepository(projectId: number, fromStorageDir: string, toStorageDir: string): Promise<boolean> {
-  const source = repositoryPath(fromStorageDir, projectId);
+  return copyRepositoryTo(repositoryPath(fromStorageDir, projectId), repositoryPath(toStorageDir, projectId), toStorageDir);
+}
+
+/** Copies the repository at `source` to `destination` in the storage `toStorageDir` (any kind of repository); false without one. */
+export async function copyRepositoryTo(source: string, destination: string, toStorageDir: string): Promise<boolean> {
   if (!repositoryExists(source)) return false;
   const staging = stagingRepositoryPath(toStorageDir);
   try {
     // The read-only mark stays with the original: the copy is writable once it is switched to.
     const marker = path.join(source, READ_ONLY_MARKER);
     await fs.promises.cp(source, staging, { recursive: true, errorOnExist: true, force: false, filter: (from) => from !== marker });
-    await placeRepository(staging, repositoryPath(toStorageDir, projectId));
+    await placeRepository(staging, destination);
   } catch (error) {
     await deleteRepository(staging);
     throw error;

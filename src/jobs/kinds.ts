@@ -18,12 +18,17 @@ import { ingestSecurityReportsJob } from '../modules/security/security.jobs.ts';
 import { sendConfirmationJob } from '../modules/users/users.jobs.ts';
 import { sendApprovalJob, sendRejectionJob } from '../modules/registrations/registrations.jobs.ts';
 import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
+import { removeSnippetRepositoryJob } from '../domain/snippet-repositories.ts';
+import { bulkSnippetStorageMovesJob, snippetStorageMoveJob } from '../modules/snippets/snippets.jobs.ts';
 import type { JobKind } from './queue.ts';
 
 export const backgroundJobKinds: readonly JobKind[] = [
   refsUpdatedJob,
   refsChangingJob,
   removeRepositoryJob,
+  removeSnippetRepositoryJob,
+  snippetStorageMoveJob,
+  bulkSnippetStorageMovesJob,
   moveRepositoryJob,
   projectStorageMoveJob,
   bulkProjectStorageMovesJob,

@@ -29,7 +29,8 @@ import { MAX_ANCESTORS } from '../groups/groups.validation.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { authenticatePassword } from '../users/index.ts';
 import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/index.ts';
-import { checkDeployTokenGitAccess, checkGitAccess } from './git-http.access.ts';
+import { checkSnippetGitAccess, snippetRepositoryRef } from '../snippets/index.ts';
+import { GIT_ACCESS_MESSAGES, checkDeployTokenGitAccess, checkGitAccess, credentialAllows } from './git-http.access.ts';
 
 /** Groups nest up to MAX_ANCESTORS + 1 deep, and the project comes last. */
 const MAX_SEGMENTS = MAX_ANCESTORS + 2;
@@ -74,7 +75,8 @@ function fullPathOf(segments: readonly string[]): string | null {
 
 interface Target {
   service: GitService;
-  project: LoadedProject;
+  /** Null for a snippet's repository, which has no push rules. */
+  project: LoadedProject | null;
   gitDir: string;
   actor: Actor | null;
 }
@@ -113,6 +115,51 @@ async function deployTokenAccess(req: FastifyRequest, credentials: { login: stri
   return { service: access.service, project, gitDir: gitDir as string, actor: null };
 }
 
+/** The user (or token) that git credentials name; refused credentials count towards the address's ban. */
+async function signIn(req: FastifyRequest, credentials: { login: string; password: string }): Promise<Actor | Refusal> {
+  const { deps, throttle } = req.server;
+  let actor: Actor | null;
+  try {
+    const passwords = (await applicationSettings(deps.db)).password_authentication_enabled_for_git;
+    actor = await resolveGitClient(deps, credentials, passwords ? (login, password) => authenticatePassword(serviceContext(req), login, password) : null);
+  } catch (error) {
+    if (error instanceof DomainError) return (await throttled(req, null)) ?? { status: error.status, message: error.message };
+    throw error;
+  }
+  if (actor === null) {
+    await throttle.failedAuthentication(req.ip);
+    return (await throttled(req, null)) ?? ASK_FOR_CREDENTIALS;
+  }
+  return actor;
+}
+
+/**
+ * A snippet's repository (`snippets/<id>.git`, `<project>/snippets/<id>.git`): signed-in callers
+ * as for projects (deploy tokens reach no snippet), then the snippet's own rules; an anonymous
+ * caller fetches what anyone reads, and is asked to sign in for anything else.
+ */
+async function authorizeSnippet(req: FastifyRequest, ref: { projectPath: string | null; id: number }, command: string | undefined): Promise<Target | Refusal> {
+  const { throttle } = req.server;
+  const credentials = basicCredentials(req.headers.authorization);
+  if (credentials && (await throttle.bannedFor(req.ip)) > 0) return BANNED;
+  let actor: Actor | null = null;
+  if (credentials) {
+    const signedIn = await signIn(req, credentials);
+    if ('status' in signedIn) return signedIn;
+    actor = signedIn;
+  }
+  const limited = await throttled(req, actor);
+  if (limited) return limited;
+  const service = command === 'git-upload-pack' || command === 'git-receive-pack' ? command : null;
+  if (service === null) return { status: 403, message: GIT_ACCESS_MESSAGES.commandNotAllowed };
+  if (actor === null && service === 'git-receive-pack') return ASK_FOR_CREDENTIALS;
+  if (!credentialAllows(actor, service)) return { status: 403, message: service === 'git-upload-pack' ? GIT_ACCESS_MESSAGES.authDownload : GIT_ACCESS_MESSAGES.authUpload };
+  req.actor = actor;
+  const access = await checkSnippetGitAccess(req, ref, actor, service);
+  if (!access.ok) return actor === null && access.unreadable ? ASK_FOR_CREDENTIALS : access;
+  return { service, project: null, gitDir: access.gitDir, actor };
+}
+
 /**
  * Authenticates and checks access as the platform does (GitHttpClientController, GitAccess):
  * credentials that name nobody, or none where the code is not public, get 401 with a challenge;
@@ -129,17 +176,9 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   if (credentials) {
     const viaDeployToken = await deployTokenAccess(req, credentials, found, command);
     if (viaDeployToken) return viaDeployToken;
-    try {
-      const passwords = (await applicationSettings(deps.db)).password_authentication_enabled_for_git;
-      actor = await resolveGitClient(deps, credentials, passwords ? (login, password) => authenticatePassword(serviceContext(req), login, password) : null);
-    } catch (error) {
-      if (error instanceof DomainError) return (await throttled(req, null)) ?? { status: error.status, message: error.message };
-      throw error;
-    }
-    if (actor === null) {
-      await throttle.failedAuthentication(req.ip);
-      return (await throttled(req, null)) ?? ASK_FOR_CREDENTIALS;
-    }
+    const signedIn = await signIn(req, credentials);
+    if ('status' in signedIn) return signedIn;
+    actor = signedIn;
   }
   const limited = await throttled(req, actor);
   if (limited) return limited;
@@ -174,9 +213,11 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.redirect(`/${segments.join('/')}${GIT_SUFFIX}/info/refs${query ? `?${query}` : ''}`, 301);
     }
     const { service } = fieldsOf(req.query);
-    const target = await authorize(req, fullPath, typeof service === 'string' ? service : undefined);
+    const command = typeof service === 'string' ? service : undefined;
+    const snippet = snippetRepositoryRef(fullPath);
+    const target = snippet ? await authorizeSnippet(req, snippet, command) : await authorize(req, fullPath, command);
     if ('status' in target) return refuse(reply, target);
-    const config = target.service === 'git-receive-pack' ? HIDDEN_FROM_PUSHES : [];
+    const config = target.service === 'git-receive-pack' && target.project ? HIDDEN_FROM_PUSHES : [];
     const session = advertiseRefs(target.gitDir, target.service, { protocol: gitProtocol(req.headers['git-protocol']), config });
     const output = await session.output;
     if (!output) {
@@ -190,7 +231,8 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return async (req: FastifyRequest, reply: FastifyReply) => {
       const fullPath = fullPathOf(segmentsOf(req));
       if (fullPath === null) return reply.callNotFound();
-      const target = await authorize(req, fullPath, service);
+      const snippet = snippetRepositoryRef(fullPath);
+      const target = snippet ? await authorizeSnippet(req, snippet, service) : await authorize(req, fullPath, service);
       if ('status' in target) return refuse(reply, target);
       if (req.headers['content-type'] !== requestType(service)) return plain(reply, 415, 'Unsupported Media Type');
       const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
@@ -200,7 +242,7 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
       const { project, gitDir, actor } = target;
       const push =
-        service === 'git-receive-pack' && actor
+        service === 'git-receive-pack' && actor && project
           ? await openPushSession(deps.config, await pushRulesFor(deps, project, pusherOf(project, actor)), { projectId: project.row.id, userId: actor.user.id })
           : null;
       const session = serviceRpc(

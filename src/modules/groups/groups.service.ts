@@ -1,5 +1,6 @@
 // Writes of groups: create, update (renames carry every descendant along), delete. Each owns its
 // transaction and throws the platform's errors.
+import { removeSnippets } from '../../domain/snippet-repositories.ts';
 import { randomBytes } from 'node:crypto';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { type Kysely, sql } from 'kysely';
@@ -248,6 +249,8 @@ export async function deleteGroup(ctx: ServiceContext, group: NamespaceRow): Pro
     const projectIds = trx.selectFrom('projects').select('id').where('namespace_id', 'in', groupIds);
     await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', 'in', projectIds).execute();
     await trx.deleteFrom('members').where('source_type', '=', 'Namespace').where('source_id', 'in', groupIds).execute();
+    // The projects' snippets go too, and their repositories with them.
+    for (const { id } of await projectIds.execute()) await removeSnippets(trx, { projectId: id });
     // Subgroups and projects, and everything that hangs off them, go with the group by cascade.
     await trx.deleteFrom('namespaces').where('id', '=', group.id).execute();
     await refreshAuthorizations(trx, affected, ctx.now());

@@ -42,6 +42,7 @@ import {
   updateProjectSettings,
 } from '../../domain/settings/project-settings.ts';
 import { fullPathTaken } from '../../domain/namespace-paths.ts';
+import { removeSnippets } from '../../domain/snippet-repositories.ts';
 import { assertWritable, branchExists, repositoryReadOnly } from '../../domain/project-repository.ts';
 import { BLANK, NOT_INCLUDED, TAKEN, addError as add, tooLong } from '../../domain/validation.ts';
 import { recordEvent } from '../events/events.service.ts';
@@ -477,6 +478,7 @@ export async function deleteProject(ctx: ServiceContext, row: ProjectRow): Promi
     const authorized = await db.selectFrom('project_authorizations').select('user_id').where('project_id', '=', row.id).execute();
     await lockAuthorizationsOf(db, authorized.map((a) => Number(a.user_id)));
     await db.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', '=', row.id).execute();
+    await removeSnippets(db, { projectId: row.id });
     await db.deleteFrom('projects').where('id', '=', row.id).execute();
     await enqueue(db, removeRepositoryJob, { projectId: row.id, storage: row.repository_storage });
     await removeArtifactFilesLater(db, [projectArtifactsDir(row.id)]);

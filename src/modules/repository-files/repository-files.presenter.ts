@@ -40,7 +40,7 @@ export function fileHeaders(data: FileData): Record<string, string> {
 }
 
 /** Git's test for binary content: a NUL byte in the first 8000 bytes. */
-function isBinary(content: Buffer): boolean {
+export function isBinary(content: Buffer): boolean {
   return content.subarray(0, 8000).includes(0);
 }
 
@@ -48,7 +48,7 @@ const percentEscape = (text: string, keep: RegExp) =>
   [...Buffer.from(text, 'utf8').toString('latin1')].map((c) => (keep.test(c) ? c : `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)).join('');
 
 /** Rails' ContentDisposition.format: an ASCII fallback name and the exact UTF-8 one. */
-function contentDisposition(name: string): string {
+export function contentDisposition(name: string): string {
   const ascii = percentEscape(name.replace(/[^\x20-\x7e]/g, '?'), /[ A-Za-z0-9!#$+.^_`|~-]/);
   return `inline; filename="${ascii}"; filename*=UTF-8''${percentEscape(name, /[A-Za-z0-9!#$&+.^_`|~-]/)}`;
 }

@@ -41,7 +41,22 @@ export function findGroupMove(db: Kysely<DB>, moveId: number, groupId: number | 
   return groupMoves(db, groupId).where('m.id', '=', moveId).executeTakeFirst();
 }
 
-/** Snippet moves: Quarry has no snippets, so the list is always empty. */
-export function snippetMoves(db: Kysely<DB>) {
-  return db.selectFrom('snippet_repository_storage_moves').select(MOVE_COLUMNS).where('id', '<', 0).orderBy('created_at', 'desc').orderBy('id', 'desc');
+/** Snippet moves with their snippet's BasicSnippet columns (and its project's path); of one snippet when snippetId is given. */
+export function snippetMoves(db: Kysely<DB>, snippetId: number | null = null) {
+  return db
+    .selectFrom('snippet_repository_storage_moves as m')
+    .innerJoin('snippets as s', 's.id', 'm.snippet_id')
+    .leftJoin('projects as p', 'p.id', 's.project_id')
+    .select(MOVE_COLUMNS.map((c) => `m.${c}` as const))
+    .select(['s.id as snippet_id', 's.title', 's.description', 's.visibility_level', 's.updated_at as snippet_updated_at', 's.created_at as snippet_created_at', 's.project_id'])
+    .select('p.full_path as project_full_path')
+    .$if(snippetId !== null, (q) => q.where('m.snippet_id', '=', snippetId as number))
+    .orderBy('m.created_at', 'desc')
+    .orderBy('m.id', 'desc');
+}
+
+export type SnippetMoveRecord = Awaited<ReturnType<ReturnType<typeof snippetMoves>['executeTakeFirstOrThrow']>>;
+
+export function findSnippetMove(db: Kysely<DB>, moveId: number, snippetId: number | null = null): Promise<SnippetMoveRecord | undefined> {
+  return snippetMoves(db, snippetId).where('m.id', '=', moveId).executeTakeFirst();
 }

@@ -4,16 +4,20 @@
 // parameters are checked as parameters (400 "… does not have a valid value"), one container's
 // destination as the move's field (400 "is not included in the list").
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { adminOnly } from '../../core/access/guards.ts';
 import { loadGroup, loadProject, loadedGroup, loadedProject } from '../../core/access/loaders.ts';
 import { serviceContext } from '../../core/context.ts';
 import { apiError, notFound, paramError } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
+import { fieldsOf } from '../../core/params.ts';
 import { AcceptedEntity } from '../../core/schema.ts';
 import { scheduleBulkProjectStorageMoves, scheduleProjectStorageMove } from '../projects/project-storage-moves.service.ts';
-import { findGroupMove, findProjectMove, groupMoves, projectMoves, snippetMoves } from './repository-storage-moves.finder.ts';
-import { presentGroupMove, presentProjectMove } from './repository-storage-moves.presenter.ts';
+import { findGroupMove, findProjectMove, findSnippetMove, groupMoves, projectMoves, snippetMoves } from './repository-storage-moves.finder.ts';
+import { presentGroupMove, presentProjectMove, presentSnippetMove } from './repository-storage-moves.presenter.ts';
+import { findSnippet } from '../snippets/snippets.finder.ts';
+import { scheduleBulkSnippetStorageMoves, scheduleSnippetStorageMove } from '../snippets/snippet-storage-moves.service.ts';
 import {
   BulkMoveBody,
   ContainerMoveParams,
@@ -153,22 +157,23 @@ export const repositoryStorageMoveRoutes: FastifyPluginAsyncTypebox = async (api
     },
   );
 
-  // ---- Snippets (none exist yet) ----
+  // ---- Snippets ----
+
+  const snippetView = { baseUrl: config.externalUrl, sshUrlPrefix: config.sshUrlPrefix };
 
   api.get(
     '/snippet_repository_storage_moves',
     { schema: { querystring: ListMovesQuery, response: { 200: Type.Array(SnippetStorageMoveEntity) } }, config: ADMIN, preHandler: adminOnly },
-    async (req, reply) => {
-      await paginate(req, reply, snippetMoves(db));
-      return [];
-    },
+    async (req, reply) => (await paginate(req, reply, snippetMoves(db))).map((move) => presentSnippetMove(move, snippetView)),
   );
 
   api.get(
     '/snippet_repository_storage_moves/:repository_storage_move_id',
     { schema: { params: MoveParams, response: { 200: SnippetStorageMoveEntity } }, config: ADMIN, preHandler: adminOnly },
-    async () => {
-      throw moveNotFound();
+    async (req) => {
+      const move = await findSnippetMove(db, req.params.repository_storage_move_id);
+      if (!move) throw moveNotFound();
+      return presentSnippetMove(move, snippetView);
     },
   );
 
@@ -176,15 +181,43 @@ export const repositoryStorageMoveRoutes: FastifyPluginAsyncTypebox = async (api
     '/snippet_repository_storage_moves',
     { schema: { body: BulkMoveBody, response: { 202: AcceptedEntity } }, config: ADMIN, preHandler: adminOnly },
     async (req, reply) => {
-      checkBulk(req.body);
+      const { source, destination } = checkBulk(req.body);
+      await scheduleBulkSnippetStorageMoves(serviceContext(req), source, destination);
       return reply.code(202).send({ message: '202 Accepted' });
     },
   );
 
-  const noSnippet = async () => {
-    throw notFound('Snippet');
-  };
-  api.get('/snippets/:id/repository_storage_moves', { schema: { params: ContainerParams, querystring: ListMovesQuery, response: { 200: Type.Array(SnippetStorageMoveEntity) } }, config: ADMIN, preHandler: adminOnly }, noSnippet);
-  api.get('/snippets/:id/repository_storage_moves/:repository_storage_move_id', { schema: { params: ContainerMoveParams, response: { 200: SnippetStorageMoveEntity } }, config: ADMIN, preHandler: adminOnly }, noSnippet);
-  api.post('/snippets/:id/repository_storage_moves', { schema: { params: ContainerParams, body: CreateMoveBody, response: { 201: SnippetStorageMoveEntity } }, config: ADMIN, preHandler: adminOnly }, noSnippet);
+  /** The snippet of `:id` (any, for an administrator); "404 Snippet Not Found" otherwise. */
+  async function snippetOf(req: FastifyRequest): Promise<number> {
+    const raw = String(fieldsOf(req.params).id);
+    const id = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    const snippet = Number.isSafeInteger(id) ? await findSnippet(db, id) : undefined;
+    if (!snippet) throw notFound('Snippet');
+    return snippet.id;
+  }
+
+  api.get(
+    '/snippets/:id/repository_storage_moves',
+    { schema: { params: ContainerParams, querystring: ListMovesQuery, response: { 200: Type.Array(SnippetStorageMoveEntity) } }, config: ADMIN, preHandler: adminOnly },
+    async (req, reply) => (await paginate(req, reply, snippetMoves(db, await snippetOf(req)))).map((move) => presentSnippetMove(move, snippetView)),
+  );
+
+  api.get(
+    '/snippets/:id/repository_storage_moves/:repository_storage_move_id',
+    { schema: { params: ContainerMoveParams, response: { 200: SnippetStorageMoveEntity } }, config: ADMIN, preHandler: adminOnly },
+    async (req) => {
+      const move = await findSnippetMove(db, req.params.repository_storage_move_id, await snippetOf(req));
+      if (!move) throw moveNotFound();
+      return presentSnippetMove(move, snippetView);
+    },
+  );
+
+  api.post(
+    '/snippets/:id/repository_storage_moves',
+    { schema: { params: ContainerParams, body: CreateMoveBody, response: { 201: SnippetStorageMoveEntity } }, config: ADMIN, preHandler: adminOnly },
+    async (req, reply) => {
+      const id = await scheduleSnippetStorageMove(serviceContext(req), await snippetOf(req), req.body.destination_storage_name ?? null);
+      return reply.code(201).send(presentSnippetMove((await findSnippetMove(db, id))!, snippetView));
+    },
+  );
 };

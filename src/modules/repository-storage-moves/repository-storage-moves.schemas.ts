@@ -6,6 +6,7 @@ import { IdOrPath, Params } from '../../core/params.ts';
 import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
 import { MOVE_STATE_NAMES } from '../../domain/repository-storage-moves.ts';
 import { ProjectIdentityEntity } from '../projects/projects.schemas.ts';
+import { BasicSnippetEntity } from '../snippets/snippets.schemas.ts';
 
 const moveFields = {
   id: Type.Integer(),
@@ -25,23 +26,9 @@ export type ProjectStorageMove = Static<typeof ProjectStorageMoveEntity>;
 export const GroupStorageMoveEntity = Entity({ ...moveFields, group: Entity({ id: Type.Integer(), web_url: Type.String(), name: Type.String() }) });
 export type GroupStorageMove = Static<typeof GroupStorageMoveEntity>;
 
-/** BasicSnippet; Quarry has no snippets yet, so no move of one is ever shown. */
-export const SnippetStorageMoveEntity = Entity({
-  ...moveFields,
-  snippet: Entity({
-    id: Type.Integer(),
-    title: Type.String(),
-    description: Nullable(Type.String()),
-    visibility: Type.String(),
-    updated_at: Timestamp,
-    created_at: Timestamp,
-    project_id: Nullable(Type.Integer()),
-    web_url: Type.String(),
-    raw_url: Type.String(),
-    ssh_url_to_repo: Type.String(),
-    http_url_to_repo: Type.String(),
-  }),
-});
+/** BasicSnippet. */
+export const SnippetStorageMoveEntity = Entity({ ...moveFields, snippet: BasicSnippetEntity });
+export type SnippetStorageMove = Static<typeof SnippetStorageMoveEntity>;
 
 export const ListMovesQuery = Params({ ...PageParams });
 export const MoveParams = Params({ repository_storage_move_id: Type.Integer() });

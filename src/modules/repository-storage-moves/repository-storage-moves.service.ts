@@ -1,7 +1,7 @@
 // Scheduling moves of the containers this module owns: groups (whose repositories would be their
-// wikis) and snippets. Quarry keeps no repository for either yet, so a group's move records the
-// request and finishes with nothing to copy, and a bulk move finds nothing to schedule. Project
-// moves are the projects module's (project-storage-moves.service.ts).
+// wikis). Quarry keeps no group repository yet, so a group's move records the request and
+// finishes with nothing to copy, and a bulk move finds nothing to schedule. Project moves are the
+// projects module's (project-storage-moves.service.ts), snippet moves the snippets module's.
 import { Type } from '@sinclair/typebox';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { invalidFields } from '../../core/errors.ts';

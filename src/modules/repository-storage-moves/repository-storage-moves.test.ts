@@ -1,7 +1,7 @@
 // Repository storage moves: administrators only; the entities; storage names checked; a project's
 // move through its states (copied, verified, switched, the original removed), read-only while it
 // runs and writable from `replicated`; resuming a move cut short, failing one cleanly, keeping an
-// original written to after the copy; bulk moves; group and snippet moves; and pushes racing a
+// original written to after the copy; bulk moves; group and snippet moves (snippets' own in the snippets module); and pushes racing a
 // move over real git HTTP (refused while read-only, accepted after, nothing lost).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -325,7 +325,7 @@ describe('bulk moves', () => {
     assert.deepEqual(moves.map((m) => m.state), ['finished']);
   });
 
-  test('groups and snippets have no repositories yet: a bulk move finds nothing to move', async () => {
+  test('groups have no repositories yet, and this instance no snippet: a bulk move finds nothing to move', async () => {
     for (const kind of ['group', 'snippet']) {
       const res = await t.post(`/api/v4/${kind}_repository_storage_moves`, { ...admin, body: { source_storage_name: 'default', destination_storage_name: 'other' } });
       expectStatus(res, 202);

@@ -12,6 +12,7 @@ import { BLANK, TAKEN, addError, fullMessage } from '../../domain/validation.ts'
 import { createPersonalNamespace, syncPersonalNamespace, topLevelPathTaken } from './personal-namespace.ts';
 import { findUserById } from './users.finder.ts';
 import { handOverContributions } from '../../domain/contributions.ts';
+import { removeSnippets } from '../../domain/snippet-repositories.ts';
 import { INTERNAL_USER_TYPES } from './users.presenter.ts';
 import type { CreateUserBody, UpdateUserBody } from './users.schemas.ts';
 import { validateUser } from './users.validation.ts';
@@ -251,6 +252,8 @@ export async function deleteUser(ctx: ServiceContext, id: number, options: { har
     const user = await findUserById(tx.db, id);
     if (!user) throw notFound('User');
     if (!options.hardDelete) await handOverContributions(tx.db, id, (await ghostUser(tx)).id);
+    // The user's snippets go with them, personal and project ones alike (the platform's user removal).
+    await removeSnippets(tx.db, { authorId: id });
     await tx.db.deleteFrom('users').where('id', '=', id).execute();
   });
 }
