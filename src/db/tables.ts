@@ -56,6 +56,7 @@ export const DATA_TABLES = [
   'project_repository_storage_moves',
   'snippet_repository_storage_moves',
   'group_repository_storage_moves',
+  'group_wiki_repositories',
   'pages_domains',
   'release_evidences',
   'milestone_releases',
