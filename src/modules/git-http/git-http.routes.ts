@@ -281,7 +281,8 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     };
   }
 
-  for (let depth = 2; depth <= MAX_SEGMENTS; depth++) {
+  // One segment is a top-level group's wiki (`<group>.wiki.git`); projects have two or more.
+  for (let depth = 1; depth <= MAX_SEGMENTS; depth++) {
     const base = Array.from({ length: depth }, (_, i) => `/:s${i}`).join('');
     app.get(`${base}/info/refs`, { config }, infoRefs);
     for (const service of GIT_SERVICES) app.post(`${base}/${service}`, { config }, rpc(service));

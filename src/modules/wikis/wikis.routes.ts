@@ -84,8 +84,9 @@ export const wikiRoutes: FastifyPluginAsyncTypebox = async (api) => {
       `${prefix}/wikis`,
       { schema: { params: ContainerParams, querystring: ListPagesQuery, response: { 200: Type.Array(Type.Union([WikiPageEntity, WikiPageBasicEntity])) } }, config: READ, preHandler: load('read_wiki') },
       async (req) => {
-        const pages = await listWikiPages(await existingWikiDir(db, config, container(req)), req.query.with_content);
-        return pages.map((page) => (req.query.with_content ? presentWikiPage({ ...page, content: page.content ?? '' }) : presentWikiPageBasic(page)));
+        const withContent = req.query.with_content ?? false;
+        const pages = await listWikiPages(await existingWikiDir(db, config, container(req)), withContent);
+        return pages.map((page) => (withContent ? presentWikiPage({ ...page, content: page.content ?? '' }) : presentWikiPageBasic(page)));
       },
     );
 
@@ -99,7 +100,7 @@ export const wikiRoutes: FastifyPluginAsyncTypebox = async (api) => {
       `${prefix}/wikis`,
       { schema: { params: ContainerParams, body: CreatePageBody, response: { 201: WikiPageEntity } }, config: WRITE, preHandler: load('create_wiki') },
       async (req, reply) => {
-        const page = await createWikiPage(serviceContext(req), container(req), req.body);
+        const page = await createWikiPage(serviceContext(req), container(req), { ...req.body, format: req.body.format ?? 'markdown' });
         reply.code(201);
         return presentWikiPage(page);
       },
@@ -110,7 +111,7 @@ export const wikiRoutes: FastifyPluginAsyncTypebox = async (api) => {
       { schema: { params: PageParams, body: UpdatePageBody, response: { 200: WikiPageEntity } }, config: WRITE, preHandler: load('create_wiki') },
       async (req) => {
         const page = await pageOf(req, req.params.slug);
-        return presentWikiPage(await updateWikiPage(serviceContext(req), container(req), page, req.body));
+        return presentWikiPage(await updateWikiPage(serviceContext(req), container(req), page, { ...req.body, format: req.body.format ?? 'markdown' }));
       },
     );
 

@@ -31,15 +31,15 @@ export const ContainerParams = Params({ id: IdOrPath });
 /** The slug holds no slash unless encoded (%2F), as the platform's NO_SLASH_URL_PART_REGEX. */
 export const PageParams = Params({ id: IdOrPath, slug: Type.String({ minLength: 1 }) });
 
-export const ListPagesQuery = Params({ with_content: Bool({ default: false }) });
+export const ListPagesQuery = Params({ with_content: Type.Optional(Bool({ default: false })) });
 
 export const GetPageQuery = Params({
   version: Type.Optional(Type.String({ description: 'A commit of the wiki: the page as it was there' })),
-  render_html: Bool({ default: false }),
+  render_html: Type.Optional(Bool({ default: false })),
 });
 
 /** The platform gives `format` a default on both writes (14.x), so an update without it writes Markdown. */
-const format = OneOf(WIKI_FORMATS, { default: 'markdown', description: 'Format of a wiki page: markdown, rdoc, asciidoc or org' });
+const format = Type.Optional(OneOf(WIKI_FORMATS, { default: 'markdown', description: 'Format of a wiki page: markdown, rdoc, asciidoc or org' }));
 
 export const CreatePageBody = Params({
   title: Type.String(),
