@@ -179,3 +179,9 @@ test('python-gitlab: plan limits, a generic package over the limit, repository s
     await own.t.close();
   }
 });
+
+test('python-gitlab: project and group wikis, a wiki attachment, and a clone of the wiki over HTTP', { skip }, async () => {
+  const run = await runScript('python_gitlab_wikis_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
