@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { apiError, invalidFields } from '../../core/errors.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
-import { validBranchName } from '../../git/args.ts';
+import { safeRepoPath, validBranchName } from '../../git/args.ts';
 import { type FileAction, createCommit } from '../../git/commits.ts';
 import { resolveRef } from '../../git/refs.ts';
 import { GitError } from '../../git/run.ts';
@@ -28,7 +28,6 @@ import {
   pagePath,
   renamedTitle,
   slugOfTitle,
-  unhyphenize,
 } from './wiki-pages.ts';
 import { type WikiContainer, groupWikisIn, wikiDirForWrite } from './wiki-repositories.ts';
 
@@ -84,6 +83,12 @@ async function validatePage(ctx: ServiceContext, title: string, content: string)
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
 }
 
+/** A page's file must be a path git can hold (no `.git` component, within git's path length). */
+function requirePagePath(path: string): string {
+  if (safeRepoPath(path) !== path) throw invalidFields({ title: ['is invalid'] });
+  return path;
+}
+
 /** The page as written, read back at the commit that wrote it. */
 async function writtenPage(gitDir: string, slug: string, commit: string): Promise<WikiPage & { content: string }> {
   const page = await findWikiPage(gitDir, slug, commit);
@@ -98,7 +103,7 @@ export async function createWikiPage(ctx: ServiceContext, container: WikiContain
   const slug = slugOfTitle(title);
   const gitDir = await wikiDirForWrite(ctx, container);
   if (pageNamed(await listWikiPages(gitDir, false), slug) !== null) throw invalidFields({ base: [DUPLICATE_PAGE] });
-  const path = pagePath(slug, input.format);
+  const path = requirePagePath(pagePath(slug, input.format));
   const message = `${writer(ctx).username} created page: ${title}`;
   const commit = await commitOnWiki(ctx, gitDir, [{ action: 'create', path, content: input.content }], message);
   await recordPageEvent(ctx, container, 'create', path, message, commit);
@@ -110,17 +115,17 @@ export async function createWikiPage(ctx: ServiceContext, container: WikiContain
  * another), a new format changes its file's extension; content not given is kept.
  */
 export async function updateWikiPage(ctx: ServiceContext, container: WikiContainer, page: WikiPage & { content: string }, input: UpdatePageInput): Promise<WikiPage & { content: string }> {
+  // A blank title is no rename, as the platform ignores it.
   const given = input.title !== undefined && input.title.trim() !== '' ? renamedTitle(page.slug, input.title) : null;
-  const title = given ?? unhyphenize(page.slug);
   const content = input.content ?? page.content;
   await validatePage(ctx, given ?? page.title, content);
-  const slug = given === null ? page.slug : slugOfTitle(title);
+  const slug = given === null ? page.slug : slugOfTitle(given);
   const gitDir = await wikiDirForWrite(ctx, container);
   if (slug !== page.slug) {
     const other = pageNamed(await listWikiPages(gitDir, false), slug);
     if (other !== null && other.path !== page.path) throw invalidFields({ base: [PAGE_RENAME_TAKEN] });
   }
-  const path = pagePath(slug, input.format);
+  const path = requirePagePath(pagePath(slug, input.format));
   const action: FileAction = path === page.path ? { action: 'update', path, content } : { action: 'move', path, previousPath: page.path, content };
   const message = `${writer(ctx).username} updated page: ${page.title}`;
   const commit = await commitOnWiki(ctx, gitDir, [action], message);
@@ -152,6 +157,7 @@ export async function createWikiAttachment(ctx: ServiceContext, container: WikiC
   const target = branch ?? WIKI_BRANCH;
   if (!validBranchName(target)) throw apiError(400, 'Branch name is invalid');
   const filePath = `${ATTACHMENT_DIRECTORY}/${randomBytes(16).toString('hex')}/${name}`;
+  if (safeRepoPath(filePath) !== filePath) throw apiError(400, 'The file name is invalid');
   const gitDir = await wikiDirForWrite(ctx, container);
   await commitOnWiki(ctx, gitDir, [{ action: 'create', path: filePath, content: file.content }], `Upload attachment ${name}`, target);
   return { file_name: name, file_path: filePath, branch: target };

@@ -159,6 +159,7 @@ describe('project wiki pages', () => {
     expectError(await t.post(wikis(), { token: dev.token, body: { title: 'x', content: 'y', format: 'textile' } }), 400, { error: 'format does not have a valid value' });
     expectError(await t.post(wikis(), { token: dev.token, body: { title: ' ', content: '' } }), 400, { message: { title: ["can't be blank"], content: ["can't be blank"] } });
     expectError(await t.post(wikis(), { token: dev.token, body: { title: 'x'.repeat(246), content: 'y' } }), 400, { message: { title: ['exceeds the limit of 245 bytes'] } });
+    expectError(await t.post(wikis(), { token: dev.token, body: { title: '.git/config', content: 'y' } }), 400, { message: { title: ['is invalid'] } });
     expectError(await t.post(wikis(), { token: dev.token, body: { title: 'home PAGE', content: 'again' } }), 400, { message: { base: ['Duplicate page: A page with that title already exists'] } });
     expectError(await t.put(wikis('/Manual'), { token: dev.token, body: { title: 'Agenda' } }), 400, { message: { base: ['There is already a page with the same title in that path.'] } });
     expectError(await t.put(wikis('/Manual'), { token: dev.token, body: { format: 'html' } }), 400, { error: 'format does not have a valid value' });
