@@ -36,6 +36,7 @@ import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.ro
 import { deployTokenRoutes } from './modules/deploy-tokens/deploy-tokens.routes.ts';
 import { applicationRoutes } from './modules/applications/applications.routes.ts';
 import { snippetRoutes } from './modules/snippets/snippets.routes.ts';
+import { wikiRoutes } from './modules/wikis/wikis.routes.ts';
 import { errorTrackingCollectorRoutes } from './modules/error-tracking/error-tracking-collector.routes.ts';
 import { errorTrackingRoutes } from './modules/error-tracking/error-tracking.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -96,6 +97,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(deployTokenRoutes);
   await api.register(applicationRoutes);
   await api.register(snippetRoutes);
+  await api.register(wikiRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);
   await api.register(testReportRoutes);

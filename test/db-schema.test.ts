@@ -133,6 +133,7 @@ const COLUMNS = {
   group_repository_storage_moves: {
     id: 'integer', group_id: 'integer', state: 'integer', source_storage_name: 'text', destination_storage_name: 'text', error_message: 'text?', created_at: 'text', updated_at: 'text',
   },
+  group_wiki_repositories: { group_id: 'integer', repository_storage: 'text', read_only: 'boolean', created_at: 'text' },
   pages_deployments: { id: 'integer', project_id: 'integer', ci_build_id: 'integer?', sha: 'text', ref: 'text', directory: 'text', file_count: 'integer', size: 'integer', created_at: 'text' },
   keys: {
     id: 'integer', type: 'text', user_id: 'integer?', creator_id: 'integer?', title: 'text', key: 'text', fingerprint: 'text', fingerprint_sha256: 'text',

@@ -185,3 +185,9 @@ test('python-gitlab: personal and project snippets, file actions, and a clone an
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
 });
+
+test('python-gitlab: project and group wikis, a wiki attachment, and a clone of the wiki over HTTP', { skip }, async () => {
+  const run = await runScript('python_gitlab_wikis_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});

@@ -42,6 +42,7 @@ import * as m0039 from './migrations/0039_web_hooks.ts';
 import * as m0040 from './migrations/0040_deploy_tokens.ts';
 import * as m0041 from './migrations/0041_broadcast_messages.ts';
 import * as m0042 from './migrations/0042_snippets.ts';
+import * as m0043 from './migrations/0043_group_wiki_repositories.ts';
 import * as m0050 from './migrations/0050_oauth_applications.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
@@ -92,6 +93,7 @@ const migrations: [string, Migration][] = [
   ['0040_deploy_tokens', m0040],
   ['0041_broadcast_messages', m0041],
   ['0042_snippets', m0042],
+  ['0043_group_wiki_repositories', m0043],
   ['0050_oauth_applications', m0050],
 ];
 

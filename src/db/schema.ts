@@ -970,6 +970,15 @@ export interface DeployTokensTable {
   created_at: string;
 }
 
+/** Where a group's wiki repository lives; a group without a row has no wiki yet. */
+export interface GroupWikiRepositoriesTable {
+  group_id: number;
+  repository_storage: string;
+  /** Set while a storage move copies the repository. */
+  read_only: Generated<Bool>;
+  created_at: string;
+}
+
 /** An instance-wide notice shown between starts_at and ends_at. */
 export interface BroadcastMessagesTable {
   id: Generated<number>;
@@ -1103,6 +1112,7 @@ export interface DB {
   project_repository_storage_moves: ProjectRepositoryStorageMovesTable;
   snippet_repository_storage_moves: SnippetRepositoryStorageMovesTable;
   group_repository_storage_moves: GroupRepositoryStorageMovesTable;
+  group_wiki_repositories: GroupWikiRepositoriesTable;
   alert_management_http_integrations: AlertManagementHttpIntegrationsTable;
   alert_management_alerts: AlertManagementAlertsTable;
   error_tracking_settings: ErrorTrackingSettingsTable;
@@ -1154,6 +1164,7 @@ export interface SnippetsTable {
 
 export type SnippetRow = Selectable<SnippetsTable>;
 export type BroadcastMessageRow = Selectable<BroadcastMessagesTable>;
+export type GroupWikiRepositoryRow = Selectable<GroupWikiRepositoriesTable>;
 export type ReleaseRow = Selectable<ReleasesTable>;
 export type ClusterRow = Selectable<ClustersTable>;
 

@@ -57,6 +57,7 @@ export const DATA_TABLES = [
   'snippet_repository_storage_moves',
   'group_repository_storage_moves',
   'snippets',
+  'group_wiki_repositories',
   'pages_domains',
   'release_evidences',
   'milestone_releases',

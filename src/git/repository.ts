@@ -36,6 +36,17 @@ export function repositoryPath(storageDir: string, projectId: number): string {
   return path.join(storageDir, repositoryRelativePath(projectId));
 }
 
+/** A project's wiki repository beside its repository, as the platform lays it out: @hashed/aa/bb/<sha256>.wiki.git. */
+export function projectWikiRelativePath(projectId: number): string {
+  return repositoryRelativePath(projectId).replace(/\.git$/, '.wiki.git');
+}
+
+/** A group's wiki repository: the group's id hashed under @groups, as the platform's group wikis are. */
+export function groupWikiRelativePath(groupId: number): string {
+  const hash = createHash('sha256').update(String(groupId)).digest('hex');
+  return `@groups/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}.wiki.git`;
+}
+
 /** A project's repository path on the storage it records; null when that storage is not configured. */
 export function projectRepositoryPath(storages: RepositoryStorages, project: { id: number; repository_storage: string }): string | null {
   const dir = storageDirectory(storages, project.repository_storage);
@@ -170,7 +181,7 @@ function scratchAreaOf(gitDir: string): string {
 /** Removes every repository (and scratch area) of every storage, for `quarry reset`. */
 export async function removeAllRepositories(storages: RepositoryStorages): Promise<void> {
   for (const dir of new Set(Object.values(storages))) {
-    for (const area of ['@hashed', '@snippets', '@tmp']) await fs.promises.rm(path.join(dir, area), { recursive: true, force: true });
+    for (const area of ['@hashed', '@snippets', '@groups', '@tmp']) await fs.promises.rm(path.join(dir, area), { recursive: true, force: true });
   }
 }
 
@@ -179,8 +190,13 @@ export async function removeAllRepositories(storages: RepositoryStorages): Promi
  * has none. The caller keeps the repository read-only meanwhile, records the new storage, and
  * then deletes the original.
  */
-export async function copyRepository(projectId: number, fromStorageDir: string, toStorageDir: string): Promise<boolean> {
-  return copyRepositoryTo(repositoryPath(fromStorageDir, projectId), repositoryPath(toStorageDir, projectId), toStorageDir);
+export function copyRepository(projectId: number, fromStorageDir: string, toStorageDir: string): Promise<boolean> {
+  return copyRepositoryAt(repositoryRelativePath(projectId), fromStorageDir, toStorageDir);
+}
+
+/** copyRepository for any repository by its path relative to its storage (a wiki's, say). */
+export function copyRepositoryAt(relativePath: string, fromStorageDir: string, toStorageDir: string): Promise<boolean> {
+  return copyRepositoryTo(path.join(fromStorageDir, relativePath), path.join(toStorageDir, relativePath), toStorageDir);
 }
 
 /** Copies the repository at `source` to `destination` in the storage `toStorageDir` (any kind of repository); false without one. */
@@ -197,6 +213,19 @@ export async function copyRepositoryTo(source: string, destination: string, toSt
     throw error;
   }
   return true;
+}
+
+/**
+ * Creates an empty bare repository at gitDir unless one is there: for repositories made on their
+ * first write (wikis). A concurrent creator winning the race is as good as creating it.
+ */
+export async function ensureRepository(gitDir: string, defaultBranch: string): Promise<void> {
+  if (repositoryExists(gitDir)) return;
+  try {
+    await createRepository(gitDir, { defaultBranch });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 /** Makes every push to the repository refuse with `message` (see READ_ONLY_MARKER); quiet when it has gone. */

@@ -7,6 +7,7 @@ import { sendInvitationJob } from '../modules/invitations/invitations.jobs.ts';
 import { autoMergeJob, checkMergeStatusJob, pipelineTodosJob, rebaseJob, refreshMergeRequestJob } from '../modules/merge-requests/merge-requests.jobs.ts';
 import { bulkProjectStorageMovesJob, moveRepositoryJob, projectStorageMoveJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
 import { groupStorageMoveJob } from '../modules/repository-storage-moves/repository-storage-moves.jobs.ts';
+import { removeGroupWikiJob } from '../modules/wikis/wikis.jobs.ts';
 import { refsChangingJob, refsUpdatedJob } from '../modules/pushes/push.service.ts';
 import { refreshStatisticsJob } from '../modules/pushes/repository-statistics.jobs.ts';
 import { createDownstreamJob, processPipelineJob } from '../modules/pipelines/pipeline-processing.jobs.ts';
@@ -33,6 +34,7 @@ export const backgroundJobKinds: readonly JobKind[] = [
   projectStorageMoveJob,
   bulkProjectStorageMovesJob,
   groupStorageMoveJob,
+  removeGroupWikiJob,
   deleteMergedBranchesJob,
   refreshStatisticsJob,
   createPushPipelineJob,

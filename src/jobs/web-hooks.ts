@@ -22,6 +22,19 @@ export const HookEvent = Type.Union([
   Type.Object({ kind: Type.Literal('pipeline'), pipelineId: Id }, { additionalProperties: false }),
   Type.Object({ kind: Type.Literal('job'), buildId: Id }, { additionalProperties: false }),
   Type.Object({ kind: Type.Literal('release'), releaseId: Id, action: Type.String() }, { additionalProperties: false }),
+  // A project wiki's page as it was written: its file at the commit (for a deletion, before it).
+  Type.Object(
+    {
+      kind: Type.Literal('wiki_page'),
+      projectId: Id,
+      userId: Id,
+      action: Type.Union([Type.Literal('create'), Type.Literal('update'), Type.Literal('delete')]),
+      path: Type.String({ minLength: 1 }),
+      message: Type.String(),
+      versionId: Oid,
+    },
+    { additionalProperties: false },
+  ),
   Type.Object(
     {
       kind: Type.Literal('member'),
@@ -42,7 +55,7 @@ const Payload = Type.Object({ event: HookEvent }, { additionalProperties: false 
 
 export const WEB_HOOK_EVENT: JobDeclaration<typeof Payload> = { name: 'web_hooks.event', payload: Payload, maxAttempts: 3 };
 
-type Flag = 'push_events' | 'tag_push_events' | 'issues_events' | 'confidential_issues_events' | 'merge_requests_events' | 'note_events' | 'confidential_note_events' | 'pipeline_events' | 'job_events' | 'releases_events' | 'member_events' | 'repository_update_events';
+type Flag = 'push_events' | 'tag_push_events' | 'issues_events' | 'confidential_issues_events' | 'merge_requests_events' | 'note_events' | 'confidential_note_events' | 'pipeline_events' | 'job_events' | 'releases_events' | 'member_events' | 'repository_update_events' | 'wiki_page_events';
 
 /** The flags that could make a hook want an event: those of project and group hooks, and those of system hooks. */
 function flagsOf(event: HookEvent): { scoped: Flag[]; system: Flag[] } {
@@ -65,6 +78,8 @@ function flagsOf(event: HookEvent): { scoped: Flag[]; system: Flag[] } {
       return { scoped: ['releases_events'], system: [] };
     case 'member':
       return { scoped: ['member_events'], system: [] };
+    case 'wiki_page':
+      return { scoped: ['wiki_page_events'], system: [] };
   }
 }
 

@@ -44,7 +44,10 @@ export type ProjectAbility =
   | 'admin_operations'
   | 'read_package'
   | 'create_package'
-  | 'destroy_package';
+  | 'destroy_package'
+  | 'read_wiki'
+  | 'create_wiki'
+  | 'admin_wiki';
 
 export type GroupAbility =
   | 'read_group'
@@ -58,7 +61,10 @@ export type GroupAbility =
   | 'admin_namespace'
   | 'read_label'
   | 'admin_label'
-  | 'admin_milestone';
+  | 'admin_milestone'
+  | 'read_wiki'
+  | 'create_wiki'
+  | 'admin_wiki';
 
 export interface ProjectSubject {
   visibility_level: number;
@@ -142,6 +148,11 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   // License policies are read by Reporters, and by anyone who sees the project without membership.
   if (level >= ACCESS.REPORTER || publicAccess) can.add('read_software_license_policy');
   if (level >= ACCESS.MAINTAINER) can.add('admin_software_license_policy');
+  // Wiki pages (14.x): read by every reader, written by Developers, deleted by Maintainers; an
+  // archived project's wiki is read-only. The wiki's feature level is the wikis routes' to check.
+  can.add('read_wiki');
+  if (level >= ACCESS.DEVELOPER && !project.archived) can.add('create_wiki');
+  if (level >= ACCESS.MAINTAINER && !project.archived) can.add('admin_wiki');
   // Release 14.x keeps renaming, archiving, visibility changes and removal to owners.
   if (level >= ACCESS.OWNER) can.add('remove_project').add('change_visibility_level').add('rename_project').add('archive_project');
   return can;
@@ -188,6 +199,11 @@ export function groupAbilities(viewer: Viewer | null, group: GroupSubject, acces
   if (level >= ACCESS.REPORTER) can.add('admin_label');
   // The spec (Part 2 §4.4) asks the Developer role in the group, as release 14.0 did.
   if (level >= ACCESS.DEVELOPER) can.add('admin_milestone');
+  // Group wikis (premium, 14.x GroupPolicy): read by the group's readers, written by its
+  // Developers, pages deleted by its Maintainers.
+  can.add('read_wiki');
+  if (level >= ACCESS.DEVELOPER) can.add('create_wiki');
+  if (level >= ACCESS.MAINTAINER) can.add('admin_wiki');
   const projectMin = group.project_creation_level === 'noone' ? Infinity : group.project_creation_level === 'maintainer' ? ACCESS.MAINTAINER : ACCESS.DEVELOPER;
   if (level >= projectMin || admin) can.add('create_projects');
   const subgroupMin = group.subgroup_creation_level === 'maintainer' ? ACCESS.MAINTAINER : ACCESS.OWNER;

@@ -30,11 +30,22 @@ import { applicationSettings } from '../../domain/settings/application-settings.
 import { authenticatePassword } from '../users/index.ts';
 import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/index.ts';
 import { checkSnippetGitAccess, snippetRepositoryRef } from '../snippets/index.ts';
+import { existingWikiDir, wikiDirForWrite, wikiGitAccess } from '../wikis/index.ts';
 import { GIT_ACCESS_MESSAGES, checkDeployTokenGitAccess, checkGitAccess, credentialAllows } from './git-http.access.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 
 /** Groups nest up to MAX_ANCESTORS + 1 deep, and the project comes last. */
 const MAX_SEGMENTS = MAX_ANCESTORS + 2;
 const GIT_SUFFIX = '.git';
+const WIKI_SUFFIX = '.wiki';
+
+/** Gitlab::GitAccessWiki's messages. */
+const WIKI_ACCESS_MESSAGES = {
+  notFound: 'The wiki you were looking for could not be found.',
+  noRepository: 'A repository for this wiki does not exist yet.',
+  download: 'You are not allowed to download files from this wiki.',
+  write: "You are not allowed to write to this project's wiki.",
+} as const;
 /** A segment the platform's path format allows: only such paths are redirected to their `.git` form. */
 const PATH_SEGMENT = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
 
@@ -75,7 +86,7 @@ function fullPathOf(segments: readonly string[]): string | null {
 
 interface Target {
   service: GitService;
-  /** Null for a snippet's repository, which has no push rules. */
+  /** Null for a snippet's or a wiki's repository, whose pushes run no push rules and start no pipelines. */
   project: LoadedProject | null;
   gitDir: string;
   actor: Actor | null;
@@ -142,14 +153,9 @@ async function authorizeSnippet(req: FastifyRequest, ref: { projectPath: string 
   const { throttle } = req.server;
   const credentials = basicCredentials(req.headers.authorization);
   if (credentials && (await throttle.bannedFor(req.ip)) > 0) return BANNED;
-  let actor: Actor | null = null;
-  if (credentials) {
-    const signedIn = await signIn(req, credentials);
-    if ('status' in signedIn) return signedIn;
-    actor = signedIn;
-  }
-  const limited = await throttled(req, actor);
-  if (limited) return limited;
+  const authenticated = await authenticate(req, credentials);
+  if ('status' in authenticated) return authenticated;
+  const { actor } = authenticated;
   const service = command === 'git-upload-pack' || command === 'git-receive-pack' ? command : null;
   if (service === null) return { status: 403, message: GIT_ACCESS_MESSAGES.commandNotAllowed };
   if (actor === null && service === 'git-receive-pack') return ASK_FOR_CREDENTIALS;
@@ -158,6 +164,20 @@ async function authorizeSnippet(req: FastifyRequest, ref: { projectPath: string 
   const access = await checkSnippetGitAccess(req, ref, actor, service);
   if (!access.ok) return actor === null && access.unreadable ? ASK_FOR_CREDENTIALS : access;
   return { service, project: null, gitDir: access.gitDir, actor };
+}
+
+/**
+ * The user the credentials name (none given: null), counted against the git HTTP throttle; or the
+ * refusal of credentials that name nobody.
+ */
+async function authenticate(req: FastifyRequest, credentials: { login: string; password: string } | null): Promise<{ actor: Actor | null } | Refusal> {
+  let actor: Actor | null = null;
+  if (credentials) {
+    const signedIn = await signIn(req, credentials);
+    if ('status' in signedIn) return signedIn;
+    actor = signedIn;
+  }
+  return (await throttled(req, actor)) ?? { actor };
 }
 
 /**
@@ -172,16 +192,15 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   const credentials = basicCredentials(req.headers.authorization);
   if (credentials && (await throttle.bannedFor(req.ip)) > 0) return BANNED;
   const found = await findProject(req, fullPath);
-  let actor: Actor | null = null;
+  // `<project or group>.wiki.git` is a wiki's repository, unless a project has that very path.
+  if (!found && fullPath.endsWith(WIKI_SUFFIX)) return authorizeWiki(req, fullPath.slice(0, -WIKI_SUFFIX.length), command, credentials);
   if (credentials) {
     const viaDeployToken = await deployTokenAccess(req, credentials, found, command);
     if (viaDeployToken) return viaDeployToken;
-    const signedIn = await signIn(req, credentials);
-    if ('status' in signedIn) return signedIn;
-    actor = signedIn;
   }
-  const limited = await throttled(req, actor);
-  if (limited) return limited;
+  const authenticated = await authenticate(req, credentials);
+  if ('status' in authenticated) return authenticated;
+  const { actor } = authenticated;
   if (!credentials && (command !== 'git-upload-pack' || !found || !projectAbilities(null, found.row, 0).has('download_code'))) {
     return ASK_FOR_CREDENTIALS;
   }
@@ -193,6 +212,35 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   const access = checkGitAccess({ actor, command, project, repositoryExists: gitDir !== null });
   if (!access.ok) return access;
   return { service: access.service, project: project as LoadedProject, gitDir: gitDir as string, actor };
+}
+
+/**
+ * A wiki's repository (Gitlab::GitAccessWiki): fetched by whoever may read the wiki, pushed to by
+ * whoever may write it, over the same credentials as projects' repositories. A push to a wiki
+ * that has no repository yet creates it, as its first write through the API does.
+ */
+async function authorizeWiki(req: FastifyRequest, containerPath: string, command: string | undefined, credentials: { login: string; password: string } | null): Promise<Target | Refusal> {
+  const service = command === 'git-upload-pack' || command === 'git-receive-pack' ? command : null;
+  const authenticated = await authenticate(req, credentials);
+  if ('status' in authenticated) return authenticated;
+  const { actor } = authenticated;
+  req.actor = actor;
+  const wiki = await wikiGitAccess(req, containerPath);
+  if (!credentials && (service !== 'git-upload-pack' || !wiki?.read)) return ASK_FOR_CREDENTIALS;
+  if (service !== null && !credentialAllows(actor, service)) {
+    return { status: 403, message: service === 'git-upload-pack' ? GIT_ACCESS_MESSAGES.authDownload : GIT_ACCESS_MESSAGES.authUpload };
+  }
+  if (service === null) return { status: 403, message: GIT_ACCESS_MESSAGES.commandNotAllowed };
+  if (!wiki?.visible) return { status: 404, message: WIKI_ACCESS_MESSAGES.notFound };
+  const ctx = serviceContext(req);
+  if (service === 'git-upload-pack') {
+    if (!wiki.read) return { status: 403, message: WIKI_ACCESS_MESSAGES.download };
+    const gitDir = await existingWikiDir(ctx.db, ctx.config, wiki.container);
+    return gitDir === null ? { status: 404, message: WIKI_ACCESS_MESSAGES.noRepository } : { service, gitDir, actor, project: null };
+  }
+  if (!wiki.write) return { status: 403, message: WIKI_ACCESS_MESSAGES.write };
+  if (wiki.readOnly) return { status: 403, message: REPOSITORY_READ_ONLY_MESSAGE };
+  return { service, gitDir: await wikiDirForWrite(ctx, wiki.container), actor, project: null };
 }
 
 export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -268,7 +316,8 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
     };
   }
 
-  for (let depth = 2; depth <= MAX_SEGMENTS; depth++) {
+  // One segment is a top-level group's wiki (`<group>.wiki.git`); projects have two or more.
+  for (let depth = 1; depth <= MAX_SEGMENTS; depth++) {
     const base = Array.from({ length: depth }, (_, i) => `/:s${i}`).join('');
     app.get(`${base}/info/refs`, { config }, infoRefs);
     for (const service of GIT_SERVICES) app.post(`${base}/${service}`, { config }, rpc(service));

@@ -16,6 +16,7 @@ import { GROUP_CREATION_LEVELS, NAMESPACE_SETTINGS, groupRunnersToken, readNames
 import { fullPathTaken } from '../../domain/namespace-paths.ts';
 import { TAKEN, rubyInspect } from '../../domain/validation.ts';
 import type { CreateGroupBody, UpdateGroupBody } from './groups.schemas.ts';
+import { scheduleGroupWikiRemovals } from '../wikis/index.ts';
 import { type GroupChanges, type GroupContext, validateGroup } from './groups.validation.ts';
 
 /** A group runners token: 20 URL-safe characters. */
@@ -251,6 +252,8 @@ export async function deleteGroup(ctx: ServiceContext, group: NamespaceRow): Pro
     await trx.deleteFrom('members').where('source_type', '=', 'Namespace').where('source_id', 'in', groupIds).execute();
     // The projects' snippets go too, and their repositories with them.
     for (const { id } of await projectIds.execute()) await removeSnippets(trx, { projectId: id });
+    // The wikis of the group and its subgroups go once the removal commits.
+    await scheduleGroupWikiRemovals(trx, (await groupIds.execute()).map((g) => g.id));
     // Subgroups and projects, and everything that hangs off them, go with the group by cascade.
     await trx.deleteFrom('namespaces').where('id', '=', group.id).execute();
     await refreshAuthorizations(trx, affected, ctx.now());

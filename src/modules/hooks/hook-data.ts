@@ -18,6 +18,7 @@ import { existingProjectRepository } from '../../git/repository.ts';
 import { commitWebUrl, projectWebUrl } from '../../domain/urls.ts';
 import { rubyTime as webHookTime } from '../../jobs/web-hooks.ts';
 import { detailedStatus } from '../pipelines/pipelines.presenter.ts';
+import { WIKI_DEFAULT_BRANCH, projectWikiPageAt } from '../wikis/index.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -711,5 +712,47 @@ export async function memberData(db: Kysely<DB>, input: MemberInput): Promise<Js
     group_plan: null,
     expires_at: xmlschema(input.expiresAt),
     event_name: MEMBER_EVENTS[input.event],
+  };
+}
+
+// ---- Wiki pages ----------------------------------------------------------------------------------
+
+/**
+ * Gitlab::DataBuilder::WikiPage.build of a project wiki's page as one commit wrote it: the page
+ * read at that commit (a deleted page, at the commit before), with the wiki's hook_attrs.
+ */
+export async function wikiPageData(
+  db: Kysely<DB>,
+  config: Config,
+  event: { projectId: number; userId: number; action: string; path: string; message: string; versionId: string },
+): Promise<Json | null> {
+  const [subject, user] = await Promise.all([loadSubject(db, event.projectId), loadUser(db, event.userId)]);
+  if (!subject || !user) return null;
+  const page = await projectWikiPageAt(db, config, subject.project, event.action === 'delete' ? `${event.versionId}~1` : event.versionId, event.path);
+  if (!page) return null;
+  const webUrl = projectWebUrl(config.externalUrl, subject.project);
+  const url = `${webUrl}/-/wikis/${page.slug}`;
+  return {
+    object_kind: 'wiki_page',
+    user: userAttrs(user),
+    project: projectAttrs(config, subject),
+    wiki: {
+      web_url: `${webUrl}/-/wikis/home`,
+      git_ssh_url: `${config.sshUrlPrefix}${subject.project.full_path}.wiki.git`,
+      git_http_url: `${webUrl}.wiki.git`,
+      path_with_namespace: `${subject.project.full_path}.wiki`,
+      default_branch: WIKI_DEFAULT_BRANCH,
+    },
+    object_attributes: {
+      slug: page.slug,
+      title: page.title,
+      format: page.format,
+      message: event.message,
+      version_id: event.versionId,
+      content: page.content,
+      url,
+      action: event.action,
+      diff_url: `${url}/diff?version_id=${event.versionId}`,
+    },
   };
 }

@@ -26,6 +26,7 @@ import {
   pushData,
   releaseData,
   repositoryUpdateData,
+  wikiPageData,
 } from './hook-data.ts';
 
 /** A hook scope's flag. */
@@ -42,6 +43,7 @@ const FLAG_OF: Record<string, keyof WebHookRow> = {
   release_hooks: 'releases_events',
   member_hooks: 'member_events',
   repository_update_hooks: 'repository_update_events',
+  wiki_page_hooks: 'wiki_page_events',
 };
 
 /** Scopes system hooks receive. */
@@ -103,6 +105,10 @@ export async function buildEvent(db: Kysely<DB>, config: Config, event: HookEven
     case 'member': {
       const data = await memberData(db, event);
       return data && { trigger: 'member_hooks', data, scope: { groupId: event.groupId } };
+    }
+    case 'wiki_page': {
+      const data = await wikiPageData(db, config, event);
+      return data && { trigger: 'wiki_page_hooks', data, scope: { projectId: event.projectId } };
     }
   }
 }

@@ -4,7 +4,8 @@
 import { Type } from '@sinclair/typebox';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { MOVE_STATE } from '../../domain/repository-storage-moves.ts';
-import { deleteRepository, repositoryPath } from '../../git/repository.ts';
+import path from 'node:path';
+import { deleteRepository, projectWikiRelativePath, repositoryPath } from '../../git/repository.ts';
 import { storageDirectory } from '../../git/storages.ts';
 import { PermanentJobError, defineJobKind, enqueue } from '../../jobs/queue.ts';
 import { bulkProjectStorageMovesDeclaration, projectStorageMoveDeclaration, scheduleStorageMovesOn } from './project-storage-moves.service.ts';
@@ -18,14 +19,17 @@ function storageDir(ctx: ServiceContext, storage: string): string {
   return dir;
 }
 
-/** Removes the project's repository from a storage, unless the project (still or again) lives there. */
+/** Removes the project's repository and its wiki's from a storage, unless the project (still or again) lives there. */
 export const removeRepositoryJob = defineJobKind({
   name: 'project.repository.remove',
   payload: ProjectStorage,
   async run(ctx, { projectId, storage }) {
     const project = await ctx.db.selectFrom('projects').select('repository_storage').where('id', '=', projectId).executeTakeFirst();
     if (project?.repository_storage === storage) return;
-    await deleteRepository(repositoryPath(storageDir(ctx, storage), projectId));
+    const dir = storageDir(ctx, storage);
+    await deleteRepository(repositoryPath(dir, projectId));
+    // The project's wiki goes with it.
+    await deleteRepository(path.join(dir, projectWikiRelativePath(projectId)));
   },
 });
 

@@ -4,20 +4,30 @@
 //
 //   scheduled → started: the repository is read-only (since scheduling), marked so in the
 //     repository too, and the pushes already under way are waited for;
-//   started → replicated: copied to the destination, verified (the refs and every object's
+//   started → replicated: copied to the destination (its wiki's repository with it), verified (the refs and every object's
 //     checksum equal on both sides, and the original unchanged meanwhile, else copied again), and
 //     switched to in one transaction that also makes the project writable again;
 //   replicated → finished: the original removed, unless a write reached it after the copy (then
 //     `cleanup failed`, and the original is kept: nothing is lost).
 //
 // A failure before the switch leaves the project where it was, writable, and the move `failed`.
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import type { ProjectRepositoryStorageMoveRow } from '../../db/schema.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { MOVE_STATE } from '../../domain/repository-storage-moves.ts';
 import { refsChecksum, repositoryChecksums } from '../../git/checksums.ts';
-import { copyRepository, deleteRepository, markReadOnly, repositoryExists, repositoryPath, unmarkReadOnly } from '../../git/repository.ts';
+import {
+  copyRepositoryAt,
+  deleteRepository,
+  markReadOnly,
+  projectWikiRelativePath,
+  repositoryExists,
+  repositoryPath,
+  repositoryRelativePath,
+  unmarkReadOnly,
+} from '../../git/repository.ts';
 import { storageDirectory } from '../../git/storages.ts';
 import type { RunningJob } from '../../jobs/queue.ts';
 import { pushesInProgress } from '../pushes/index.ts';
@@ -64,16 +74,19 @@ async function waitForPushes(ctx: ServiceContext, projectId: number): Promise<vo
 const same = (a: { refs: string; objects: string } | null, b: { refs: string; objects: string } | null) =>
   a === null || b === null ? a === b : a.refs === b.refs && a.objects === b.objects;
 
-/** Copies the repository and checks the copy against an original that did not change meanwhile. */
-async function replicate(projectId: number, sourceDir: string, destinationDir: string): Promise<void> {
-  const source = repositoryPath(sourceDir, projectId);
-  const destination = repositoryPath(destinationDir, projectId);
+/** The project's repositories, relative to a storage: its own, then its wiki's, which moves with it. */
+const repositoriesOf = (projectId: number) => [repositoryRelativePath(projectId), projectWikiRelativePath(projectId)];
+
+/** Copies a repository and checks the copy against an original that did not change meanwhile; nothing when there is none. */
+async function replicate(relativePath: string, sourceDir: string, destinationDir: string): Promise<void> {
+  const source = path.join(sourceDir, relativePath);
+  const destination = path.join(destinationDir, relativePath);
   for (let attempt = 1; attempt <= COPY_ATTEMPTS; attempt++) {
     // What an attempt cut short left at the destination belongs to this move.
     await deleteRepository(destination);
     const before = repositoryExists(source) ? await repositoryChecksums(source) : null;
     if (before === null) return;
-    await copyRepository(projectId, sourceDir, destinationDir);
+    await copyRepositoryAt(relativePath, sourceDir, destinationDir);
     const [copied, after] = await Promise.all([repositoryChecksums(destination), repositoryChecksums(source)]);
     if (same(before, after) && same(copied, after)) return;
   }
@@ -90,10 +103,9 @@ async function moveRepository(ctx: ServiceContext, move: Move): Promise<boolean>
   if (move.source_storage_name === move.destination_storage_name) throw new MoveFailure('the source and destination storages are the same');
   const sourceDir = directoryOf(ctx, move.source_storage_name);
   const destinationDir = directoryOf(ctx, move.destination_storage_name);
-  const source = repositoryPath(sourceDir, project.id);
-  await markReadOnly(source, REPOSITORY_READ_ONLY_MESSAGE);
+  for (const relative of repositoriesOf(project.id)) await markReadOnly(path.join(sourceDir, relative), REPOSITORY_READ_ONLY_MESSAGE);
   await waitForPushes(ctx, project.id);
-  await replicate(project.id, sourceDir, destinationDir);
+  for (const relative of repositoriesOf(project.id)) await replicate(relative, sourceDir, destinationDir);
   return withTransaction(ctx, async (tx) => {
     const now = ctx.now().toISOString();
     const switched = await tx.db
@@ -122,6 +134,8 @@ async function cleanUp(ctx: ServiceContext, move: Move, job: RunningJob): Promis
       return;
     }
     await deleteRepository(source);
+    // The wiki's original goes too (it was read-only from the start, so no write reached it).
+    await deleteRepository(path.join(sourceDir, projectWikiRelativePath(project.id)));
   }
   await finish(ctx, move, MOVE_STATE.finished, null, job);
 }
@@ -183,9 +197,9 @@ export async function failProjectStorageMove(ctx: ServiceContext, moveId: number
   // The copy, if any, goes; a destination that cannot even be cleared (the reason the move
   // failed, often) keeps nothing of it that matters, and must not keep the project read-only.
   if (stillThere && destinationDir !== null && move.destination_storage_name !== move.source_storage_name) {
-    await deleteRepository(repositoryPath(destinationDir, move.project_id)).catch(() => {});
+    for (const relative of repositoriesOf(move.project_id)) await deleteRepository(path.join(destinationDir, relative)).catch(() => {});
   }
-  if (stillThere && sourceDir !== null) await unmarkReadOnly(repositoryPath(sourceDir, move.project_id));
+  if (stillThere && sourceDir !== null) for (const relative of repositoriesOf(move.project_id)) await unmarkReadOnly(path.join(sourceDir, relative));
   await withTransaction(ctx, async (tx) => {
     await tx.db
       .updateTable('project_repository_storage_moves')

@@ -29,7 +29,7 @@ import {
   ProjectStorageMoveEntity,
   SnippetStorageMoveEntity,
 } from './repository-storage-moves.schemas.ts';
-import { scheduleGroupStorageMove, storageConfigured } from './repository-storage-moves.service.ts';
+import { scheduleGroupStorageMove, scheduleGroupStorageMovesOn, storageConfigured } from './repository-storage-moves.service.ts';
 
 const ADMIN = { auth: 'required' } as const;
 /** ActiveRecord's RecordNotFound, as the platform's API renders it. */
@@ -120,12 +120,13 @@ export const repositoryStorageMoveRoutes: FastifyPluginAsyncTypebox = async (api
     },
   );
 
-  // No group has a repository yet: there is nothing on the source storage to schedule.
+  // Every group whose wiki is on the source storage.
   api.post(
     '/group_repository_storage_moves',
     { schema: { body: BulkMoveBody, response: { 202: AcceptedEntity } }, config: ADMIN, preHandler: adminOnly },
     async (req, reply) => {
       checkBulk(req.body);
+      await scheduleGroupStorageMovesOn(serviceContext(req), req.body.source_storage_name, req.body.destination_storage_name ?? null);
       return reply.code(202).send({ message: '202 Accepted' });
     },
   );
