@@ -16,6 +16,8 @@ import { createEvidenceJob } from '../modules/releases/releases.jobs.ts';
 import { deployPagesJob, verifyPagesDomainJob } from '../modules/pages/pages.jobs.ts';
 import { ingestSecurityReportsJob } from '../modules/security/security.jobs.ts';
 import { sendConfirmationJob } from '../modules/users/users.jobs.ts';
+import { sendEmailConfirmationJob } from '../modules/emails/emails.jobs.ts';
+import { recheckSignaturesJob } from '../modules/gpg-keys/gpg-keys.jobs.ts';
 import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import type { JobKind } from './queue.ts';
 
@@ -41,6 +43,8 @@ export const backgroundJobKinds: readonly JobKind[] = [
   autoMergeJob,
   sendInvitationJob,
   sendConfirmationJob,
+  sendEmailConfirmationJob,
+  recheckSignaturesJob,
   pipelineTodosJob,
   deployPagesJob,
   verifyPagesDomainJob,
