@@ -179,3 +179,9 @@ test('python-gitlab: plan limits, a generic package over the limit, repository s
     await own.t.close();
   }
 });
+
+test('python-gitlab and the git CLI: user status, email addresses, GPG keys, a pushed commit signed by GnuPG', { skip }, async () => {
+  const run = await runScript('python_gitlab_user_profile_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
