@@ -109,3 +109,14 @@ describe('/users/:id/emails, for administrators', () => {
     expectError(await t.get(`/api/v4/users/${bob.user.id}/emails`), 401, { message: '401 Unauthorized' });
   });
 });
+
+describe('users’ primary addresses and further ones', () => {
+  test('a user cannot be created (409), nor changed (as PUT /users/:id answers conflicts, 404), to another user’s further address', async () => {
+    await addEmail(bob, 'bob.further@example.com');
+    const body = { username: 'newcomer', name: 'N', email: 'BOB.further@example.com', password: 'correct-horse-9' };
+    expectError(await t.post('/api/v4/users', { token: ROOT_TOKEN, body }), 409, { message: 'Email has already been taken' });
+    expectError(await t.put(`/api/v4/users/${alice.user.id}`, { token: ROOT_TOKEN, body: { email: 'bob.further@example.com' } }), 404, { message: 'Email has already been taken' });
+    // One's own further address may become one's primary one.
+    expectStatus(await t.put(`/api/v4/users/${bob.user.id}`, { token: ROOT_TOKEN, body: { email: 'bob.further@example.com', skip_reconfirmation: true } }), 200);
+  });
+});
