@@ -1039,6 +1039,7 @@ export interface GpgSignaturesTable {
   commit_sha: string;
   gpg_key_id: number | null;
   gpg_key_subkey_id: number | null;
+  /** The signing key's id (16 hex digits), or the fingerprint (40) a signature by an unknown key names. */
   gpg_key_primary_keyid: string | null;
   gpg_key_user_name: string | null;
   gpg_key_user_email: string | null;

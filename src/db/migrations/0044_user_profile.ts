@@ -56,7 +56,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('commit_sha', 'varchar(64)', notNull)
     .addColumn('gpg_key_id', 'bigint', (c) => c.references('gpg_keys.id').onDelete('set null'))
     .addColumn('gpg_key_subkey_id', 'bigint', (c) => c.references('gpg_key_subkeys.id').onDelete('set null'))
-    .addColumn('gpg_key_primary_keyid', 'varchar(16)')
+    .addColumn('gpg_key_primary_keyid', 'varchar(64)')
     .addColumn('gpg_key_user_name', 'text')
     .addColumn('gpg_key_user_email', 'text')
     .addColumn('verification_status', 'varchar(32)', notNull)
