@@ -79,3 +79,23 @@ export async function sendEmailConfirmation(ctx: ServiceContext, emailId: number
   }
   await job.complete(ctx.db);
 }
+
+/**
+ * The confirmation link's page: confirms the further address whose mail carried this token, once;
+ * null when the token names none. Signatures its owner's keys made are judged again.
+ */
+export async function confirmEmail(ctx: ServiceContext, token: string): Promise<EmailRow | null> {
+  if (token === '') return null;
+  return withTransaction(ctx, async ({ db }) => {
+    const at = ctx.now().toISOString();
+    const row = await db
+      .updateTable('emails')
+      .set({ confirmed_at: at, confirmation_token: null, updated_at: at })
+      .where('confirmation_token', '=', digest(token))
+      .where('confirmed_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (row) await recheckUserSignatures(db, row.user_id);
+    return row ?? null;
+  });
+}

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
+import { digest } from '../../core/auth/secrets.ts';
 import { EmailEntity } from './emails.schemas.ts';
 
 let t: TestApp;
@@ -118,5 +119,19 @@ describe('users’ primary addresses and further ones', () => {
     expectError(await t.put(`/api/v4/users/${alice.user.id}`, { token: ROOT_TOKEN, body: { email: 'bob.further@example.com' } }), 404, { message: 'Email has already been taken' });
     // One's own further address may become one's primary one.
     expectStatus(await t.put(`/api/v4/users/${bob.user.id}`, { token: ROOT_TOKEN, body: { email: 'bob.further@example.com', skip_reconfirmation: true } }), 200);
+  });
+});
+
+describe('GET /-/profile/emails/confirmation', () => {
+  test('the mail’s link confirms the address once; another token is invalid', async () => {
+    const added = await addEmail(alice, 'alice.confirm@example.com');
+    await t.deps.db.updateTable('emails').set({ confirmation_token: digest('the-mailed-token') }).where('id', '=', added.id).execute();
+    const page = await t.get('/-/profile/emails/confirmation', { query: { confirmation_token: 'the-mailed-token' } });
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /successfully confirmed/);
+    const shown = (await t.get(`/api/v4/user/emails/${added.id}`, { token: alice.token })).json();
+    assert.notEqual(shown.confirmed_at, null);
+    assert.equal((await t.get('/-/profile/emails/confirmation', { query: { confirmation_token: 'the-mailed-token' } })).statusCode, 404);
+    assert.equal((await t.get('/-/profile/emails/confirmation')).statusCode, 404);
   });
 });
