@@ -89,8 +89,12 @@ export async function commitSignatureVerdict(ctx: ServiceContext, projectId: num
 export async function recheckKeySignatures(ctx: ServiceContext, gpgKeyId: number, job: RunningJob): Promise<void> {
   const key = await ctx.db.selectFrom('gpg_keys').selectAll().where('id', '=', gpgKeyId).executeTakeFirst();
   if (key) {
-    for (const row of await unsettledSignatures(ctx.db, await keyIdentifiers(ctx.db, key))) {
-      const project = await ctx.db.selectFrom('projects').select(['id', 'repository_storage']).where('id', '=', row.project_id).executeTakeFirst();
+    const rows = await unsettledSignatures(ctx.db, await keyIdentifiers(ctx.db, key));
+    const projectIds = [...new Set(rows.map((r) => r.project_id))];
+    const projects = projectIds.length === 0 ? [] : await ctx.db.selectFrom('projects').select(['id', 'repository_storage']).where('id', 'in', projectIds).execute();
+    const byId = new Map(projects.map((p) => [p.id, p]));
+    for (const row of rows) {
+      const project = byId.get(row.project_id);
       const dir = project ? repositoryDir(ctx.config, project) : null;
       const commit = dir === null ? null : await readCommitSignature(dir, row.commit_sha);
       const verdict = commit?.signature ? await judge(ctx, commit.signature) : null;

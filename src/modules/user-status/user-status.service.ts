@@ -1,13 +1,12 @@
 // Writes of users' statuses (the platform's Users::SetStatusService, 14.x): an emoji, a message or an
 // availability sets the status (the emoji defaulting to speech_balloon when a message is given);
 // none of them clears it.
+import type { Kysely } from 'kysely';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
-import { invalidFields } from '../../core/errors.ts';
+import { type FieldErrors, invalidFields } from '../../core/errors.ts';
 import type { DB, UserStatusRow } from '../../db/schema.ts';
 import { addError, tooLong } from '../../domain/validation.ts';
-import type { FieldErrors } from '../../core/errors.ts';
 import { AVAILABILITIES, CLEAR_STATUS_AFTER, type SetStatusBody } from './user-status.schemas.ts';
-import type { Kysely } from 'kysely';
 
 export const DEFAULT_EMOJI = 'speech_balloon';
 const MAX_MESSAGE = 100;
