@@ -50,6 +50,11 @@ describe('PUT and GET /user/status', () => {
   test('neither emoji, message nor availability clears the status', async () => {
     await setStatus(alice, { emoji: 'tada' });
     assert.deepEqual(await setStatus(alice, {}), NONE);
+    await setStatus(alice, { emoji: 'tada' });
+    // No body at all, as a client clearing its status sends.
+    const bare = await t.put('/api/v4/user/status', { token: alice.token });
+    expectStatus(bare, 200);
+    assert.deepEqual(bare.json(), NONE);
     assert.deepEqual((await t.get('/api/v4/user/status', { token: alice.token })).json(), NONE);
     assert.equal(await t.deps.db.selectFrom('user_statuses').select('user_id').where('user_id', '=', alice.user.id).executeTakeFirst(), undefined);
   });
