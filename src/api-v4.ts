@@ -68,6 +68,10 @@ import { projectTemplateRoutes } from './modules/templates/project-templates.rou
 import { templateRoutes } from './modules/templates/templates.routes.ts';
 import { todoListRoutes } from './modules/todo-list/todo-list.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
+import { userStatusRoutes } from './modules/user-status/user-status.routes.ts';
+import { emailRoutes } from './modules/emails/emails.routes.ts';
+import { gpgKeyRoutes } from './modules/gpg-keys/gpg-keys.routes.ts';
+import { commitSignatureRoutes } from './modules/gpg-keys/commit-signatures.routes.ts';
 import { registrationApiRoutes } from './modules/registrations/registrations.routes.ts';
 
 export const apiV4: FastifyPluginAsync = async (api) => {
@@ -137,6 +141,10 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(projectTemplateRoutes);
   await api.register(todoListRoutes);
   await api.register(userRoutes);
+  await api.register(userStatusRoutes);
+  await api.register(emailRoutes);
+  await api.register(gpgKeyRoutes);
+  await api.register(commitSignatureRoutes);
   await api.register(vulnerabilityRoutes);
   await api.register(managedLicenseRoutes);
   await api.register(registrationApiRoutes);

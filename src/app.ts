@@ -33,6 +33,7 @@ import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { authorizeRoutes } from './modules/oauth/authorize.routes.ts';
 import { installPagesSites } from './modules/pages/index.ts';
 import { registrationRoutes } from './modules/registrations/registrations.routes.ts';
+import { emailConfirmationRoutes } from './modules/emails/email-confirmation.routes.ts';
 import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
 import type { TestModeOptions } from './modules/testing/testing.routes.ts';
 
@@ -98,6 +99,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(authorizeRoutes);
   await app.register(sessionRoutes);
   await app.register(registrationRoutes);
+  await app.register(emailConfirmationRoutes);
   await app.register(invitePageRoutes);
   await app.register(gitHttpRoutes);
   await app.register(pipelineLicenseRoutes);

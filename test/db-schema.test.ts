@@ -144,6 +144,17 @@ const COLUMNS = {
     id: 'integer', message: 'text', starts_at: 'text', ends_at: 'text', color: 'text?', font: 'text?', target_access_levels: 'text',
     target_path: 'text?', broadcast_type: 'text', dismissable: 'boolean?', created_at: 'text', updated_at: 'text',
   },
+  user_statuses: { user_id: 'integer', emoji: 'text', message: 'text?', availability: 'text', clear_status_at: 'text?', updated_at: 'text' },
+  emails: {
+    id: 'integer', user_id: 'integer', email: 'text', confirmed_at: 'text?', confirmation_token: 'text?', confirmation_sent_at: 'text?',
+    created_at: 'text', updated_at: 'text',
+  },
+  gpg_keys: { id: 'integer', user_id: 'integer', key: 'text', primary_keyid: 'text', fingerprint: 'text', created_at: 'text', updated_at: 'text' },
+  gpg_key_subkeys: { id: 'integer', gpg_key_id: 'integer', keyid: 'text', fingerprint: 'text' },
+  gpg_signatures: {
+    id: 'integer', project_id: 'integer', commit_sha: 'text', gpg_key_id: 'integer?', gpg_key_subkey_id: 'integer?', gpg_key_primary_keyid: 'text?',
+    gpg_key_user_name: 'text?', gpg_key_user_email: 'text?', verification_status: 'text', created_at: 'text', updated_at: 'text',
+  },
   deploy_tokens: {
     id: 'integer', name: 'text', username: 'text?', token_digest: 'text', project_id: 'integer?', group_id: 'integer?', creator_id: 'integer?',
     read_repository: 'boolean', read_registry: 'boolean', write_registry: 'boolean', read_package_registry: 'boolean', write_package_registry: 'boolean',

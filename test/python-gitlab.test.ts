@@ -191,3 +191,9 @@ test('python-gitlab: project and group wikis, a wiki attachment, and a clone of 
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
 });
+
+test('python-gitlab and the git CLI: user status, email addresses, GPG keys, a pushed commit signed by GnuPG', { skip }, async () => {
+  const run = await runScript('python_gitlab_user_profile_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});

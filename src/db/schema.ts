@@ -1027,6 +1027,68 @@ export interface TodoCountsTable {
   todos: Generated<number>;
 }
 
+/** What a user shows beside their name; absent when they show nothing (0044). */
+export interface UserStatusesTable {
+  user_id: number;
+  emoji: Generated<string>;
+  message: string | null;
+  /** 'not_set' or 'busy'. */
+  availability: Generated<string>;
+  /** When the status clears itself; null: never. */
+  clear_status_at: string | null;
+  updated_at: string;
+}
+
+/** A user's email address besides their primary one. */
+export interface EmailsTable {
+  id: Generated<number>;
+  user_id: number;
+  email: string;
+  confirmed_at: string | null;
+  /** Digest of the token the confirmation mail carries, until confirmed. */
+  confirmation_token: string | null;
+  confirmation_sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A user's public GPG key, as pasted (armored), with its primary key's identity. */
+export interface GpgKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  /** 16 upper-case hex digits. */
+  primary_keyid: string;
+  /** 40 upper-case hex digits. */
+  fingerprint: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface GpgKeySubkeysTable {
+  id: Generated<number>;
+  gpg_key_id: number;
+  keyid: string;
+  fingerprint: string;
+}
+
+/** The verdict on a GPG-signed commit of a project, computed when first asked. */
+export interface GpgSignaturesTable {
+  id: Generated<number>;
+  project_id: number;
+  commit_sha: string;
+  gpg_key_id: number | null;
+  gpg_key_subkey_id: number | null;
+  /** The signing key's id (16 hex digits), or the fingerprint (40) a signature by an unknown key names. */
+  gpg_key_primary_keyid: string | null;
+  gpg_key_user_name: string | null;
+  gpg_key_user_email: string | null;
+  /** verified, unverified, unverified_key, unknown_key, other_user, same_user_different_email, multiple_signatures. */
+  verification_status: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface DB {
   background_jobs: BackgroundJobsTable;
   instance_identity: InstanceIdentityTable;
@@ -1106,6 +1168,11 @@ export interface DB {
   broadcast_messages: BroadcastMessagesTable;
   todos: TodosTable;
   todo_counts: TodoCountsTable;
+  user_statuses: UserStatusesTable;
+  emails: EmailsTable;
+  gpg_keys: GpgKeysTable;
+  gpg_key_subkeys: GpgKeySubkeysTable;
+  gpg_signatures: GpgSignaturesTable;
   plan_limits: PlanLimitsTable;
   packages: PackagesTable;
   package_files: PackageFilesTable;
@@ -1165,6 +1232,11 @@ export interface SnippetsTable {
 export type SnippetRow = Selectable<SnippetsTable>;
 export type BroadcastMessageRow = Selectable<BroadcastMessagesTable>;
 export type GroupWikiRepositoryRow = Selectable<GroupWikiRepositoriesTable>;
+export type UserStatusRow = Selectable<UserStatusesTable>;
+export type EmailRow = Selectable<EmailsTable>;
+export type GpgKeyRow = Selectable<GpgKeysTable>;
+export type GpgKeySubkeyRow = Selectable<GpgKeySubkeysTable>;
+export type GpgSignatureRow = Selectable<GpgSignaturesTable>;
 export type ReleaseRow = Selectable<ReleasesTable>;
 export type ClusterRow = Selectable<ClustersTable>;
 

@@ -18,6 +18,8 @@ import { deployPagesJob, verifyPagesDomainJob } from '../modules/pages/pages.job
 import { ingestSecurityReportsJob } from '../modules/security/security.jobs.ts';
 import { sendConfirmationJob } from '../modules/users/users.jobs.ts';
 import { sendApprovalJob, sendRejectionJob } from '../modules/registrations/registrations.jobs.ts';
+import { sendEmailConfirmationJob } from '../modules/emails/emails.jobs.ts';
+import { recheckSignaturesJob } from '../modules/gpg-keys/gpg-keys.jobs.ts';
 import { removeStoredFilesJob } from '../storage/deferred-removal.ts';
 import { removeSnippetRepositoryJob } from '../domain/snippet-repositories.ts';
 import { bulkSnippetStorageMovesJob, snippetStorageMoveJob } from '../modules/snippets/snippets.jobs.ts';
@@ -51,6 +53,8 @@ export const backgroundJobKinds: readonly JobKind[] = [
   sendConfirmationJob,
   sendApprovalJob,
   sendRejectionJob,
+  sendEmailConfirmationJob,
+  recheckSignaturesJob,
   pipelineTodosJob,
   deployPagesJob,
   verifyPagesDomainJob,

@@ -10,6 +10,7 @@ import { runDueSchedulesTask } from '../modules/pipeline-schedules/pipeline-sche
 import { removeExpiredCiArtifactsTask } from '../modules/ci-artifacts/artifacts-expiry.jobs.ts';
 import { removeOrphanedDeployKeysTask } from '../modules/keys/keys.jobs.ts';
 import { verifyPagesDomainsTask } from '../modules/pages/pages.jobs.ts';
+import { removeExpiredUserStatusesTask } from '../modules/user-status/user-status.jobs.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
@@ -21,6 +22,7 @@ export const periodicTasks: readonly PeriodicTask[] = [
   removeExpiredMembersTask,
   removeLeftoversTask,
   removeOrphanedDeployKeysTask,
+  removeExpiredUserStatusesTask,
   runDueSchedulesTask,
   verifyPagesDomainsTask,
 ];

@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms, OAuth authorization and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation (of accounts and of further addresses), invitation, admin mode, terms and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
@@ -100,6 +100,7 @@ describe('the routes of the application', () => {
       'GET /-/health',
       'GET /-/invites/:token',
       'GET /-/metrics',
+      'GET /-/profile/emails/confirmation',
       'GET /-/users/terms',
       'GET /admin/session/new',
       'GET /api/v4/jobs/:id/artifacts',
@@ -128,6 +129,7 @@ describe('the routes of the application', () => {
       'HEAD /-/health',
       'HEAD /-/invites/:token',
       'HEAD /-/metrics',
+      'HEAD /-/profile/emails/confirmation',
       'HEAD /-/users/terms',
       'HEAD /admin/session/new',
       'HEAD /api/v4/jobs/:id/artifacts',

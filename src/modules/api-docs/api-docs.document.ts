@@ -100,8 +100,9 @@ export function operationIdOf(method: string, url: string): string {
 function tagOf(url: string): string {
   if (url.startsWith(`${API_PREFIX}/`)) return url.split('/')[3];
   if (url.startsWith('/oauth/')) return 'oauth';
-  // An invitation's link and the terms of service are pages for people, under /-/ as on the platform.
-  return url.startsWith('/-/') && !url.startsWith('/-/invites/') && !url.startsWith('/-/users/terms') ? 'instance' : 'web';
+  // An invitation's link, the terms of service and an email's confirmation are pages for people, under /-/ as on the platform.
+  const page = url.startsWith('/-/invites/') || url.startsWith('/-/users/terms') || url.startsWith('/-/profile/');
+  return url.startsWith('/-/') && !page ? 'instance' : 'web';
 }
 
 /** required: any scheme; optional: any scheme or none ({}); none: no authentication at all. */

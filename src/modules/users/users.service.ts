@@ -43,10 +43,14 @@ export const NEW_USER_DEFAULTS = {
 
 const PROFILE_TEXT = ['bio', 'location', 'organization', 'job_title', 'linkedin', 'skype', 'twitter', 'website_url'] as const;
 
+/** Another user's primary address, or another user's further address (a user may promote their own). */
 async function emailTaken(db: Kysely<DB>, email: string, exceptId?: number): Promise<boolean> {
   let q = db.selectFrom('users').select('id').where(sql`lower(email)`, '=', email.toLowerCase());
   if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
-  return (await q.executeTakeFirst()) !== undefined;
+  if ((await q.executeTakeFirst()) !== undefined) return true;
+  let further = db.selectFrom('emails').select('id').where(sql`lower(email)`, '=', email.toLowerCase());
+  if (exceptId !== undefined) further = further.where('user_id', '!=', exceptId);
+  return (await further.executeTakeFirst()) !== undefined;
 }
 
 async function usernameTaken(db: Kysely<DB>, username: string, exceptId?: number): Promise<boolean> {
