@@ -34,6 +34,7 @@ import { commitCommentRoutes } from './modules/commit-comments/commit-comments.r
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
 import { deployTokenRoutes } from './modules/deploy-tokens/deploy-tokens.routes.ts';
+import { boardRoutes } from './modules/boards/boards.routes.ts';
 import { mergeRequestApprovalRoutes } from './modules/merge-request-approvals/merge-request-approvals.routes.ts';
 import { errorTrackingCollectorRoutes } from './modules/error-tracking/error-tracking-collector.routes.ts';
 import { errorTrackingRoutes } from './modules/error-tracking/error-tracking.routes.ts';
@@ -94,6 +95,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(deployKeyRoutes);
   await api.register(deployTokenRoutes);
   await api.register(mergeRequestApprovalRoutes);
+  await api.register(boardRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);
   await api.register(testReportRoutes);
