@@ -179,3 +179,9 @@ test('python-gitlab: plan limits, a generic package over the limit, repository s
     await own.t.close();
   }
 });
+
+test('python-gitlab: commit revert and cherry-pick, issue boards and lists, merge request approvals', { skip }, async () => {
+  const run = await runScript('python_gitlab_boards_approvals_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
