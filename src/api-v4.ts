@@ -37,6 +37,8 @@ import { deployTokenRoutes } from './modules/deploy-tokens/deploy-tokens.routes.
 import { applicationRoutes } from './modules/applications/applications.routes.ts';
 import { snippetRoutes } from './modules/snippets/snippets.routes.ts';
 import { wikiRoutes } from './modules/wikis/wikis.routes.ts';
+import { boardRoutes } from './modules/boards/boards.routes.ts';
+import { mergeRequestApprovalRoutes } from './modules/merge-request-approvals/merge-request-approvals.routes.ts';
 import { errorTrackingCollectorRoutes } from './modules/error-tracking/error-tracking-collector.routes.ts';
 import { errorTrackingRoutes } from './modules/error-tracking/error-tracking.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -102,6 +104,8 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(applicationRoutes);
   await api.register(snippetRoutes);
   await api.register(wikiRoutes);
+  await api.register(mergeRequestApprovalRoutes);
+  await api.register(boardRoutes);
   await api.register(runnerArtifactRoutes);
   await api.register(artifactRoutes);
   await api.register(testReportRoutes);

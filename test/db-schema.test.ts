@@ -140,6 +140,19 @@ const COLUMNS = {
     public: 'boolean', expires_at: 'text?', created_at: 'text', updated_at: 'text',
   },
   deploy_keys_projects: { id: 'integer', deploy_key_id: 'integer', project_id: 'integer', can_push: 'boolean', created_at: 'text', updated_at: 'text' },
+  boards: {
+    id: 'integer', project_id: 'integer?', group_id: 'integer?', name: 'text', hide_backlog_list: 'boolean', hide_closed_list: 'boolean',
+    milestone_id: 'integer?', assignee_id: 'integer?', weight: 'integer?', created_at: 'text', updated_at: 'text',
+  },
+  board_lists: {
+    id: 'integer', board_id: 'integer', label_id: 'integer', position: 'integer', max_issue_count: 'integer', max_weight: 'integer',
+    limit_metric: 'text?', created_at: 'text', updated_at: 'text',
+  },
+  project_approval_settings: {
+    project_id: 'integer', approvals_before_merge: 'integer', reset_approvals_on_push: 'boolean', disable_overriding_approvers_per_merge_request: 'boolean',
+    merge_requests_author_approval: 'boolean', merge_requests_disable_committers_approval: 'boolean', require_password_to_approve: 'boolean',
+  },
+  merge_request_approvals: { id: 'integer', merge_request_id: 'integer', user_id: 'integer', created_at: 'text' },
   broadcast_messages: {
     id: 'integer', message: 'text', starts_at: 'text', ends_at: 'text', color: 'text?', font: 'text?', target_access_levels: 'text',
     target_path: 'text?', broadcast_type: 'text', dismissable: 'boolean?', created_at: 'text', updated_at: 'text',

@@ -197,3 +197,9 @@ test('python-gitlab and the git CLI: user status, email addresses, GPG keys, a p
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
 });
+
+test('python-gitlab: commit revert and cherry-pick, issue boards and lists, merge request approvals', { skip }, async () => {
+  const run = await runScript('python_gitlab_boards_approvals_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});

@@ -8,7 +8,7 @@ import { BAD_BODY, DomainError, apiError, badRequest, paramError, payloadTooLarg
 function bodyOf(error: DomainError): Record<string, unknown> {
   const { shape } = error;
   if (shape === 'error') return { error: error.messages ?? error.message };
-  if (shape === 'message') return { message: error.fields ?? error.message };
+  if (shape === 'message') return { message: error.fields ?? error.message, ...error.extra };
   const body = { error: shape.oauth, error_description: error.message };
   return shape.scope === undefined ? body : { ...body, scope: shape.scope };
 }

@@ -24,6 +24,8 @@ export interface DomainErrorInit {
   fields?: FieldErrors | readonly string[] | MessageObject;
   /** 'error' bodies: a list of messages in place of the message. */
   messages?: readonly string[];
+  /** 'message' bodies: keys the platform sends beside the message (a failed commit change's error_code). */
+  extra?: Readonly<Record<string, string | null>>;
   /** Headers the answer carries (WWW-Authenticate of a refused token). */
   headers?: Readonly<Record<string, string>>;
 }
@@ -33,6 +35,7 @@ export class DomainError extends Error {
   readonly shape: ErrorShape;
   readonly fields: FieldErrors | readonly string[] | MessageObject | undefined;
   readonly messages: readonly string[] | undefined;
+  readonly extra: Readonly<Record<string, string | null>>;
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(init: DomainErrorInit) {
@@ -41,6 +44,7 @@ export class DomainError extends Error {
     this.shape = init.shape ?? 'message';
     this.fields = init.fields;
     this.messages = init.messages;
+    this.extra = init.extra ?? {};
     this.headers = init.headers ?? {};
   }
 }

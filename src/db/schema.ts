@@ -979,6 +979,56 @@ export interface GroupWikiRepositoriesTable {
   created_at: string;
 }
 
+/** An issue board of a project or (project_id null) of a group; milestone, assignee and weight scope it. */
+export interface BoardsTable {
+  id: Generated<number>;
+  project_id: number | null;
+  group_id: number | null;
+  name: string;
+  hide_backlog_list: Generated<Bool>;
+  hide_closed_list: Generated<Bool>;
+  milestone_id: number | null;
+  assignee_id: number | null;
+  weight: number | null;
+  created_at: string;
+  updated_at: string;
+}
+export type BoardRow = Selectable<BoardsTable>;
+
+/** A label list of a board, at its position among the board's lists (from 0). */
+export interface BoardListsTable {
+  id: Generated<number>;
+  board_id: number;
+  label_id: number;
+  position: number;
+  max_issue_count: Generated<number>;
+  max_weight: Generated<number>;
+  limit_metric: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type BoardListRow = Selectable<BoardListsTable>;
+
+/** A project's merge request approval settings; a project without a row has the defaults. */
+export interface ProjectApprovalSettingsTable {
+  project_id: number;
+  approvals_before_merge: Generated<number>;
+  reset_approvals_on_push: Bool;
+  disable_overriding_approvers_per_merge_request: Generated<Bool>;
+  merge_requests_author_approval: Generated<Bool>;
+  merge_requests_disable_committers_approval: Generated<Bool>;
+  require_password_to_approve: Generated<Bool>;
+}
+export type ProjectApprovalSettingsRow = Selectable<ProjectApprovalSettingsTable>;
+
+/** A user's approval of a merge request. */
+export interface MergeRequestApprovalsTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  user_id: number;
+  created_at: string;
+}
+
 /** An instance-wide notice shown between starts_at and ends_at. */
 export interface BroadcastMessagesTable {
   id: Generated<number>;
@@ -1166,6 +1216,10 @@ export interface DB {
   deploy_tokens: DeployTokensTable;
   snippets: SnippetsTable;
   broadcast_messages: BroadcastMessagesTable;
+  boards: BoardsTable;
+  board_lists: BoardListsTable;
+  project_approval_settings: ProjectApprovalSettingsTable;
+  merge_request_approvals: MergeRequestApprovalsTable;
   todos: TodosTable;
   todo_counts: TodoCountsTable;
   user_statuses: UserStatusesTable;

@@ -67,6 +67,10 @@ export const DATA_TABLES = [
   'todos',
   // After what it counts: deleting those rows one by one updates it through its triggers.
   'todo_counts',
+  'board_lists',
+  'boards',
+  'merge_request_approvals',
+  'project_approval_settings',
   'notes',
   'label_links',
   'merge_requests_closing_issues',

@@ -91,15 +91,39 @@ export interface CommitTreeRequest {
   parents: readonly string[];
   message: string;
   author: Identity;
+  /** When the author wrote it, if not at the commit's date. */
+  authorDate?: Date;
   committer: Identity;
   date: Date;
 }
 
 /** Writes a commit of a tree (no ref moves); its id. */
 export async function commitTree(gitDir: string, request: CommitTreeRequest): Promise<string> {
-  const env = { ...identityEnv('AUTHOR', request.author, request.date), ...identityEnv('COMMITTER', request.committer, request.date) };
+  const env = { ...identityEnv('AUTHOR', request.author, request.authorDate ?? request.date), ...identityEnv('COMMITTER', request.committer, request.date) };
   const args = ['commit-tree', requireObjectId(request.tree), ...request.parents.flatMap((p) => ['-p', requireObjectId(p)])];
   return (await runGit(gitDir, args, { env, input: request.message })).stdout.toString('utf8').trim();
+}
+
+/** Who writes the scratch commits of a merge with a given base: fixed, so that the same trees give the same objects. */
+const SCRATCH: Identity = { name: 'Quarry', email: 'merge@quarry.invalid' };
+const EPOCH = new Date(0);
+
+/** The empty tree, written into the repository (the base of a root commit's change). */
+export async function writeEmptyTree(gitDir: string): Promise<string> {
+  return (await runGit(gitDir, ['mktree'], { input: '' })).stdout.toString('utf8').trim();
+}
+
+/**
+ * A three-way merge of two trees on a base tree of the caller's choosing (a cherry-pick's or a
+ * revert's). Git 2.39's `merge-tree --write-tree` has no `--merge-base`, so the base is given as the
+ * one common ancestor of two scratch commits, ours and theirs, each on a parentless commit of the
+ * base tree. Only objects are written.
+ */
+export async function mergeTreesOnBase(gitDir: string, baseTree: string, oursTree: string, theirsTree: string): Promise<MergeResult> {
+  const scratch = (tree: string, parents: string[]) => commitTree(gitDir, { tree, parents, message: 'merge scratch\n', author: SCRATCH, committer: SCRATCH, date: EPOCH });
+  const base = await scratch(baseTree, []);
+  const [ours, theirs] = await Promise.all([scratch(oursTree, [base]), scratch(theirsTree, [base])]);
+  return mergeTrees(gitDir, ours, theirs);
 }
 
 /** The tree of a commit. */

@@ -2,11 +2,9 @@
 // one onto the upstream, as `git rebase` picks them (merges dropped, commits whose change the
 // upstream already has skipped, commits that become empty dropped), keeping each commit's author,
 // date and message; the committer is who asked. Each pick is a three-way merge whose base is the
-// picked commit's parent: git 2.39's `merge-tree --write-tree` has no `--merge-base`, so the base is
-// given as the one common ancestor of two scratch commits (ours and theirs, each on a parentless
-// commit of the base tree). Only objects are written; no ref moves here.
+// picked commit's parent (mergeTreesOnBase). Only objects are written; no ref moves here.
 import { requireObjectId } from './args.ts';
-import { commitTree, mergeTrees, treeOf } from './merges.ts';
+import { mergeTreesOnBase, treeOf, writeEmptyTree } from './merges.ts';
 import { runGit } from './run.ts';
 import type { Identity } from './signature.ts';
 
@@ -21,10 +19,6 @@ export interface RebaseRequest {
 
 /** The new head (the old one when nothing had to move), or the commit that did not apply cleanly. */
 export type RebaseResult = { ok: true; head: string } | { ok: false; conflictAt: string };
-
-/** Who writes the scratch commits: fixed, so that the same base gives the same object. */
-const SCRATCH: Identity = { name: 'Quarry', email: 'rebase@quarry.invalid' };
-const EPOCH = new Date(0);
 
 interface RawCommit {
   parents: string[];
@@ -47,11 +41,6 @@ function authorEnv(line: string): Record<string, string> {
   const match = /^(.*?) ?<([^>]*)> (\d+) ([+-]\d{4})$/.exec(line);
   if (!match) return {};
   return { GIT_AUTHOR_NAME: match[1], GIT_AUTHOR_EMAIL: match[2], GIT_AUTHOR_DATE: `@${match[3]} ${match[4]}` };
-}
-
-/** The empty tree, written into the repository (a root commit's base). */
-async function writeEmptyTree(gitDir: string): Promise<string> {
-  return (await runGit(gitDir, ['mktree'], { input: '' })).stdout.toString('utf8').trim();
 }
 
 /** The commits `git rebase` would pick, oldest first. */
@@ -78,10 +67,7 @@ export async function rebaseOnto(gitDir: string, request: RebaseRequest): Promis
       continue;
     }
     const baseTree = parent === null ? await writeEmptyTree(gitDir) : await treeOf(gitDir, parent);
-    const scratch = (tree: string, parents: string[]) => commitTree(gitDir, { tree, parents, message: 'rebase scratch\n', author: SCRATCH, committer: SCRATCH, date: EPOCH });
-    const base = await scratch(baseTree, []);
-    const [ours, theirs] = await Promise.all([scratch(currentTree, [base]), scratch(commit.tree, [base])]);
-    const merged = await mergeTrees(gitDir, ours, theirs);
+    const merged = await mergeTreesOnBase(gitDir, baseTree, currentTree, commit.tree);
     if (!merged.clean) return { ok: false, conflictAt: id };
     // A change the upstream already holds leaves nothing to commit (a commit empty from the start is kept).
     if (merged.tree === currentTree && commit.tree !== baseTree) continue;

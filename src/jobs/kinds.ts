@@ -4,6 +4,7 @@ import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts
 import { projectExportJob, projectImportJob } from '../modules/import-export/import-export.jobs.ts';
 import { hookDeliveryJob, hookEventJob } from '../modules/hooks/hooks.jobs.ts';
 import { sendInvitationJob } from '../modules/invitations/invitations.jobs.ts';
+import { resetApprovalsJob } from '../modules/merge-request-approvals/merge-request-approvals.jobs.ts';
 import { autoMergeJob, checkMergeStatusJob, pipelineTodosJob, rebaseJob, refreshMergeRequestJob } from '../modules/merge-requests/merge-requests.jobs.ts';
 import { bulkProjectStorageMovesJob, moveRepositoryJob, projectStorageMoveJob, removeRepositoryJob } from '../modules/projects/projects.jobs.ts';
 import { groupStorageMoveJob } from '../modules/repository-storage-moves/repository-storage-moves.jobs.ts';
@@ -48,6 +49,7 @@ export const backgroundJobKinds: readonly JobKind[] = [
   checkMergeStatusJob,
   rebaseJob,
   refreshMergeRequestJob,
+  resetApprovalsJob,
   autoMergeJob,
   sendInvitationJob,
   sendConfirmationJob,

@@ -46,21 +46,26 @@ const PAGINATION_HEADERS: Record<string, [type: 'integer' | 'string', descriptio
 /**
  * Every error body the API writes (core/error-handler.ts, and the OAuth endpoints): a parameter
  * failure or an unknown route says `error` (a text, or several); an application error says
- * `message` (a text, a model's full messages, or field → messages); a refused token says `error`
+ * `message` (a text, a model's full messages, field → messages, or an object of texts), with the
+ * `error_code` of a failed commit change beside it; a refused token says `error`
  * with `error_description` (and the `scope` it needed).
  */
 export const ErrorSchema = Type.Union(
   [
     Type.Object({ error: Type.Union([Type.String(), Type.Array(Type.String())]) }, { additionalProperties: false }),
     Type.Object(
-      { message: Type.Union([Type.String(), Type.Array(Type.String()), Type.Record(Type.String(), Type.Array(Type.String()))]) },
+      {
+        message: Type.Union([Type.String(), Type.Array(Type.String()), Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]))]),
+        // Beside the message of a commit change that failed (a revert or cherry-pick): why.
+        error_code: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      },
       { additionalProperties: false },
     ),
     Type.Object({ error: Type.String(), error_description: Type.String(), scope: Type.Optional(Type.String()) }, { additionalProperties: false }),
   ],
   {
     description:
-      'Parameter failures and unknown routes say `error`; application errors `message`: a text, messages, or field → messages; refused tokens `error` and `error_description`.',
+      'Parameter failures and unknown routes say `error`; application errors `message`: a text, messages, or field → messages (or a text), with an `error_code` where a commit change failed; refused tokens `error` and `error_description`.',
   },
 );
 

@@ -12,7 +12,7 @@ import { forbidden, notFound, paramError, tooLong } from '../../core/errors.ts';
 import { KEYSET_UNAVAILABLE, pageOf, setOffsetHeaders, wantsKeyset } from '../../core/pagination.ts';
 import { safeRepoPath } from '../../git/args.ts';
 import { diffStats, readTrailers } from '../../git/history.ts';
-import { CommitEntity } from '../../domain/commit-entity.ts';
+import { CommitEntity, presentCommit } from '../../domain/commit-entity.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { readProjectSettings } from '../../domain/settings/project-settings.ts';
@@ -21,17 +21,21 @@ import { latestPipelineForSha } from '../pipelines/pipelines.finder.ts';
 import { loadRepository } from '../repository/index.ts';
 import { type HistoryPage, findCommit, findHistory, resolveWalk } from './commits.finder.ts';
 import { type CommitPipeline, presentCommitDetail, presentHistory } from './commits.presenter.ts';
+import { pickCommit } from './commit-picks.service.ts';
 import {
   type ActionParams,
+  CherryPickCommitBody,
   CommitDetailEntity,
   CommitParams,
   CommitWithStatsEntity,
   CreateCommitBody,
+  DryRunEntity,
   ListCommitsQuery,
   ProjectParams,
+  RevertCommitBody,
   ShowCommitQuery,
 } from './commits.schemas.ts';
-import { type ActionInput, commitChange, decodeContent } from './commits.service.ts';
+import { type ActionInput, commitChange, decodeContent, requirePushToBranch } from './commits.service.ts';
 
 /** The parameters an action needs for what it does (Grape's `given action:` blocks). */
 function actionInputs(actions: readonly ActionParams[]): ActionInput[] {
@@ -158,4 +162,39 @@ export const commitRoutes: FastifyPluginAsyncTypebox = async (api) => {
       return detail(req, id, Boolean(body.stats));
     },
   );
+
+  // Revert and cherry-pick: the push check first, then the commit (404 Commit), then the branch
+  // (404 Branch); 201 with the new commit, or 200 {"dry_run": "success"}.
+  for (const kind of ['revert', 'cherry_pick'] as const) {
+    api.post(
+      `/projects/:id/repository/commits/:sha/${kind}`,
+      {
+        schema: { params: CommitParams, body: kind === 'revert' ? RevertCommitBody : CherryPickCommitBody, response: { 200: DryRunEntity, 201: CommitEntity } },
+        config: OPTIONAL,
+        preHandler: read,
+      },
+      async (req, reply) => {
+        const project = loadedProject(req);
+        const ctx = serviceContext(req);
+        const body: { branch: string; dry_run?: boolean; message?: string } = req.body;
+        const dir = repositoryDir(config, project.row);
+        // The push check precedes the look-ups; pickCommit repeats it for callers of its own.
+        const commit = await requirePickable(req, dir, req.params.sha, body.branch);
+        const id = await pickCommit(ctx, project, { kind, commit, branch: body.branch, dryRun: Boolean(body.dry_run), message: body.message });
+        if (id === null) return reply.code(200).send({ dry_run: 'success' as const });
+        const made = await findCommit(dir, id);
+        if (made === null) throw notFound('Commit');
+        reply.code(201);
+        return presentCommit(made, webUrl(project.row));
+      },
+    );
+  }
+
+  /** The commit to pick, once the caller is known to push to the branch; 404 "404 Commit Not Found" otherwise. */
+  async function requirePickable(req: FastifyRequest, dir: string | null, sha: string, branch: string) {
+    await requirePushToBranch(serviceContext(req), loadedProject(req), branch, { empty: false, refusal: 403 });
+    const commit = await findCommit(dir, sha);
+    if (commit === null) throw notFound('Commit');
+    return commit;
+  }
 };

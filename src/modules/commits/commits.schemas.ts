@@ -72,3 +72,19 @@ export const CreateCommitBody = Params(
   { 'x-mutually-exclusive': [['start_branch', 'start_sha']] },
 );
 export type CreateCommitBody = Static<typeof CreateCommitBody>;
+
+/** Reverting a commit on a branch; a dry run only says whether it would apply. */
+export const RevertCommitBody = Params({
+  branch: Type.String({ 'x-blank': false }),
+  dry_run: Type.Optional(Bool({ default: false })),
+});
+
+/** Cherry-picking a commit onto a branch, with the picked commit's message unless one is given. */
+export const CherryPickCommitBody = Params({
+  branch: Type.String({ 'x-blank': false }),
+  dry_run: Type.Optional(Bool({ default: false })),
+  message: Type.Optional(Type.String()),
+});
+
+/** What a dry run that would succeed answers. */
+export const DryRunEntity = Entity({ dry_run: Type.Literal('success') });

@@ -99,24 +99,38 @@ function identityPart(given: string | undefined, own: string, param: string): st
 }
 
 /**
+ * The actor, when they may push to the branch by its protection (authorize_push_to_branch!), or the
+ * refusal: 403 for the commits API, 400 for the files API. Anonymous callers may push nowhere.
+ */
+export async function requirePushToBranch(ctx: ServiceContext, project: LoadedProject, branch: string, options: { empty: boolean; refusal: 400 | 403 }) {
+  const { actor } = ctx;
+  const protections = await loadRefProtections(ctx.db, project.row.id);
+  // While the repository is empty, the protection its default branch will get applies: its group's, or the instance's.
+  const emptyRepository = options.empty ? { defaultBranchProtection: await defaultBranchProtection(ctx.db, project.namespace) } : undefined;
+  const user = actor?.user;
+  if (!user || !canPushToBranch(protections, branch, pusherOf(project, actor), emptyRepository)) {
+    throw options.refusal === 403 ? forbidden(PUSH_REFUSED) : refuse(PUSH_REFUSED);
+  }
+  return user;
+}
+
+/** Whether the project's repository may be written now: read afresh, as a storage move sets the flag while it copies. */
+export async function assertRepositoryWritable(ctx: ServiceContext, projectId: number): Promise<void> {
+  assertWritable(await ctx.db.selectFrom('projects').select('repository_read_only').where('id', '=', projectId).executeTakeFirstOrThrow());
+}
+
+/**
  * Commits the change as the actor and returns the new commit's id. Refusals are 400s with the
  * platform's messages (an anonymous caller may push nowhere); the repository and the branch are
  * left as they were.
  */
 export async function commitChange(ctx: ServiceContext, project: LoadedProject, change: CommitChange): Promise<string> {
-  const { actor } = ctx;
   const dir = requireRepositoryDir(ctx.config, project.row);
   const { branch, startSha } = change;
   const startBranch = startSha === undefined ? (change.startBranch ?? branch) : change.startBranch;
   const empty = !(await hasBranches(dir));
 
-  const protections = await loadRefProtections(ctx.db, project.row.id);
-  // While the repository is empty, the protection its default branch will get applies: its group's, or the instance's.
-  const emptyRepository = empty ? { defaultBranchProtection: await defaultBranchProtection(ctx.db, project.namespace) } : undefined;
-  const user = actor?.user;
-  if (!user || !canPushToBranch(protections, branch, pusherOf(project, actor), emptyRepository)) {
-    throw change.pushForbidden ? forbidden(PUSH_REFUSED) : refuse(PUSH_REFUSED);
-  }
+  const user = await requirePushToBranch(ctx, project, branch, { empty, refusal: change.pushForbidden ? 403 : 400 });
 
   // The commit a new branch starts from.
   let start: string | null = null;
@@ -136,8 +150,7 @@ export async function commitChange(ctx: ServiceContext, project: LoadedProject, 
   }
   if (!validBranchName(branch)) throw refuse(`Something went wrong when we tried to create '${branch}' for you: Branch name is invalid`);
 
-  // Read afresh: the flag is set while a storage move copies the repository.
-  assertWritable(await ctx.db.selectFrom('projects').select('repository_read_only').where('id', '=', project.row.id).executeTakeFirstOrThrow());
+  await assertRepositoryWritable(ctx, project.row.id);
 
   const actions = change.actions.map(toFileAction);
   const base = newBranch ? start : head;

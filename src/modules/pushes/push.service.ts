@@ -10,7 +10,7 @@ import type { DB, ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID } from '../../git/args.ts';
 import { type RefUpdate, hasBranches, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
-import { MERGE_REQUEST_REFRESH } from '../../jobs/merge-request-work.ts';
+import { APPROVALS_RESET, MERGE_REQUEST_REFRESH } from '../../jobs/merge-request-work.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
 import { type JobOutcome, type RunningJob, defineJobKind, enqueue, enqueueMany, runNow, withdraw } from '../../jobs/queue.ts';
 import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
@@ -153,7 +153,7 @@ async function recheckMergeRequests(db: Kysely<DB>, projectId: number, updates: 
 
 /**
  * Open merge requests from a branch the push moved are refreshed (their ref, their automatic
- * merge, their pipeline), and the pusher's pending to-dos on them are done.
+ * merge, their pipeline), their approvals reset, and the pusher's pending to-dos on them are done.
  */
 async function refreshMergeRequests(ctx: ServiceContext, projectId: number, userId: number, updates: readonly RefUpdate[], ci: CiPushOptions): Promise<void> {
   const moved = [...new Set(updates.filter((u) => isBranch(u) && u.after !== ZERO_OID).map((u) => u.ref.slice('refs/heads/'.length)))];
@@ -161,6 +161,8 @@ async function refreshMergeRequests(ctx: ServiceContext, projectId: number, user
   const mrs = await ctx.db.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('state', '=', 'opened').where('source_branch', 'in', moved).execute();
   const skipPipeline = ci.skip === true ? { skipPipeline: true } : {};
   await enqueueMany(ctx.db, MERGE_REQUEST_REFRESH, mrs.map((mr) => ({ payload: { mergeRequestId: mr.id, userId, ...skipPipeline } })));
+  // Their approvals no longer cover what the branch holds: reset, if the project says so.
+  if (mrs.length > 0) await enqueue(ctx.db, APPROVALS_RESET, { projectId, mergeRequestIds: mrs.map((mr) => mr.id) });
   for (const mr of mrs) await resolveTodos(ctx, { type: 'MergeRequest', id: mr.id, projectId }, userId);
 }
 
