@@ -179,3 +179,9 @@ test('python-gitlab: plan limits, a generic package over the limit, repository s
     await own.t.close();
   }
 });
+
+test('python-gitlab: an alert assigned through GraphQL, the assignee’s to-do listed and done', { skip }, async () => {
+  const run = await runScript('python_gitlab_alert_actions_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
