@@ -29,10 +29,10 @@ test('@gitbeaker/rest: TodoLists shows the to-do of an alert assigned through Gr
     method: 'POST',
     headers: { 'private-token': ROOT_TOKEN, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'Probe' }),
-  })).json();
+  })).json() as { url: string; token: string };
   const received = await fetch(integration.url, { method: 'POST', headers: { authorization: `Bearer ${integration.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Probe failing' }) });
   assert.equal(received.status, 200);
-  const [{ iid }] = await received.json();
+  const [{ iid }] = (await received.json()) as { iid: number }[];
 
   const query = 'mutation($input: AlertSetAssigneesInput!) { alertSetAssignees(input: $input) { errors } }';
   const assigned = await fetch(`${host}/api/graphql`, {
