@@ -68,6 +68,7 @@ const COLUMNS = {
     severity: 'text', status: 'text', events: 'integer', fingerprint: 'text?', started_at: 'text', ended_at: 'text?', payload: 'text', created_at: 'text',
     updated_at: 'text',
   },
+  alert_management_alert_assignees: { id: 'integer', alert_id: 'integer', user_id: 'integer' },
   clusters: {
     id: 'integer', project_id: 'integer', user_id: 'integer?', name: 'text', domain: 'text?', enabled: 'boolean', managed: 'boolean', provider_type: 'text',
     environment_scope: 'text', management_project_id: 'integer?', api_url: 'text', ca_cert: 'text?', namespace: 'text?', authorization_type: 'text',

@@ -203,3 +203,9 @@ test('python-gitlab: commit revert and cherry-pick, issue boards and lists, merg
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
 });
+
+test('python-gitlab: an alert assigned through GraphQL, the assignee’s to-do listed and done', { skip }, async () => {
+  const run = await runScript('python_gitlab_alert_actions_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});

@@ -741,7 +741,7 @@ export interface LabelLinksTable {
 export interface NotesTable {
   id: Generated<number>;
   project_id: number;
-  /** 'Issue', 'MergeRequest' or 'Commit'. */
+  /** 'Issue', 'MergeRequest', 'Commit' or 'AlertManagement::Alert'. */
   noteable_type: string;
   noteable_id: number | null;
   commit_id: string | null;
@@ -1053,7 +1053,7 @@ export interface TodosTable {
   id: Generated<number>;
   user_id: number;
   project_id: number;
-  /** 'Issue' or 'MergeRequest'. */
+  /** 'Issue', 'MergeRequest' or 'AlertManagement::Alert'. */
   target_type: string;
   target_id: number;
   author_id: number;
@@ -1236,6 +1236,7 @@ export interface DB {
   group_wiki_repositories: GroupWikiRepositoriesTable;
   alert_management_http_integrations: AlertManagementHttpIntegrationsTable;
   alert_management_alerts: AlertManagementAlertsTable;
+  alert_management_alert_assignees: AlertManagementAlertAssigneesTable;
   error_tracking_settings: ErrorTrackingSettingsTable;
   error_tracking_client_keys: ErrorTrackingClientKeysTable;
   error_tracking_errors: ErrorTrackingErrorsTable;
@@ -1696,6 +1697,13 @@ export interface AlertManagementAlertsTable {
 }
 
 export type AlertManagementAlertRow = Selectable<AlertManagementAlertsTable>;
+
+/** A user an alert is assigned to. */
+export interface AlertManagementAlertAssigneesTable {
+  id: Generated<number>;
+  alert_id: number;
+  user_id: number;
+}
 
 export interface ErrorTrackingSettingsTable {
   id: Generated<number>;

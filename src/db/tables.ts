@@ -41,6 +41,7 @@ export const DATA_TABLES = [
   'vulnerability_identifiers',
   'vulnerability_scanners',
   'software_license_policies',
+  'alert_management_alert_assignees',
   'alert_management_alerts',
   'alert_management_http_integrations',
   'error_tracking_error_events',

@@ -40,6 +40,7 @@ export type ProjectAbility =
   | 'read_software_license_policy'
   | 'admin_software_license_policy'
   | 'read_alert_management_alert'
+  | 'update_alert_management_alert'
   | 'read_sentry_issue'
   | 'admin_operations'
   | 'read_package'
@@ -125,7 +126,8 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   // Any signed-in reader may open a merge request into, and comment on, a project that is not archived.
   if (viewer && (level >= ACCESS.GUEST || publicAccess) && !project.archived) can.add('create_merge_request_in').add('create_note');
   // Alerts from monitoring tools are read from Developer up; their integrations are managed from Maintainer up.
-  if (level >= ACCESS.DEVELOPER) can.add('read_alert_management_alert');
+  // Changing an alert (status, assignees, a to-do of it) takes the same role (14.x update_alert_management_alert).
+  if (level >= ACCESS.DEVELOPER) can.add('read_alert_management_alert').add('update_alert_management_alert');
   if (level >= ACCESS.MAINTAINER) {
     can.add('admin_project').add('admin_project_member').add('admin_operations');
     // A project access token may not mint further tokens.

@@ -114,3 +114,15 @@ test('GET alert_management_alerts/:alert_iid', async () => {
     verify: (res) => expectEntity(res.json(), AlertEntity),
   });
 });
+
+test('PUT alert_management_alerts/:alert_iid', async () => {
+  await runMatrix(world, {
+    expect: developers(200),
+    errors: refusals('Project'),
+    call: (c) => t.put(`${alerts(c)}/1`, { token: c.caller.token, body: { status: 'acknowledged' } }),
+    verify: (res) => {
+      expectEntity(res.json(), AlertEntity);
+      assert.equal(res.json().status, 'acknowledged');
+    },
+  });
+});

@@ -1,6 +1,6 @@
 // Reads of a project's HTTP integrations and alerts.
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { AlertManagementAlertRow, AlertManagementHttpIntegrationRow, DB } from '../../db/schema.ts';
+import type { AlertManagementAlertRow, AlertManagementHttpIntegrationRow, DB, UserRow } from '../../db/schema.ts';
 import type { AlertStatus, Severity } from './alert-payload.ts';
 
 /** The project's HTTP integrations, oldest first. */
@@ -60,3 +60,26 @@ export function unresolvedAlert(db: Kysely<DB>, projectId: number, fingerprint: 
     .where('status', '<>', 'resolved')
     .executeTakeFirst();
 }
+
+/** The users each of these alerts is assigned to, in one query. */
+export async function alertAssignees(db: Kysely<DB>, alertIds: readonly number[]): Promise<Map<number, UserRow[]>> {
+  const byAlert = new Map<number, UserRow[]>(alertIds.map((id) => [id, []]));
+  if (alertIds.length === 0) return byAlert;
+  const rows = await db
+    .selectFrom('alert_management_alert_assignees as a')
+    .innerJoin('users', 'users.id', 'a.user_id')
+    .selectAll('users')
+    .select('a.alert_id')
+    .where('a.alert_id', 'in', [...new Set(alertIds)])
+    .orderBy('a.id')
+    .execute();
+  for (const { alert_id: alertId, ...user } of rows) byAlert.get(Number(alertId))?.push(user as UserRow);
+  return byAlert;
+}
+
+/** Alerts by id with what a to-do shows of them (its target and its page). */
+export async function alertsByIds(db: Kysely<DB>, ids: readonly number[]): Promise<{ id: number; iid: number; title: string; project_id: number }[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('alert_management_alerts').select(['id', 'iid', 'title', 'project_id']).where('id', 'in', [...new Set(ids)]).execute();
+}
+

@@ -5,6 +5,8 @@
 //     eventCount startedAt endedAt … } } }
 //   httpIntegrationCreate, httpIntegrationUpdate, httpIntegrationResetToken, httpIntegrationDestroy
 //     (input { … clientMutationId } → { integration { … } errors clientMutationId })
+//   updateAlertStatus, alertSetAssignees, alertTodoCreate and the alert's assignees, todos and
+//     notes (alert-actions.graphql.ts)
 // Lists the caller may not read are empty (integrations need Maintainer, alerts Developer); a
 // mutation on a project or integration the caller may not manage (or that does not exist) is the
 // platform's "resource not available" error. Model failures come back in `errors`, in full
@@ -39,17 +41,13 @@ import { TimeType } from '../../graphql/types.ts';
 import { findIntegration, projectAlerts, projectIntegrations } from './alert-management.finder.ts';
 import { alertWebUrl, fieldMappings, integrationUrl } from './alert-management.presenter.ts';
 import { MAPPABLE_FIELDS, MAPPING_TYPES, SEVERITIES, STATUSES } from './alert-payload.ts';
+import { type Owned, alertActionFields, alertActionMutations } from './alert-actions.graphql.ts';
 import { createIntegration, destroyIntegration, integrationToken, resetIntegrationToken, updateIntegration } from './http-integrations.service.ts';
 import { type FieldMappingInput, attributeMappingOf, fullMessages, mappingOf, payloadExampleProblem, payloadExampleOf } from './http-integrations.validation.ts';
 
 const INTEGRATION_MODEL = 'AlertManagement::HttpIntegration';
 const ALERT_MODEL = 'AlertManagement::Alert';
 
-/** A node with the full path of its project, which its addresses show. */
-interface Owned<Row> {
-  row: Row;
-  projectFullPath: string;
-}
 
 /** An enum whose GraphQL names are the stored values in upper case. */
 function upperEnum(name: string, values: readonly string[], description: string): GraphQLEnumType {
@@ -146,7 +144,7 @@ const IntegrationType = new GraphQLObjectType<Owned<AlertManagementHttpIntegrati
 const AlertType = new GraphQLObjectType<Owned<AlertManagementAlertRow>, GraphqlContext>({
   name: 'AlertManagementAlert',
   description: 'Describes an alert from the project\'s Alert Management.',
-  fields: {
+  fields: () => ({
     id: { type: new GraphQLNonNull(GraphQLID), resolve: ({ row }) => globalId(ALERT_MODEL, row.id) },
     iid: { type: new GraphQLNonNull(GraphQLID), description: 'Internal ID of the alert.', resolve: ({ row }) => String(row.iid) },
     title: { type: GraphQLString, resolve: ({ row }) => row.title },
@@ -163,7 +161,8 @@ const AlertType = new GraphQLObjectType<Owned<AlertManagementAlertRow>, GraphqlC
     updatedAt: { type: TimeType, resolve: ({ row }) => row.updated_at },
     detailsUrl: { type: new GraphQLNonNull(GraphQLString), resolve: ({ row, projectFullPath }, _args, ctx) => alertWebUrl(ctx.deps.config.externalUrl, projectFullPath, row.iid) },
     webUrl: { type: new GraphQLNonNull(GraphQLString), resolve: ({ row, projectFullPath }, _args, ctx) => alertWebUrl(ctx.deps.config.externalUrl, projectFullPath, row.iid) },
-  },
+    ...alertActionFields(),
+  }),
 });
 
 /** The connection with each node paired with its project's path. */
@@ -173,11 +172,12 @@ async function ownedConnection<Row extends { id: number }>(
   direction: 'asc' | 'desc',
   args: ConnectionArgs,
 ) {
-  const owned = (row: Row): Owned<Row> => ({ row, projectFullPath: project.row.full_path });
   const page = await keysetConnection<Row>(
     { query, keys: [{ column: 'id', direction, value: (row) => row.id }], count: async () => Number((await query.clearSelect().select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n ?? 0) },
     args,
   );
+  const batch = { ids: page.nodes.map((row) => row.id) };
+  const owned = (row: Row): Owned<Row> => ({ row, projectFullPath: project.row.full_path, batch });
   return { ...page, nodes: page.nodes.map(owned), edges: page.edges.map((e) => ({ cursor: e.cursor, node: owned(e.node) })) };
 }
 
@@ -360,6 +360,7 @@ function mutationFields(): GraphQLFieldConfigMap<unknown, GraphqlContext> {
         return row;
       });
     }),
+    ...alertActionMutations(AlertType, StatusEnum),
   };
 }
 

@@ -1,5 +1,6 @@
 // Pure row → entity functions for HTTP integrations and alerts.
-import type { AlertManagementAlertRow, AlertManagementHttpIntegrationRow } from '../../db/schema.ts';
+import type { AlertManagementAlertRow, AlertManagementHttpIntegrationRow, UserRow } from '../../db/schema.ts';
+import { userBasicFields } from '../users/users.presenter.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import type { AlertStatus, AttributeMapping, JsonObject, MappableField, Severity } from './alert-payload.ts';
 import type { Alert, HttpIntegration } from './alert-management.schemas.ts';
@@ -47,7 +48,7 @@ export function alertWebUrl(baseUrl: string, projectFullPath: string, iid: numbe
   return `${projectWebUrl(baseUrl, { full_path: projectFullPath })}/-/alert_management/${iid}/details`;
 }
 
-export function presentAlert(row: AlertManagementAlertRow, view: { baseUrl: string; projectFullPath: string }): Alert {
+export function presentAlert(row: AlertManagementAlertRow, view: { baseUrl: string; projectFullPath: string; assignees: Map<number, UserRow[]> }): Alert {
   return {
     id: row.id,
     iid: row.iid,
@@ -64,6 +65,7 @@ export function presentAlert(row: AlertManagementAlertRow, view: { baseUrl: stri
     started_at: row.started_at,
     ended_at: row.ended_at,
     payload: JSON.parse(row.payload) as JsonObject,
+    assignees: (view.assignees.get(row.id) ?? []).map((user) => userBasicFields(user, view.baseUrl)),
     web_url: alertWebUrl(view.baseUrl, view.projectFullPath, row.iid),
     created_at: row.created_at,
     updated_at: row.updated_at,

@@ -3,6 +3,9 @@
 // and the alerts they received, for Developers and up. A project the caller may not see is 404;
 // one they see without the role, 403. An integration or alert is looked for before the caller's
 // role is checked, so one the project does not have is 404 for anyone who sees the project.
+// PUT …/alert_management_alerts/:alert_iid changes an alert's status and assignees (Developers and
+// up) as updateAlertStatus and alertSetAssignees do; what they would refuse in `errors` is a 400
+// `{"message": …}` here.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
@@ -11,8 +14,9 @@ import { serviceContext } from '../../core/context.ts';
 import { apiError, forbidden, paramError } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import { NoContent } from '../../core/schema.ts';
-import type { AlertManagementHttpIntegrationRow } from '../../db/schema.ts';
-import { findProjectAlert, findProjectIntegration, projectAlerts, projectIntegrations } from './alert-management.finder.ts';
+import type { AlertManagementAlertRow, AlertManagementHttpIntegrationRow } from '../../db/schema.ts';
+import { alertAssignees, findProjectAlert, findProjectIntegration, projectAlerts, projectIntegrations } from './alert-management.finder.ts';
+import { changeAlertStatus, setAlertAssignees } from './alert-actions.service.ts';
 import { presentAlert, presentIntegration } from './alert-management.presenter.ts';
 import {
   AlertEntity,
@@ -23,6 +27,7 @@ import {
   ListAlertsQuery,
   ListIntegrationsQuery,
   ProjectParams,
+  UpdateAlertBody,
   type UpdateIntegrationBody,
   UpdateIntegrationBody as UpdateIntegrationSchema,
 } from './alert-management.schemas.ts';
@@ -120,7 +125,20 @@ export const alertManagementRoutes: FastifyPluginAsyncTypebox = async (api) => {
   );
 
   const alerts = '/projects/:id/alert_management_alerts';
-  const alertView = (req: FastifyRequest) => ({ baseUrl: config.externalUrl, projectFullPath: loadedProject(req).row.full_path });
+  /** The alerts as entities, their assignees read in one query. */
+  const presentAlerts = async (req: FastifyRequest, rows: AlertManagementAlertRow[]) => {
+    const view = { baseUrl: config.externalUrl, projectFullPath: loadedProject(req).row.full_path, assignees: await alertAssignees(db, rows.map((row) => row.id)) };
+    return rows.map((row) => presentAlert(row, view));
+  };
+
+  /** The project's alert, then the ability the caller needs for it. */
+  async function requireAlert(req: FastifyRequest, iid: number, ability: 'read_alert_management_alert' | 'update_alert_management_alert'): Promise<AlertManagementAlertRow> {
+    const project = loadedProject(req);
+    const row = await findProjectAlert(db, project.row.id, iid);
+    if (!row) throw apiError(404, '404 Alert Not Found');
+    if (!project.can.has(ability)) throw forbidden();
+    return row;
+  }
 
   api.get(
     alerts,
@@ -128,20 +146,35 @@ export const alertManagementRoutes: FastifyPluginAsyncTypebox = async (api) => {
     async (req, reply) => {
       const { status, severity } = req.query;
       const rows = await paginate(req, reply, projectAlerts(db, loadedProject(req).row.id, { status, severity }));
-      const view = alertView(req);
-      return rows.map((row) => presentAlert(row, view));
+      return presentAlerts(req, rows);
     },
   );
 
   api.get(
     `${alerts}/:alert_iid`,
     { schema: { params: AlertParams, response: { 200: AlertEntity } }, config: SIGNED_IN, preHandler: visible },
+    async (req) => (await presentAlerts(req, [await requireAlert(req, req.params.alert_iid, 'read_alert_management_alert')]))[0],
+  );
+
+  api.put(
+    `${alerts}/:alert_iid`,
+    { schema: { params: AlertParams, body: UpdateAlertBody, response: { 200: AlertEntity } }, config: SIGNED_IN, preHandler: visible },
     async (req) => {
-      const project = loadedProject(req);
-      const row = await findProjectAlert(db, project.row.id, req.params.alert_iid);
-      if (!row) throw apiError(404, '404 Alert Not Found');
-      if (!project.can.has('read_alert_management_alert')) throw forbidden();
-      return presentAlert(row, alertView(req));
+      let alert = await requireAlert(req, req.params.alert_iid, 'update_alert_management_alert');
+      const project = loadedProject(req).row;
+      const ctx = serviceContext(req);
+      const { status, assignee_ids: assigneeIds } = req.body;
+      const steps = [
+        assigneeIds === undefined ? null : () => setAlertAssignees(ctx, project, alert, assigneeIds, 'replace'),
+        status === undefined || status === alert.status ? null : () => changeAlertStatus(ctx, project, alert, status),
+      ];
+      for (const step of steps) {
+        if (!step) continue;
+        const result = await step();
+        if (result.errors.length > 0) throw apiError(400, result.errors[0]);
+        alert = result.alert;
+      }
+      return (await presentAlerts(req, [alert]))[0];
     },
   );
 };

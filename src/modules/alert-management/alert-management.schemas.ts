@@ -1,10 +1,12 @@
 // Alert management's REST shapes (a Quarry extension: in 14.x the platform offers these through
 // GraphQL only): a project's HTTP integrations, with their address and token, which only those
-// who manage them see; and the alerts they received.
+// who manage them see; and the alerts they received, their status and assignee changed as the
+// GraphQL mutations do.
 import { type Static, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
-import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
+import { Bool, CommaList, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Literals, Nullable, Timestamp } from '../../core/schema.ts';
+import { userBasicFields } from '../users/users.schemas.ts';
 import { MAPPABLE_FIELDS, MAPPING_TYPES, SEVERITIES, STATUSES } from './alert-payload.ts';
 
 const JsonObject = Type.Record(Type.String(), Type.Unknown());
@@ -53,6 +55,8 @@ export const AlertEntity = Entity({
   ended_at: Nullable(Timestamp),
   /** The payload as last received (the first one, for an alert received again). */
   payload: JsonObject,
+  /** Who the alert is assigned to (one user at most, as the platform). */
+  assignees: Type.Array(Entity(userBasicFields)),
   web_url: Type.String(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -71,6 +75,15 @@ export const ListAlertsQuery = Params({
   status: Type.Optional(OneOf(STATUSES)),
   severity: Type.Optional(OneOf(SEVERITIES)),
 });
+
+/** PUT …/alert_management_alerts/:alert_iid: a new status, new assignees (replacing the others), or both. */
+export const UpdateAlertBody = Params(
+  {
+    status: Type.Optional(OneOf(STATUSES)),
+    assignee_ids: Type.Optional(CommaList(Type.Integer())),
+  },
+  { 'x-at-least-one-of': [['status', 'assignee_ids']] },
+);
 
 const FieldMappingParams = Params({
   field_name: OneOf(MAPPABLE_FIELDS),

@@ -10,7 +10,8 @@
 // Processing: a payload with a fingerprint that matches an alert of the project that is not
 // resolved counts as that alert's new event, or resolves it when the payload carries an end time;
 // otherwise a new alert is made (already resolved when the payload carries an end time, as 14.x
-// does). A concurrent receiver that made the same alert first is found again through the unique
+// does). A new alert gets the alert bot's system note "logged an alert from **<tool>**", one the
+// payload resolves its "changed the status to **Resolved**". A concurrent receiver that made the same alert first is found again through the unique
 // index on unresolved fingerprints, and the payload counts as its event.
 import { timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
@@ -29,6 +30,15 @@ import {
 import { activeIntegration, unresolvedAlert } from './alert-management.finder.ts';
 import { integrationToken } from './http-integrations.service.ts';
 import { mappingOf } from './http-integrations.validation.ts';
+import { addSystemNote } from '../notes/notes.service.ts';
+import { alertBot } from '../users/users.service.ts';
+import { alertNoteable } from './alert-actions.service.ts';
+
+/** Who logs what the receiver does, and the name of the source it logs alerts from. */
+interface Logger {
+  botId: number;
+  source: string;
+}
 
 export type NotifyOutcome = { status: 400 | 401 | 403 } | { status: 200; alerts: { iid: number; title: string }[] } | { status: 201 };
 
@@ -46,11 +56,11 @@ function sameToken(given: string | null, expected: string): boolean {
 }
 
 /** Processes one alert's attributes; the alert as it is afterwards. */
-async function processAlert(ctx: ServiceContext, project: ProjectRow, attrs: AlertAttributes, payload: JsonObject): Promise<AlertManagementAlertRow> {
+async function processAlert(ctx: ServiceContext, project: ProjectRow, attrs: AlertAttributes, payload: JsonObject, logger: Logger): Promise<AlertManagementAlertRow> {
   const now = ctx.now().toISOString();
   const resolving = attrs.endedAt !== null;
   const existing = attrs.fingerprint === null ? undefined : await unresolvedAlert(ctx.db, project.id, attrs.fingerprint);
-  if (existing) return touchAlert(ctx, existing, attrs, now);
+  if (existing) return touchAlert(ctx, existing, attrs, now, logger);
 
   const iid = await nextInternalId(ctx, project.id, 'alert_management_alerts');
   const created = await ctx.db
@@ -76,21 +86,30 @@ async function processAlert(ctx: ServiceContext, project: ProjectRow, attrs: Ale
     .onConflict((oc) => oc.columns(['project_id', 'fingerprint']).where(sql<boolean>`status <> 'resolved'`).doNothing())
     .returningAll()
     .executeTakeFirst();
-  if (created) return created;
+  if (created) {
+    await addSystemNote(ctx, alertNoteable(created), `logged an alert from **${attrs.monitoringTool ?? logger.source}**`, logger.botId);
+    return created;
+  }
   // Another receiver made the same alert in the meantime.
   const winner = await unresolvedAlert(ctx.db, project.id, attrs.fingerprint as string);
   if (!winner) throw new Error('an alert that conflicted with another is not found again');
-  return touchAlert(ctx, winner, attrs, now);
+  return touchAlert(ctx, winner, attrs, now, logger);
 }
 
 /** A payload for an alert not resolved: its end time resolves it, else it is one more event of it. */
-async function touchAlert(ctx: ServiceContext, alert: AlertManagementAlertRow, attrs: AlertAttributes, now: string): Promise<AlertManagementAlertRow> {
-  const update =
-    attrs.endedAt !== null
-      ? ctx.db.updateTable('alert_management_alerts').set({ status: 'resolved', ended_at: attrs.endedAt, updated_at: now })
-      : // A new event does not count as a change of the alert (its updated_at stays), as the platform's counter.
-        ctx.db.updateTable('alert_management_alerts').set((eb) => ({ events: eb('events', '+', 1) }));
-  return update.where('id', '=', alert.id).returningAll().executeTakeFirstOrThrow();
+async function touchAlert(ctx: ServiceContext, alert: AlertManagementAlertRow, attrs: AlertAttributes, now: string, logger: Logger): Promise<AlertManagementAlertRow> {
+  if (attrs.endedAt === null) {
+    // A new event does not count as a change of the alert (its updated_at stays), as the platform's counter.
+    return ctx.db.updateTable('alert_management_alerts').set((eb) => ({ events: eb('events', '+', 1) })).where('id', '=', alert.id).returningAll().executeTakeFirstOrThrow();
+  }
+  const resolved = await ctx.db
+    .updateTable('alert_management_alerts')
+    .set({ status: 'resolved', ended_at: attrs.endedAt, updated_at: now })
+    .where('id', '=', alert.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await addSystemNote(ctx, alertNoteable(resolved), 'changed the status to **Resolved**', logger.botId);
+  return resolved;
 }
 
 /**
@@ -105,11 +124,12 @@ export async function receiveAlerts(ctx: ServiceContext, project: ProjectRow, en
 
   if (isPrometheusPayload(payload)) {
     if (!tokenMatches) return { status: 401 };
+    const logger = { botId: (await alertBot(ctx)).id, source: 'Prometheus' };
     const entries = Array.isArray(payload.alerts) ? payload.alerts.slice(0, PROMETHEUS_MAX_ALERTS) : [];
     await withTransaction(ctx, async (tx) => {
       for (const entry of entries) {
         const attrs = prometheusAttributes(entry, tx.now());
-        if (attrs) await processAlert(tx, project, attrs, entry as JsonObject);
+        if (attrs) await processAlert(tx, project, attrs, entry as JsonObject, logger);
       }
     });
     return { status: 201 };
@@ -118,6 +138,7 @@ export async function receiveAlerts(ctx: ServiceContext, project: ProjectRow, en
   if (!integration) return { status: 403 };
   if (!tokenMatches) return { status: 401 };
   const attrs = genericAttributes(payload, mappingOf(integration), ctx.now());
-  const alert = await withTransaction(ctx, (tx) => processAlert(tx, project, attrs, payload));
+  const logger = { botId: (await alertBot(ctx)).id, source: integration.name };
+  const alert = await withTransaction(ctx, (tx) => processAlert(tx, project, attrs, payload, logger));
   return { status: 200, alerts: [{ iid: alert.iid, title: alert.title }] };
 }

@@ -10,9 +10,9 @@ import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { recordEvent } from '../../domain/activity-events.ts';
 import { noteTodos } from '../todos/todos.service.ts';
 
-/** What a note is about: an issue or a merge request of a project. */
+/** What a note is about: an issue, a merge request or an alert of a project. */
 export interface Noteable {
-  type: 'Issue' | 'MergeRequest';
+  type: 'Issue' | 'MergeRequest' | 'AlertManagement::Alert';
   id: number;
   iid: number;
   projectId: number;
@@ -67,10 +67,10 @@ async function insertNote(ctx: ServiceContext, target: NoteTarget, authorId: num
   return ctx.db.insertInto('notes').values(noteValues(target, authorId, body, system, createdAt, position)).returningAll().executeTakeFirstOrThrow();
 }
 
-/** A system note by the acting user, inside the caller's transaction. */
-export async function addSystemNote(ctx: ServiceContext, noteable: Noteable, body: string): Promise<void> {
-  const author = requireActor(ctx).user;
-  await insertNote(ctx, targetOf(noteable), author.id, body, true, ctx.now().toISOString());
+/** A system note by the acting user (or by `authorId`, an internal user such as the alert bot), inside the caller's transaction. */
+export async function addSystemNote(ctx: ServiceContext, noteable: Noteable, body: string, authorId?: number): Promise<void> {
+  const author = authorId ?? requireActor(ctx).user.id;
+  await insertNote(ctx, targetOf(noteable), author, body, true, ctx.now().toISOString());
 }
 
 /** Rows per insert of addSystemNotes, well under either database's limit on bound values. */

@@ -10,9 +10,11 @@ import { userBasicFields } from '../users/users.presenter.ts';
 export type TodoProject = Pick<ProjectRow, 'id' | 'description' | 'name' | 'name_with_namespace' | 'path' | 'full_path' | 'created_at'>;
 
 export interface PresentedTarget {
-  entity: ReturnType<typeof presentIssue> | ReturnType<typeof presentMergeRequestTodoTarget>;
+  entity: ReturnType<typeof presentIssue> | ReturnType<typeof presentMergeRequestTodoTarget> | { iid: number; title: string };
   iid: number;
   title: string;
+  /** The target's page, for targets whose page is not `<project>/-/<kind>/<iid>` (an alert's details). */
+  url?: string;
 }
 
 /** What a page of to-dos shows beyond its rows, each kind loaded once. */
@@ -43,7 +45,7 @@ export function presentTodo(todo: TodoRow, page: TodoPage, baseUrl: string) {
     action_name: todo.action as (typeof TODO_ACTIONS)[number],
     target_type: todo.target_type as (typeof TODO_TARGET_TYPES)[number],
     target: target.entity,
-    target_url: `${projectWebUrl(baseUrl, project)}/-/${TARGET_PATHS[todo.target_type]}/${target.iid}${todo.note_id === null ? '' : `#note_${todo.note_id}`}`,
+    target_url: `${target.url ?? `${projectWebUrl(baseUrl, project)}/-/${TARGET_PATHS[todo.target_type]}/${target.iid}`}${todo.note_id === null ? '' : `#note_${todo.note_id}`}`,
     body: note ?? target.title,
     state: todo.state as (typeof TODO_STATES)[number],
     created_at: todo.created_at,

@@ -1,9 +1,10 @@
 // To-do items (spec Part 2 §2.5, §4.5; 14.x lib/api/todos.rb and Entities::Todo): the entity,
-// whose target is the issue or merge request it is about, and the parameters of the list.
+// whose target is the issue, merge request or alert it is about, and the parameters of the list.
 import { type TSchema, Type } from '@sinclair/typebox';
 import { PageParams } from '../../core/pagination.ts';
 import { IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Literals, Timestamp } from '../../core/schema.ts';
+import { NotifiedAlertEntity } from '../alert-management/alert-management.schemas.ts';
 import { IssueEntity } from '../issues/issues.schemas.ts';
 import { MergeRequestTodoTargetEntity } from '../merge-requests/merge-requests.schemas.ts';
 import { ProjectIdentityEntity } from '../projects/projects.schemas.ts';
@@ -27,10 +28,14 @@ const todoEntity = <T extends TSchema>(target: T) =>
     updated_at: Timestamp,
   });
 
-export const TodoEntity = todoEntity(Type.Union([IssueEntity, MergeRequestTodoTargetEntity]));
+/** An alert as a to-do's target (14.x Entities::AlertManagement::Alert): its iid and title. */
+const AlertTodoTargetEntity = NotifiedAlertEntity;
+
+export const TodoEntity = todoEntity(Type.Union([IssueEntity, MergeRequestTodoTargetEntity, AlertTodoTargetEntity]));
 /** The same, for one kind of target (what the tests hold each answer to). */
 export const IssueTodoEntity = todoEntity(IssueEntity);
 export const MergeRequestTodoEntity = todoEntity(MergeRequestTodoTargetEntity);
+export const AlertTodoEntity = todoEntity(AlertTodoTargetEntity);
 
 export const ListTodosQuery = Params({
   ...PageParams,

@@ -1,10 +1,12 @@
 // What a page of to-dos shows beyond its rows, one query per kind: projects, authors, the notes
 // that made them, and their targets, presented as Entities::Todo nests them: the issue entity,
-// or the merge request entity without the caller (todo-list.presenter.ts).
+// the merge request entity without the caller, or the alert's iid and title (todo-list.presenter.ts).
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
 import type { DB, TodoRow } from '../../db/schema.ts';
 import { usersById } from '../../domain/issuables.ts';
+import { alertsByIds } from '../alert-management/alert-management.finder.ts';
+import { alertWebUrl } from '../alert-management/alert-management.presenter.ts';
 import { loadIssueRelations } from '../issues/issues.finder.ts';
 import { presentIssue } from '../issues/issues.presenter.ts';
 import { loadMergeRequestRelations } from '../merge-requests/merge-requests.finder.ts';
@@ -36,6 +38,17 @@ async function mergeRequestTargets(db: Kysely<DB>, ids: number[], baseUrl: strin
   });
 }
 
+/** Alert targets, with their details page (the platform's to-do links there). */
+async function alertTargets(db: Kysely<DB>, ids: number[], projects: Map<number, { full_path: string }>, baseUrl: string): Promise<[string, PresentedTarget][]> {
+  const alerts = await alertsByIds(db, ids);
+  return alerts.flatMap((alert) => {
+    const project = projects.get(alert.project_id);
+    if (!project) return [];
+    const url = alertWebUrl(baseUrl, project.full_path, alert.iid);
+    return [[targetKey('AlertManagement::Alert', alert.id), { entity: { iid: alert.iid, title: alert.title }, iid: alert.iid, title: alert.title, url }]];
+  });
+}
+
 export async function loadTodoPage(db: Kysely<DB>, rows: readonly TodoRow[], reader: Actor, baseUrl: string, today: string): Promise<TodoPage> {
   const projectIds = [...new Set(rows.map((r) => r.project_id))];
   const noteIds = [...new Set(rows.flatMap((r) => (r.note_id === null ? [] : [r.note_id])))];
@@ -46,10 +59,12 @@ export async function loadTodoPage(db: Kysely<DB>, rows: readonly TodoRow[], rea
     issueTargets(db, idsOf(rows, 'Issue'), reader, baseUrl, today),
     mergeRequestTargets(db, idsOf(rows, 'MergeRequest'), baseUrl, today),
   ]);
+  const projectsById = new Map(projects.map((p) => [p.id, p]));
+  const alerts = await alertTargets(db, idsOf(rows, 'AlertManagement::Alert'), projectsById, baseUrl);
   return {
-    projects: new Map(projects.map((p) => [p.id, p])),
+    projects: projectsById,
     authors,
     notes: new Map(notes.map((n) => [n.id, n.body])),
-    targets: new Map([...issues, ...mrs]),
+    targets: new Map([...issues, ...mrs, ...alerts]),
   };
 }

@@ -75,3 +75,8 @@ export function userTodoCount(db: Kysely<DB>, actor: Actor, filters: TodoFilters
 export async function findUserTodo(db: Kysely<DB>, userId: number, id: number): Promise<TodoRow | undefined> {
   return db.selectFrom('todos').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
 }
+
+/** The user's to-dos on one target, whatever their state, newest first. */
+export function targetTodos(db: Kysely<DB>, userId: number, target: { type: string; id: number }): TodosQuery {
+  return db.selectFrom('todos').selectAll().where('user_id', '=', userId).where('target_type', '=', target.type).where('target_id', '=', target.id).orderBy('id', 'desc');
+}

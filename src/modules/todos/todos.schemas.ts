@@ -7,7 +7,7 @@ export type TodoAction = (typeof TODO_ACTIONS)[number];
 export const TODO_STATES = ['pending', 'done'] as const;
 
 /** What a to-do is made for here. */
-export const TODO_TARGET_TYPES = ['Issue', 'MergeRequest'] as const;
+export const TODO_TARGET_TYPES = ['Issue', 'MergeRequest', 'AlertManagement::Alert'] as const;
 
-/** The `type` filter's values (TodosFinder.todo_types): those of designs and alerts find nothing here. */
+/** The `type` filter's values (TodosFinder.todo_types): that of designs finds nothing here. */
 export const TODO_TYPE_FILTERS = ['Issue', 'MergeRequest', 'DesignManagement::Design', 'AlertManagement::Alert'] as const;

@@ -1,6 +1,6 @@
-// To-do items (14.x TodoService): made for the users an issue or a merge request concerns
-// (assigned, asked to review, mentioned, addressed, its pipeline failed, its automatic merge
-// failed, marked by themselves) and done when the user acts on the target. The services of issues,
+// To-do items (14.x TodoService): made for the users an issue, a merge request or an alert
+// concerns (assigned, asked to review, mentioned, addressed, its pipeline failed, its automatic
+// merge failed, marked by themselves) and done when the user acts on the target. The services of issues,
 // merge requests, notes, pushes and pipelines call these inside their own transactions; this
 // module knows none of them. Nobody gets a to-do on a target they may not read, and a user gets no
 // second pending to-do like one they have (same target, action, author and note).
@@ -9,6 +9,8 @@ import { type ServiceContext, requireActor, withTransaction } from '../../core/c
 import { actingUser } from '../../core/auth/actor.ts';
 import { groupVisibleTo } from '../../core/access/visibility.ts';
 import { ACCESS } from '../../core/access/levels.ts';
+import { projectAbilities } from '../../core/access/abilities.ts';
+import { projectAccessLevel } from '../../core/access/authorizations.ts';
 import type { DB, TodoRow } from '../../db/schema.ts';
 import { issueVisibleTo } from '../../domain/issue-visibility.ts';
 import { lineMentions, markdownMentions } from '../../domain/mentions.ts';
@@ -34,8 +36,14 @@ async function readers(db: Kysely<DB>, target: TodoTarget, ids: readonly number[
   if (ids.length === 0) return [];
   const users = await db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).where('state', '=', 'active').execute();
   const readable: number[] = [];
+  // An alert is read from Developer up (read_alert_management_alert), not by every reader of its project.
+  const alertProject = target.type === 'AlertManagement::Alert' ? await db.selectFrom('projects').select(['visibility_level', 'archived']).where('id', '=', target.projectId).executeTakeFirst() : undefined;
   for (const user of users) {
     const actor = actingUser(user);
+    if (target.type === 'AlertManagement::Alert') {
+      if (alertProject && projectAbilities(actor, alertProject, await projectAccessLevel(db, user.id, target.projectId)).has('read_alert_management_alert')) readable.push(user.id);
+      continue;
+    }
     const visible =
       target.type === 'Issue'
         ? db.selectFrom('issues').innerJoin('projects', 'projects.id', 'issues.project_id').select('issues.id').where('issues.id', '=', target.id).where((eb) => issueVisibleTo(eb, actor))

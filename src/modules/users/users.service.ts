@@ -238,13 +238,31 @@ async function upsertIdentity(db: Kysely<DB>, userId: number, provider: string, 
 const GHOST_BIO = 'This is a "Ghost User", created to hold all issues authored by users that have since been deleted. This user cannot be removed.';
 
 /** The platform's ghost user, made when first needed: it holds what deleted users wrote. */
-export async function ghostUser(ctx: ServiceContext): Promise<UserRow> {
-  const found = await ctx.db.selectFrom('users').selectAll().where('user_type', '=', 'ghost').orderBy('id').executeTakeFirst();
+export function ghostUser(ctx: ServiceContext): Promise<UserRow> {
+  return internalUser(ctx, 'ghost', { username: 'ghost', name: 'Ghost User', bio: GHOST_BIO });
+}
+
+/** The alert bot, made when first needed: it logs the alerts monitoring tools send. */
+export function alertBot(ctx: ServiceContext): Promise<UserRow> {
+  return internalUser(ctx, 'alert_bot', { username: 'alert-bot', name: 'Alert Bot', bio: 'The alert bot' });
+}
+
+/** The internal user of this type, made when first needed under a free variant of its name. */
+async function internalUser(ctx: ServiceContext, userType: (typeof INTERNAL_USER_TYPES)[number], profile: { username: string; name: string; bio: string }): Promise<UserRow> {
+  const existing = () => ctx.db.selectFrom('users').selectAll().where('user_type', '=', userType).orderBy('id').executeTakeFirst();
+  const found = await existing();
   if (found) return found;
-  let username = 'ghost';
-  for (let n = 1; await ctx.db.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['username']), '=', username)).executeTakeFirst(); n++) username = `ghost${n}`;
-  const input = { username, name: 'Ghost User', email: `${username}@example.com`, force_random_password: true, skip_confirmation: true, bio: GHOST_BIO, projects_limit: 0, can_create_group: false };
-  return createUser(ctx, input, { userType: 'ghost' });
+  let username = profile.username;
+  for (let n = 1; await ctx.db.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['username']), '=', username)).executeTakeFirst(); n++) username = `${profile.username}${n}`;
+  const input = { username, name: profile.name, email: `${username}@example.com`, force_random_password: true, skip_confirmation: true, bio: profile.bio, projects_limit: 0, can_create_group: false };
+  try {
+    return await createUser(ctx, input, { userType });
+  } catch (error) {
+    // Another request made it first.
+    const made = await existing();
+    if (made) return made;
+    throw error;
+  }
 }
 
 /**
