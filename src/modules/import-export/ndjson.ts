@@ -90,9 +90,14 @@ export class NdjsonWriter {
     this.out = createWriteStream(file, { flags: 'wx' });
   }
 
-  async write(record: JsonObject): Promise<void> {
+  write(record: JsonObject): Promise<void> {
+    return this.writeValue(record);
+  }
+
+  /** Any JSON value a line (the ids of a list file). */
+  async writeValue(value: unknown): Promise<void> {
     this.count += 1;
-    if (!this.out.write(`${JSON.stringify(record)}\n`)) await once(this.out, 'drain');
+    if (!this.out.write(`${JSON.stringify(value)}\n`)) await once(this.out, 'drain');
   }
 
   async close(): Promise<void> {
