@@ -185,7 +185,7 @@ describe('round trip', () => {
     const subAfter = await contents(sub.id);
     assert.deepEqual(subAfter.labels, subBefore.labels);
     assert.deepEqual(subAfter.milestones, subBefore.milestones);
-    assert.deepEqual(subAfter.members.filter((m) => m.username !== 'root'), subBefore.members);
+    assert.deepEqual(subAfter.members.filter((m: { username: string }) => m.username !== 'root'), subBefore.members);
     assert.equal(subAfter.subgroups.length, 1);
     assert.deepEqual(titles((await api('GET', `/groups/${subAfter.subgroups[0].id}/labels?include_ancestor_groups=false`, ROOT_TOKEN)).map((l: { name: string }) => ({ title: l.name }))), ['deep-label']);
     // Milestones keep their iids, and new ones follow them.
@@ -284,7 +284,7 @@ describe('an archive in the platform\'s 14.x group layout', () => {
     assert.equal(sub.visibility, 'private');
     assert.equal(sub.subgroup_creation_level, 'owner');
     const subContents = await contents(sub.id);
-    assert.deepEqual(subContents.labels.map((l) => l.name), ['subgroup label']);
+    assert.deepEqual(subContents.labels.map((l: { name: string }) => l.name), ['subgroup label']);
     assert.deepEqual(subContents.members, [{ username: 'carol', access_level: 40 }, { username: 'root', access_level: 50 }]);
     const failures = await t.deps.db.selectFrom('import_failures').selectAll().where('group_id', '=', group.id).orderBy('id').execute();
     assert.deepEqual(
