@@ -179,3 +179,15 @@ test('python-gitlab: plan limits, a generic package over the limit, repository s
     await own.t.close();
   }
 });
+
+test('python-gitlab: group export (download) and import (gl.groups.import_group), under a parent too', { skip }, async () => {
+  // Exports and imports run as background work, which a worker of this test runs.
+  const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
+  try {
+    const run = await runScript('python_gitlab_group_import_export_check.py');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'ok');
+  } finally {
+    await worker.stop();
+  }
+});
