@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, archive, project and group export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation, invitation, admin mode, terms and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
@@ -101,6 +101,7 @@ describe('the routes of the application', () => {
       'GET /-/metrics',
       'GET /-/users/terms',
       'GET /admin/session/new',
+      'GET /api/v4/groups/:id/export/download',
       'GET /api/v4/jobs/:id/artifacts',
       'GET /api/v4/projects/:id/export/download',
       'GET /api/v4/projects/:id/jobs/:job_id/artifacts',
@@ -123,6 +124,7 @@ describe('the routes of the application', () => {
       'HEAD /-/metrics',
       'HEAD /-/users/terms',
       'HEAD /admin/session/new',
+      'HEAD /api/v4/groups/:id/export/download',
       'HEAD /api/v4/jobs/:id/artifacts',
       'HEAD /api/v4/projects/:id/export/download',
       'HEAD /api/v4/projects/:id/jobs/:job_id/artifacts',
