@@ -145,6 +145,12 @@ describe('export', () => {
     await api('POST', `/groups/${g.id}/members`, alice.token, { user_id: bob.user.id, access_level: 40 });
     expectError(await t.post(`/api/v4/groups/${g.id}/export`, { token: bob.token }), 403, { message: '403 Forbidden' });
     expectError(await t.get(`/api/v4/groups/${g.id}/export/download`, { token: bob.token }), 403, { message: '403 Forbidden' });
+    // The archive goes with the group.
+    const stored = (await t.deps.db.selectFrom('group_exports').select('file_path').where('group_id', '=', g.id).executeTakeFirstOrThrow()).file_path as string;
+    assert.ok(fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', stored)));
+    assert.equal((await t.del(`/api/v4/groups/${g.id}`, { token: alice.token })).statusCode, 202);
+    await t.runJobs();
+    assert.equal(fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', stored)), false);
   });
 
   test('the rate limits are the platform\'s: 429 past group_export_limit and group_download_export_limit', async () => {
