@@ -30,6 +30,7 @@ import { branchRoutes } from './modules/branches/branches.routes.ts';
 import { broadcastMessageRoutes } from './modules/broadcast-messages/broadcast-messages.routes.ts';
 import { clusterRoutes } from './modules/clusters/clusters.routes.ts';
 import { importExportRoutes } from './modules/import-export/import-export.routes.ts';
+import { groupImportExportRoutes } from './modules/group-import-export/group-import-export.routes.ts';
 import { commitCommentRoutes } from './modules/commit-comments/commit-comments.routes.ts';
 import { commitRoutes } from './modules/commits/commits.routes.ts';
 import { commitStatusRoutes } from './modules/commit-statuses/commit-statuses.routes.ts';
@@ -111,6 +112,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(testReportRoutes);
   await api.register(clusterRoutes);
   await api.register(importExportRoutes);
+  await api.register(groupImportExportRoutes);
   await api.register(commitRoutes);
   await api.register(commitCommentRoutes);
   await api.register(commitStatusRoutes);

@@ -209,3 +209,15 @@ test('python-gitlab: an alert assigned through GraphQL, the assignee’s to-do l
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
 });
+
+test('python-gitlab: group export (download) and import (gl.groups.import_group), under a parent too', { skip }, async () => {
+  // Exports and imports run as background work, which a worker of this test runs.
+  const worker = await startWorker(t.deps, { kinds: backgroundJobKinds, pollMs: 20 });
+  try {
+    const run = await runScript('python_gitlab_group_import_export_check.py');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'ok');
+  } finally {
+    await worker.stop();
+  }
+});

@@ -40,13 +40,22 @@ export function nextGroupInternalId(ctx: BaseContext, groupId: number, usage: In
   return advance(ctx, 'namespace_id', groupId, usage);
 }
 
-/** An iid chosen by the caller: later ones are handed out above it. */
-export async function trackInternalId(ctx: BaseContext, projectId: number, usage: InternalIdUsage, iid: number): Promise<void> {
-  await ensureCounter(ctx, 'project_id', projectId, usage);
+async function track(ctx: BaseContext, column: OwnerColumn, ownerId: number, usage: InternalIdUsage, iid: number): Promise<void> {
+  await ensureCounter(ctx, column, ownerId, usage);
   await ctx.db
     .updateTable('internal_ids')
     .set({ last_value: sql`case when last_value < ${iid} then ${iid} else last_value end` })
     .where('usage', '=', usage)
-    .where('project_id', '=', projectId)
+    .where(column, '=', ownerId)
     .execute();
+}
+
+/** An iid chosen by the caller: later ones are handed out above it. */
+export function trackInternalId(ctx: BaseContext, projectId: number, usage: InternalIdUsage, iid: number): Promise<void> {
+  return track(ctx, 'project_id', projectId, usage, iid);
+}
+
+/** An iid of a group's record chosen by the caller (an imported milestone's). */
+export function trackGroupInternalId(ctx: BaseContext, groupId: number, usage: InternalIdUsage, iid: number): Promise<void> {
+  return track(ctx, 'namespace_id', groupId, usage, iid);
 }

@@ -2,6 +2,7 @@
 // queue.ts for what a kind must guarantee).
 import { deleteMergedBranchesJob } from '../modules/branches/branches.service.ts';
 import { projectExportJob, projectImportJob } from '../modules/import-export/import-export.jobs.ts';
+import { groupExportJob, groupImportJob } from '../modules/group-import-export/group-import-export.jobs.ts';
 import { hookDeliveryJob, hookEventJob } from '../modules/hooks/hooks.jobs.ts';
 import { sendInvitationJob } from '../modules/invitations/invitations.jobs.ts';
 import { resetApprovalsJob } from '../modules/merge-request-approvals/merge-request-approvals.jobs.ts';
@@ -63,6 +64,8 @@ export const backgroundJobKinds: readonly JobKind[] = [
   ingestSecurityReportsJob,
   projectExportJob,
   projectImportJob,
+  groupExportJob,
+  groupImportJob,
   hookEventJob,
   hookDeliveryJob,
 ];

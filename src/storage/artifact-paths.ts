@@ -10,6 +10,12 @@ export function projectArtifactsDir(projectId: number): string {
   return `${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`;
 }
 
+/** A group's stored files (its export archives, an archive waiting to be imported into it). */
+export function groupFilesDir(groupId: number): string {
+  const hash = createHash('sha256').update(`group-${groupId}`).digest('hex');
+  return `groups/${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}`;
+}
+
 export const pipelineArtifactsDir = (projectId: number, pipelineId: number) => `${projectArtifactsDir(projectId)}/${pipelineId}`;
 
 export function newJobArtifactPath(job: { project_id: number; pipeline_id: number; id: number }, fileType: string): string {

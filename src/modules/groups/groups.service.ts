@@ -14,6 +14,8 @@ import { secretBox } from '../../core/secret-box.ts';
 import { applicationSettings, defaultProjectCreationLevel, restrictedVisibility } from '../../domain/settings/application-settings.ts';
 import { GROUP_CREATION_LEVELS, NAMESPACE_SETTINGS, groupRunnersToken, readNamespaceSettings, updateNamespaceSettings } from '../../domain/settings/namespace-settings.ts';
 import { fullPathTaken } from '../../domain/namespace-paths.ts';
+import { groupFilesDir } from '../../storage/artifact-paths.ts';
+import { removeArtifactFilesLater } from '../../storage/deferred-removal.ts';
 import { TAKEN, rubyInspect } from '../../domain/validation.ts';
 import type { CreateGroupBody, UpdateGroupBody } from './groups.schemas.ts';
 import { scheduleGroupWikiRemovals } from '../wikis/index.ts';
@@ -248,6 +250,15 @@ export async function deleteGroup(ctx: ServiceContext, group: NamespaceRow): Pro
     const affected = await usersAroundNamespace(trx, group);
     const groupIds = trx.selectFrom('namespaces').select('id').where(below);
     const projectIds = trx.selectFrom('projects').select('id').where('namespace_id', 'in', groupIds);
+    // Export archives (and an archive waiting to be imported) go once the groups are gone.
+    const withFiles = await trx
+      .selectFrom('group_exports')
+      .select('group_id')
+      .where('group_id', 'in', groupIds)
+      .where('file_path', 'is not', null)
+      .union(trx.selectFrom('group_import_states').select('group_id').where('group_id', 'in', groupIds).where('file_path', 'is not', null))
+      .execute();
+    await removeArtifactFilesLater(trx, withFiles.map((row) => groupFilesDir(Number(row.group_id))));
     await trx.deleteFrom('members').where('source_type', '=', 'Project').where('source_id', 'in', projectIds).execute();
     await trx.deleteFrom('members').where('source_type', '=', 'Namespace').where('source_id', 'in', groupIds).execute();
     // The projects' snippets go too, and their repositories with them.

@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import type { Config } from '../../config.ts';
 import { OutboundError, checkedRequest } from '../../core/outbound-http.ts';
 import type { ProjectExportRow, ProjectRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
@@ -42,6 +43,22 @@ export function exportFileName(fullPath: string, at: Date): string {
   const pad = (n: number, width = 2) => String(n).padStart(width, '0');
   const stamp = `${at.getUTCFullYear()}-${pad(at.getUTCMonth() + 1)}-${pad(at.getUTCDate())}_${pad(at.getUTCHours())}-${pad(at.getUTCMinutes())}-${pad(at.getUTCMilliseconds(), 3)}`;
   return `${`${stamp}_${fullPath.replaceAll('/', '_')}`.slice(0, 51)}_export.tar.gz`;
+}
+
+/** The files every archive opens with (the platform's VersionSaver). */
+export const VERSION_FILES = ['VERSION', 'GITLAB_VERSION', 'GITLAB_REVISION'] as const;
+
+export async function writeVersionFiles(dir: string): Promise<void> {
+  await fs.writeFile(path.join(dir, 'VERSION'), EXPORT_VERSION);
+  await fs.writeFile(path.join(dir, 'GITLAB_VERSION'), REPORTED_VERSION);
+  await fs.writeFile(path.join(dir, 'GITLAB_REVISION'), PRODUCT_REVISION);
+}
+
+/** A directory of its own under the storage's tmp for one export or import; its caller removes it. */
+export async function newScratch(config: Config, prefix: string): Promise<string> {
+  const tmp = artifactsStorage(config).localPath('tmp');
+  await fs.mkdir(tmp, { recursive: true });
+  return fs.mkdtemp(path.join(tmp, prefix));
 }
 
 /** The stored directory of a project's exports, under its other files. */
@@ -88,17 +105,13 @@ export async function runExport(ctx: ServiceContext, projectId: number): Promise
   if (!project || !state || (state.status !== 'queued' && state.status !== 'started')) return;
   await setExport(ctx, projectId, { status: 'started' });
   const storage = artifactsStorage(ctx.config);
-  const tmp = storage.localPath('tmp');
-  await fs.mkdir(tmp, { recursive: true });
-  const scratch = await fs.mkdtemp(path.join(tmp, `export-${projectId}-`));
+  const scratch = await newScratch(ctx.config, `export-${projectId}-`);
   try {
     const content = path.join(scratch, 'content');
     await fs.mkdir(content);
-    await fs.writeFile(path.join(content, 'VERSION'), EXPORT_VERSION);
-    await fs.writeFile(path.join(content, 'GITLAB_VERSION'), REPORTED_VERSION);
-    await fs.writeFile(path.join(content, 'GITLAB_REVISION'), PRODUCT_REVISION);
+    await writeVersionFiles(content);
     await writeProjectTree(ctx.db, project, content, { description: state.description });
-    const entries = ['VERSION', 'GITLAB_VERSION', 'GITLAB_REVISION', 'tree'];
+    const entries = [...VERSION_FILES, 'tree'];
     const gitDir = repositoryDir(ctx.config, project);
     if (gitDir !== null && repositoryExists(gitDir) && (await createBundle(gitDir, path.join(content, 'project.bundle')))) entries.push('project.bundle');
     const archive = path.join(scratch, 'archive.tar.gz');

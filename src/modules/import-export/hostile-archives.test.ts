@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../../../test/harness.ts';
 import { expectEntity } from '../../../test/matchers.ts';
-import { importForm, platformArchive } from '../../../test/fixtures/export-archives.ts';
+import { type RawEntry, importForm, platformArchive, tarGz } from '../../../test/fixtures/export-archives.ts';
 import { ImportStatusEntity } from './import-export.schemas.ts';
 
 let t: TestApp;
@@ -29,44 +29,6 @@ after(async () => {
   await t.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 });
-
-interface RawEntry {
-  name: string;
-  /** '0' file, '1' hard link, '2' symbolic link, '3' character device, '4' block device, '5' directory, '6' FIFO. */
-  type?: string;
-  body?: Buffer | string;
-  /** The size the header declares (default: the body's). */
-  size?: number;
-  linkname?: string;
-}
-
-/** A ustar header and its body, written by hand so that anything at all can be declared. */
-function tarEntry(entry: RawEntry): Buffer {
-  const body = Buffer.from(entry.body ?? '');
-  const header = Buffer.alloc(512, 0);
-  const put = (value: string, offset: number, length: number) => header.write(value, offset, Math.min(length, Buffer.byteLength(value)), 'utf8');
-  const octal = (n: number, length: number) => n.toString(8).padStart(length - 1, '0');
-  put(entry.name, 0, 100);
-  put(octal(0o644, 8), 100, 8);
-  put(octal(0, 8), 108, 8);
-  put(octal(0, 8), 116, 8);
-  put(octal(entry.size ?? body.length, 12), 124, 12);
-  put(octal(0, 12), 136, 12);
-  header.fill(' ', 148, 156);
-  put(entry.type ?? '0', 156, 1);
-  put(entry.linkname ?? '', 157, 100);
-  put('ustar\0', 257, 6);
-  put('00', 263, 2);
-  let sum = 0;
-  for (const byte of header) sum += byte;
-  put(`${octal(sum, 7)}\0`, 148, 8);
-  const padding = Buffer.alloc((512 - (body.length % 512)) % 512, 0);
-  return Buffer.concat([header, body, padding]);
-}
-
-function tarGz(entries: RawEntry[], { end = true } = {}): Buffer {
-  return gzipSync(Buffer.concat([...entries.map(tarEntry), ...(end ? [Buffer.alloc(1024, 0)] : [])]));
-}
 
 const minimal = (extra: RawEntry[] = []): RawEntry[] => [
   { name: 'VERSION', body: '0.2.4' },

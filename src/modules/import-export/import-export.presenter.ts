@@ -3,8 +3,8 @@ import type { ImportFailureRow, ProjectExportRow, ProjectImportStateRow, Project
 import { presentProjectIdentity } from '../projects/projects.presenter.ts';
 import type { ExportStatus, ExportStatusView, ImportStatusView } from './import-export.schemas.ts';
 
-/** Project#export_status, first match wins: a job waiting or running beside a kept archive, then the job, then the archive. */
-export function exportStatusOf(row: ProjectExportRow | undefined, now: Date, ttlMs: number): ExportStatus {
+/** Project#export_status (a group's export too), first match wins: a job waiting or running beside a kept archive, then the job, then the archive. */
+export function exportStatusOf(row: Pick<ProjectExportRow, 'status' | 'file_path' | 'exported_at'> | undefined, now: Date, ttlMs: number): ExportStatus {
   const file = row?.file_path != null && row.exported_at !== null && now.getTime() - Date.parse(row.exported_at) < ttlMs;
   const running = row?.status === 'queued' || row?.status === 'started';
   if (running && file) return 'regeneration_in_progress';

@@ -3,69 +3,29 @@
 // application rate limits are the platform's: project_export, project_download_export (per user
 // and project) and project_import, a minute each. The import archive is read from the multipart
 // body as it arrives, to disk, never held in memory.
-import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { loadProject, loadedProject } from '../../core/access/loaders.ts';
 import { requireActor, serviceContext } from '../../core/context.ts';
-import { DomainError, apiError, badRequest, forbidden, invalidFields, messageError, notFound, paramError, payloadTooLarge } from '../../core/errors.ts';
-import { parseQueryString } from '../../core/query-string.ts';
+import { apiError, forbidden, invalidFields, messageError, notFound, paramError, payloadTooLarge } from '../../core/errors.ts';
 import { AcceptedEntity } from '../../core/schema.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { blockedUrlMessage } from '../../domain/url-blocker.ts';
 import { checkedRequest, OutboundError } from '../../core/outbound-http.ts';
-import { type StagedFile, artifactsStorage } from '../../storage/file-storage.ts';
+import { artifactsStorage } from '../../storage/file-storage.ts';
 import { fileDownloadHeaders } from '../ci-artifacts/artifacts.presenter.ts';
 import { EXPORT_TTL_MS, scheduleExport } from './exports.service.ts';
 import { findExport, findImportState, importFailures } from './import-export.finder.ts';
 import { exportStatusOf, presentExportStatus, presentImportStatus } from './import-export.presenter.ts';
 import { ExportBody, ExportStatusEntity, ImportStatusEntity, ProjectParams, RemoteImportBody } from './import-export.schemas.ts';
 import { type ImportRequest, cleanOverrideParams, remoteHeadersError, scheduleImport } from './imports.service.ts';
+import { NOT_GZ, TOO_MANY_REQUESTS, readImportForm, uploadLimit } from './upload-form.ts';
 
 const SIGNED_IN = { auth: 'required' } as const;
-const TOO_MANY = 'This endpoint has been requested too many times. Try again later.';
 const NOT_AVAILABLE = '404 Not found or has expired';
 const NOT_YET = 'The project export file is not available yet';
-const NOT_GZ = 'You need to upload a GitLab project export archive (ending in .gz).';
-/** No import size limit (max_import_size 0) still stops an upload somewhere. */
-const UNLIMITED_UPLOAD = 10 * 1024 ** 3;
 
 const truthy = (v: string | undefined) => v !== undefined && ['true', '1', 'yes', 'on', 't', 'y'].includes(v.toLowerCase());
-
-interface ImportForm {
-  staged: StagedFile | null;
-  filename: string;
-  truncated: boolean;
-  fields: Record<string, unknown>;
-}
-
-/** The multipart import form: the `file` part to disk (within the limit), the other fields nested like a query. */
-async function readImportForm(req: FastifyRequest, maxBytes: number): Promise<ImportForm> {
-  const form: ImportForm = { staged: null, filename: '', truncated: false, fields: {} };
-  const pairs: string[] = [];
-  try {
-    const options = { limits: { fileSize: maxBytes, files: 1, fields: 200, fieldSize: 64 * 1024 }, throwFileSizeLimit: false };
-    for await (const part of req.parts(options)) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file') {
-          part.file.resume();
-          continue;
-        }
-        form.staged = await artifactsStorage(req.server.deps.config).stage(part.file);
-        form.truncated = part.file.truncated;
-        form.filename = path.posix.basename(part.filename.replaceAll('\\', '/'));
-      } else if (typeof part.value === 'string') {
-        pairs.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(part.value)}`);
-      }
-    }
-  } catch (error) {
-    await form.staged?.discard();
-    if (error instanceof DomainError) throw error;
-    throw badRequest();
-  }
-  form.fields = parseQueryString(pairs.join('&'));
-  return form;
-}
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -73,7 +33,7 @@ export const importExportRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { db, config } = api.deps;
 
   async function limit(name: string, who: string, threshold: number) {
-    if (await api.throttle.overLimit(name, who, threshold, 60)) throw messageError(429, TOO_MANY);
+    if (await api.throttle.overLimit(name, who, threshold, 60)) throw messageError(429, TOO_MANY_REQUESTS);
   }
 
   async function requireExportEnabled() {
@@ -155,8 +115,7 @@ export const importExportRoutes: FastifyPluginAsyncTypebox = async (api) => {
     async (req, reply) => {
       const settings = await beforeImport(req);
       if (!req.isMultipart()) throw paramError('path is missing');
-      const maxBytes = settings.max_import_size > 0 ? settings.max_import_size * 1024 * 1024 : UNLIMITED_UPLOAD;
-      const form = await readImportForm(req, maxBytes);
+      const form = await readImportForm(req, uploadLimit(settings.max_import_size));
       try {
         const fields = form.fields;
         const importPath = text(fields.path);

@@ -35,7 +35,7 @@ import { refreshStatisticsLater } from '../pushes/repository-statistics.jobs.ts'
 import { createProject, deleteProject, updateProject } from '../projects/projects.service.ts';
 import { UpdateProjectBody } from '../projects/projects.schemas.ts';
 import { ArchiveError, extractArchive } from './archive.ts';
-import { EXPORT_VERSION } from './exports.service.ts';
+import { EXPORT_VERSION, newScratch } from './exports.service.ts';
 import { readAttributes } from './ndjson.ts';
 import { readSingleRelations, restoreProjectTree } from './tree-restorer.ts';
 
@@ -174,6 +174,18 @@ async function setState(ctx: ServiceContext, projectId: number, status: string, 
   });
 }
 
+/**
+ * Reads an uploaded archive into `content` (made here, inside the caller's scratch) under the rules
+ * of archive.ts, after its size against max_import_size, and checks its VERSION.
+ */
+export async function unpackArchive(ctx: ServiceContext, archive: string, content: string): Promise<void> {
+  const max = (await applicationSettings(ctx.db)).max_import_size;
+  if (max > 0 && (await fs.stat(archive)).size > max * 1024 * 1024) throw new ArchiveError(`Archive larger than the maximum import size (${max} MB)`);
+  await fs.mkdir(content);
+  await extractArchive(archive, content, { maxBytes: ctx.config.importMaxDecompressedBytes });
+  await checkVersion(content);
+}
+
 /** Checks the archive's VERSION file (Gitlab::ImportExport::VersionChecker). */
 async function checkVersion(dir: string): Promise<void> {
   const file = path.join(dir, 'VERSION');
@@ -269,9 +281,7 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
   }
   const ctx: ServiceContext = { ...base, actor: actingUser(importer) };
   await setState(ctx, projectId, 'started', null);
-  const tmp = storage.localPath('tmp');
-  await fs.mkdir(tmp, { recursive: true });
-  const scratch = await fs.mkdtemp(path.join(tmp, `import-${projectId}-`));
+  const scratch = await newScratch(ctx.config, `import-${projectId}-`);
   const storageDir = storageDirectory(ctx.config.repositoryStorages, project.repository_storage);
   let staging: string | null = null;
   try {
@@ -284,12 +294,8 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
     } else {
       throw new ArchiveError('The import archive is missing');
     }
-    const max = (await applicationSettings(ctx.db)).max_import_size;
-    if (max > 0 && (await fs.stat(archive)).size > max * 1024 * 1024) throw new ArchiveError(`Archive larger than the maximum import size (${max} MB)`);
     const content = path.join(scratch, 'content');
-    await fs.mkdir(content);
-    await extractArchive(archive, content, { maxBytes: ctx.config.importMaxDecompressedBytes });
-    await checkVersion(content);
+    await unpackArchive(ctx, archive, content);
     const treeStat = await fs.lstat(path.join(content, 'tree')).catch(() => null);
     if (!treeStat?.isDirectory()) throw new ArchiveError('invalid import format');
     const attributes = await readAttributes(path.join(content, 'tree', 'project.json'));

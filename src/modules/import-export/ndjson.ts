@@ -58,6 +58,29 @@ export async function* readRelation(file: string): AsyncGenerator<[JsonObject, n
   if (pending.trim() !== '') yield [parseObject(pending), line];
 }
 
+/**
+ * The ids of a list file (tree/groups/_all.ndjson: a group id a line, the top group first); the
+ * platform's consume_relation of an array. A line that is not a positive integer is malformed.
+ */
+export async function readIds(file: string): Promise<number[]> {
+  if (!(await regularFile(file))) throw new ArchiveError('Invalid file');
+  const stat = await fs.stat(file);
+  if (stat.size > MAX_JSON_DOCUMENT_SIZE) throw new ArchiveError(INCORRECT_JSON);
+  const ids: number[] = [];
+  for (const line of (await fs.readFile(file, 'utf8')).split('\n')) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new ArchiveError(INCORRECT_JSON);
+    }
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new ArchiveError(INCORRECT_JSON);
+    ids.push(value);
+  }
+  return ids;
+}
+
 /** Writes one relation's records, a line each, minding the file's back-pressure. */
 export class NdjsonWriter {
   private readonly out: WriteStream;
@@ -67,9 +90,14 @@ export class NdjsonWriter {
     this.out = createWriteStream(file, { flags: 'wx' });
   }
 
-  async write(record: JsonObject): Promise<void> {
+  write(record: JsonObject): Promise<void> {
+    return this.writeValue(record);
+  }
+
+  /** Any JSON value a line (the ids of a list file). */
+  async writeValue(value: unknown): Promise<void> {
     this.count += 1;
-    if (!this.out.write(`${JSON.stringify(record)}\n`)) await once(this.out, 'drain');
+    if (!this.out.write(`${JSON.stringify(value)}\n`)) await once(this.out, 'drain');
   }
 
   async close(): Promise<void> {

@@ -17,14 +17,7 @@ import { isObjectId } from '../../git/args.ts';
 import { type InternalIdUsage, trackInternalId } from '../../domain/internal-ids.ts';
 import type { BaseContext } from '../../core/context.ts';
 import { type JsonObject, readRelation } from './ndjson.ts';
-
-export interface RelationFailure {
-  relation_key: string;
-  relation_index: number | null;
-  exception_class: string;
-  exception_message: string;
-  source: string;
-}
+import { COLOR, Invalid, type RelationFailure, invalidRecord, boolish, dateOrNull, int, list, object, required, str, text, time, timeOrNull } from './record-fields.ts';
 
 export interface RestoreTarget {
   projectId: number;
@@ -41,46 +34,6 @@ export interface RestoreResult {
   memberIds: number[];
 }
 
-class Invalid extends Error {}
-
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const int = (v: unknown): number | null => (typeof v === 'number' && Number.isSafeInteger(v) ? v : typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : null);
-const boolish = (v: unknown): boolean => v === true || v === 1 || v === 'true';
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const COLOR = /^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$/;
-const MAX_TITLE = 255;
-const MAX_TEXT = 1_000_000;
-
-/** A timestamp as stored (ISO 8601 UTC with milliseconds), or the fallback. */
-function time(v: unknown, fallback: string): string {
-  const s = str(v);
-  if (s === null || !TIMESTAMP.test(s)) return fallback;
-  const t = Date.parse(s);
-  return Number.isNaN(t) ? fallback : new Date(t).toISOString();
-}
-const timeOrNull = (v: unknown): string | null => (str(v) === null ? null : time(v, '') || null);
-const dateOrNull = (v: unknown): string | null => {
-  const s = str(v);
-  return s !== null && DATE.test(s) && !Number.isNaN(Date.parse(s)) ? s : null;
-};
-
-function required(v: unknown, field: string, max = MAX_TITLE): string {
-  const s = str(v);
-  if (s === null || s.trim() === '') throw new Invalid(`${field} can't be blank`);
-  if (s.length > max) throw new Invalid(`${field} is too long (maximum is ${max} characters)`);
-  return s;
-}
-
-function text(v: unknown, field: string): string | null {
-  const s = str(v);
-  if (s !== null && s.length > MAX_TEXT) throw new Invalid(`${field} is too long (maximum is ${MAX_TEXT} characters)`);
-  return s;
-}
-
-const list = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter((x): x is JsonObject => x !== null && typeof x === 'object' && !Array.isArray(x)) : []);
-const object = (v: unknown): JsonObject | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : null);
-
 /** Restores every relation of the tree into the project; runs inside the caller's transaction. */
 export async function restoreProjectTree(ctx: BaseContext, target: RestoreTarget): Promise<RestoreResult> {
   const db: Kysely<DB> = ctx.db;
@@ -96,7 +49,7 @@ export async function restoreProjectTree(ctx: BaseContext, target: RestoreTarget
         await work(record);
       } catch (error) {
         if (!(error instanceof Invalid)) throw error;
-        failures.push({ relation_key: relation, relation_index: index, exception_class: 'ActiveRecord::RecordInvalid', exception_message: `Validation failed: ${error.message}`, source: 'process_relation_item!' });
+        failures.push(invalidRecord(relation, index, error));
       }
     }
   }
@@ -263,7 +216,7 @@ export async function restoreProjectTree(ctx: BaseContext, target: RestoreTarget
         });
       } catch (error) {
         if (!(error instanceof Invalid)) throw error;
-        failures.push({ relation_key: 'notes', relation_index: index, exception_class: 'ActiveRecord::RecordInvalid', exception_message: `Validation failed: ${error.message}`, source: `${relation}.notes` });
+        failures.push(invalidRecord('notes', index, error, `${relation}.notes`));
       }
     }
     for (let i = 0; i < rows.length; i += 100) await db.insertInto('notes').values(rows.slice(i, i + 100)).execute();

@@ -31,7 +31,7 @@ export type ProjectRelation = (typeof PROJECT_RELATIONS)[number];
 const bool = (v: unknown) => v === true || v === 1;
 
 /** The platform's label form (ProjectLabel, or GroupLabel for a group's). */
-function labelJson(label: { id: number; title: string; color: string; description: string | null; group_id: number | null; created_at?: string; updated_at?: string }): JsonObject {
+export function labelJson(label: { id: number; title: string; color: string; description: string | null; group_id: number | null; created_at?: string; updated_at?: string }): JsonObject {
   return {
     id: label.id,
     title: label.title,
@@ -45,7 +45,7 @@ function labelJson(label: { id: number; title: string; color: string; descriptio
 }
 
 
-function milestoneJson(m: MilestoneRow): JsonObject {
+export function milestoneJson(m: MilestoneRow): JsonObject {
   return {
     id: m.id,
     iid: m.iid,
@@ -56,7 +56,7 @@ function milestoneJson(m: MilestoneRow): JsonObject {
     start_date: m.start_date,
     created_at: m.created_at,
     updated_at: m.updated_at,
-    group_id: null,
+    group_id: m.group_id,
     events: [],
   };
 }
