@@ -26,6 +26,7 @@ import { milestoneMergeRequestRoutes } from './modules/merge-requests/milestone-
 import { artifactRoutes } from './modules/ci-artifacts/artifacts.routes.ts';
 import { runnerArtifactRoutes } from './modules/ci-artifacts/runner-artifacts.routes.ts';
 import { testReportRoutes } from './modules/ci-artifacts/test-reports.routes.ts';
+import { badgeRoutes } from './modules/badges/badges.routes.ts';
 import { branchRoutes } from './modules/branches/branches.routes.ts';
 import { broadcastMessageRoutes } from './modules/broadcast-messages/broadcast-messages.routes.ts';
 import { clusterRoutes } from './modules/clusters/clusters.routes.ts';
@@ -71,6 +72,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(accessTokenRoutes);
   await api.register(alertManagementRoutes);
   await api.register(applicationSettingRoutes);
+  await api.register(badgeRoutes);
   await api.register(branchRoutes);
   await api.register(broadcastMessageRoutes);
   await api.register(runnerRegistrationRoutes);
