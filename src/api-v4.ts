@@ -47,6 +47,7 @@ import { memberRoutes } from './modules/members/members.routes.ts';
 import { metadataRoutes } from './modules/metadata/metadata.routes.ts';
 import { milestoneRoutes } from './modules/milestones/milestones.routes.ts';
 import { namespaceRoutes } from './modules/namespaces/namespaces.routes.ts';
+import { notificationSettingRoutes } from './modules/notification-settings/notification-settings.routes.ts';
 import { genericPackageRoutes } from './modules/packages/generic-packages.routes.ts';
 import { packageRoutes } from './modules/packages/packages.routes.ts';
 import { pagesDomainRoutes } from './modules/pages/pages-domains.routes.ts';
@@ -116,6 +117,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(milestoneIssueRoutes);
   await api.register(milestoneMergeRequestRoutes);
   await api.register(namespaceRoutes);
+  await api.register(notificationSettingRoutes);
   await api.register(genericPackageRoutes);
   await api.register(packageRoutes);
   await api.register(pagesDomainRoutes);
