@@ -66,6 +66,7 @@ import { tagRoutes } from './modules/tags/tags.routes.ts';
 import { projectTemplateRoutes } from './modules/templates/project-templates.routes.ts';
 import { templateRoutes } from './modules/templates/templates.routes.ts';
 import { todoListRoutes } from './modules/todo-list/todo-list.routes.ts';
+import { uploadRoutes } from './modules/uploads/uploads.routes.ts';
 import { userRoutes } from './modules/users/users.routes.ts';
 import { registrationApiRoutes } from './modules/registrations/registrations.routes.ts';
 
@@ -134,6 +135,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(templateRoutes);
   await api.register(projectTemplateRoutes);
   await api.register(todoListRoutes);
+  await api.register(uploadRoutes);
   await api.register(userRoutes);
   await api.register(vulnerabilityRoutes);
   await api.register(managedLicenseRoutes);
