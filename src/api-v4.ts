@@ -53,6 +53,7 @@ import { packageRoutes } from './modules/packages/packages.routes.ts';
 import { pagesDomainRoutes } from './modules/pages/pages-domains.routes.ts';
 import { planLimitRoutes } from './modules/plan-limits/plan-limits.routes.ts';
 import { projectRoutes } from './modules/projects/projects.routes.ts';
+import { projectStorageRoutes } from './modules/project-storage/project-storage.routes.ts';
 import { projectAccessTokenRoutes } from './modules/project-access-tokens/project-access-tokens.routes.ts';
 import { protectedRefRoutes } from './modules/protected-refs/protected-refs.routes.ts';
 import { repositoryFileRoutes } from './modules/repository-files/repository-files.routes.ts';
@@ -124,6 +125,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(pagesDomainRoutes);
   await api.register(planLimitRoutes);
   await api.register(projectRoutes);
+  await api.register(projectStorageRoutes);
   await api.register(projectAccessTokenRoutes);
   await api.register(protectedRefRoutes);
   await api.register(repositoryFileRoutes);
