@@ -63,6 +63,7 @@ import { releaseRoutes } from './modules/releases/releases.routes.ts';
 import { releaseLinkRoutes } from './modules/releases/release-links.routes.ts';
 import { vulnerabilityRoutes } from './modules/security/vulnerabilities.routes.ts';
 import { managedLicenseRoutes } from './modules/managed-licenses/managed-licenses.routes.ts';
+import { sidekiqMetricsRoutes } from './modules/sidekiq-metrics/sidekiq-metrics.routes.ts';
 import { tagRoutes } from './modules/tags/tags.routes.ts';
 import { projectTemplateRoutes } from './modules/templates/project-templates.routes.ts';
 import { templateRoutes } from './modules/templates/templates.routes.ts';
@@ -133,6 +134,7 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(repositoryStorageMoveRoutes);
   await api.register(releaseRoutes);
   await api.register(releaseLinkRoutes);
+  await api.register(sidekiqMetricsRoutes);
   await api.register(tagRoutes);
   await api.register(templateRoutes);
   await api.register(projectTemplateRoutes);
