@@ -179,3 +179,9 @@ test('python-gitlab: plan limits, a generic package over the limit, repository s
     await own.t.close();
   }
 });
+
+test('python-gitlab: badges, notification settings, uploads, Sidekiq metrics, no license API', { skip }, async () => {
+  const run = await runScript('python_gitlab_small_resources_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
