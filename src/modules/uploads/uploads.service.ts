@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { type ServiceContext, requireActor } from '../../core/context.ts';
-import { payloadTooLarge } from '../../core/errors.ts';
+import { badRequest, payloadTooLarge } from '../../core/errors.ts';
 import type { UploadRow } from '../../db/schema.ts';
 import { uploadsStorage } from '../../storage/file-storage.ts';
 import { safeFileName } from './uploads.files.ts';
@@ -16,13 +16,18 @@ export interface IncomingFile {
   truncated(): boolean;
 }
 
-const tooLarge = (error: unknown) => (error as { statusCode?: number } | null)?.statusCode === 413;
+/** A failure of the upload itself (over the limit: 413; a cut or malformed body: 400); a failure of the disk stays one. */
+function uploadFailure(error: unknown): unknown {
+  const failure = error as { statusCode?: number; syscall?: string } | null;
+  if (failure?.statusCode === 413) return payloadTooLarge();
+  return failure?.syscall === undefined ? badRequest() : error;
+}
 
 export async function storeUpload(ctx: ServiceContext, projectId: number, file: IncomingFile): Promise<UploadRow> {
   const actor = requireActor(ctx);
   const storage = uploadsStorage(ctx.config);
   const staged = await storage.stage(file.stream).catch((error: unknown) => {
-    throw tooLarge(error) ? payloadTooLarge() : error;
+    throw uploadFailure(error);
   });
   if (file.truncated()) {
     await staged.discard();
