@@ -27,6 +27,7 @@ import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
 import { pipelineLicenseRoutes } from './modules/managed-licenses/pipeline-licenses.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { uploadFileRoutes } from './modules/uploads/upload-files.routes.ts';
 import { invitePageRoutes } from './modules/invitations/invite-page.routes.ts';
 import { metricsRoutes } from './modules/metrics/metrics.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
@@ -102,6 +103,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(emailConfirmationRoutes);
   await app.register(invitePageRoutes);
   await app.register(gitHttpRoutes);
+  await app.register(uploadFileRoutes);
   await app.register(pipelineLicenseRoutes);
   await app.register(alertNotifyRoutes);
   await app.register(apiV4, { prefix: '/api/v4' });

@@ -154,6 +154,18 @@ const COLUMNS = {
     merge_requests_author_approval: 'boolean', merge_requests_disable_committers_approval: 'boolean', require_password_to_approve: 'boolean',
   },
   merge_request_approvals: { id: 'integer', merge_request_id: 'integer', user_id: 'integer', created_at: 'text' },
+  badges: {
+    id: 'integer', type: 'text', project_id: 'integer?', group_id: 'integer?', name: 'text?', link_url: 'text', image_url: 'text', created_at: 'text', updated_at: 'text',
+  },
+  notification_settings: {
+    id: 'integer', user_id: 'integer', project_id: 'integer?', group_id: 'integer?', source_key: 'text', level: 'text', notification_email: 'text?',
+    new_release: 'boolean?', new_note: 'boolean?', new_issue: 'boolean?', reopen_issue: 'boolean?', close_issue: 'boolean?', reassign_issue: 'boolean?', issue_due: 'boolean?', new_merge_request: 'boolean?', push_to_merge_request: 'boolean?', reopen_merge_request: 'boolean?', close_merge_request: 'boolean?', reassign_merge_request: 'boolean?', change_reviewer_merge_request: 'boolean?', merge_merge_request: 'boolean?', failed_pipeline: 'boolean?', fixed_pipeline: 'boolean?', success_pipeline: 'boolean?', moved_project: 'boolean?', merge_when_pipeline_succeeds: 'boolean?',
+    created_at: 'text', updated_at: 'text',
+  },
+  uploads: {
+    id: 'integer', project_id: 'integer', uploaded_by_user_id: 'integer?', secret: 'text', filename: 'text', size: 'integer', file_path: 'text', created_at: 'text',
+  },
+  background_job_stats: { kind: 'text', processed: 'integer', failed: 'integer' },
   broadcast_messages: {
     id: 'integer', message: 'text', starts_at: 'text', ends_at: 'text', color: 'text?', font: 'text?', target_access_levels: 'text',
     target_path: 'text?', broadcast_type: 'text', dismissable: 'boolean?', created_at: 'text', updated_at: 'text',

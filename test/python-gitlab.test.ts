@@ -221,3 +221,9 @@ test('python-gitlab: group export (download) and import (gl.groups.import_group)
     await worker.stop();
   }
 });
+
+test('python-gitlab: badges, notification settings, uploads, Sidekiq metrics, no license API', { skip }, async () => {
+  const run = await runScript('python_gitlab_small_resources_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});

@@ -1048,6 +1048,78 @@ export interface BroadcastMessagesTable {
   updated_at: string;
 }
 
+/** A badge of a project ('ProjectBadge', project_id set) or of a group ('GroupBadge', group_id set). */
+export interface BadgesTable {
+  id: Generated<number>;
+  type: 'ProjectBadge' | 'GroupBadge';
+  project_id: number | null;
+  group_id: number | null;
+  name: string | null;
+  link_url: string;
+  image_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * A user's notification setting: global (no project or group) or for one project or group. Event
+ * columns are null until set, and matter at the level 'custom'.
+ */
+export interface NotificationSettingsTable {
+  id: Generated<number>;
+  user_id: number;
+  project_id: number | null;
+  group_id: number | null;
+  /** 'global', 'project:<id>' or 'group:<id>'. */
+  source_key: string;
+  /** 'disabled', 'participating', 'watch', 'global', 'mention' or 'custom'. */
+  level: string;
+  /** Global setting only: where notifications go; null for the primary email. */
+  notification_email: string | null;
+  new_release: Bool | null;
+  new_note: Bool | null;
+  new_issue: Bool | null;
+  reopen_issue: Bool | null;
+  close_issue: Bool | null;
+  reassign_issue: Bool | null;
+  issue_due: Bool | null;
+  new_merge_request: Bool | null;
+  push_to_merge_request: Bool | null;
+  reopen_merge_request: Bool | null;
+  close_merge_request: Bool | null;
+  reassign_merge_request: Bool | null;
+  change_reviewer_merge_request: Bool | null;
+  merge_merge_request: Bool | null;
+  failed_pipeline: Bool | null;
+  fixed_pipeline: Bool | null;
+  success_pipeline: Bool | null;
+  moved_project: Bool | null;
+  merge_when_pipeline_succeeds: Bool | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A file uploaded to a project (for Markdown), served under the project's path and its secret. */
+export interface UploadsTable {
+  id: Generated<number>;
+  project_id: number;
+  uploaded_by_user_id: number | null;
+  /** 32 hex characters. */
+  secret: string;
+  filename: string;
+  size: number;
+  /** Relative to the uploads storage. */
+  file_path: string;
+  created_at: string;
+}
+
+/** Running totals of background jobs by kind: runs finished (processed) and runs that failed. */
+export interface BackgroundJobStatsTable {
+  kind: string;
+  processed: Generated<number>;
+  failed: Generated<number>;
+}
+
 /** A to-do item of a user on an issue or a merge request. */
 export interface TodosTable {
   id: Generated<number>;
@@ -1220,6 +1292,10 @@ export interface DB {
   board_lists: BoardListsTable;
   project_approval_settings: ProjectApprovalSettingsTable;
   merge_request_approvals: MergeRequestApprovalsTable;
+  badges: BadgesTable;
+  notification_settings: NotificationSettingsTable;
+  uploads: UploadsTable;
+  background_job_stats: BackgroundJobStatsTable;
   todos: TodosTable;
   todo_counts: TodoCountsTable;
   user_statuses: UserStatusesTable;
@@ -1292,6 +1368,9 @@ export type EmailRow = Selectable<EmailsTable>;
 export type GpgKeyRow = Selectable<GpgKeysTable>;
 export type GpgKeySubkeyRow = Selectable<GpgKeySubkeysTable>;
 export type GpgSignatureRow = Selectable<GpgSignaturesTable>;
+export type BadgeRow = Selectable<BadgesTable>;
+export type NotificationSettingRow = Selectable<NotificationSettingsTable>;
+export type UploadRow = Selectable<UploadsTable>;
 export type ReleaseRow = Selectable<ReleasesTable>;
 export type ClusterRow = Selectable<ClustersTable>;
 

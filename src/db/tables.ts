@@ -9,6 +9,7 @@ import type { DB } from './schema.ts';
  */
 export const DATA_TABLES = [
   'background_jobs',
+  'background_job_stats',
   'import_failures',
   'project_exports',
   'project_import_states',
@@ -52,6 +53,9 @@ export const DATA_TABLES = [
   'web_hooks',
   'deploy_tokens',
   'broadcast_messages',
+  'badges',
+  'notification_settings',
+  'uploads',
   'package_files',
   'packages',
   'project_repository_storage_moves',

@@ -7,12 +7,15 @@ import type { Config } from '../config.ts';
 import type { ProjectRow } from '../db/schema.ts';
 import { validBranchName, validRevision } from '../git/args.ts';
 import { resolveCommit, resolveRef } from '../git/refs.ts';
-import { existingProjectRepository } from '../git/repository.ts';
+import { existingProjectRepository, repositoryRelativePath } from '../git/repository.ts';
 
 /** The project's repository directory; null when it has none, which reads as an empty repository. */
 export function repositoryDir(config: Config, project: Pick<ProjectRow, 'id' | 'repository_storage'>): string | null {
   return existingProjectRepository(config.repositoryStorages, project);
 }
+
+/** Where the repository lies within its storage, as the platform names it (no `.git`): `@hashed/ab/cd/<sha256 of the id>`. */
+export const repositoryDiskPath = (project: Pick<ProjectRow, 'id'>): string => repositoryRelativePath(project.id).replace(/\.git$/, '');
 
 /** The repository a write goes to; a project without one has nothing to write into. */
 export function requireRepositoryDir(config: Config, project: Pick<ProjectRow, 'id' | 'repository_storage'>): string {

@@ -243,6 +243,7 @@ export async function runClaimed(base: BaseContext, kinds: ReadonlyMap<string, J
     await kind.run(ctx, payload, running);
     await owned(db).execute();
     finished('completed');
+    await countRun(db, job.kind, false);
     return { id: job.id, kind: job.kind, ok: true };
   } catch (error) {
     const giveUp = error instanceof PermanentJobError || job.attempts >= job.max_attempts;
@@ -260,9 +261,29 @@ export async function runClaimed(base: BaseContext, kinds: ReadonlyMap<string, J
       .where('id', '=', job.id)
       .where('locked_by', '=', job.locked_by)
       .execute();
+    await countRun(db, job.kind, true);
     if (giveUp && kind?.failed && Value.Check(kind.payload, payload)) await kind.failed(ctx, payload);
     return { id: job.id, kind: job.kind, ok: false, error };
   }
+}
+
+/**
+ * Adds a finished run to its kind's totals (every run is processed; a run that threw also failed,
+ * retried or not), as Sidekiq counts its processed and failed statistics. The totals serve the
+ * job statistics only: failing to count never fails the job.
+ */
+async function countRun(db: Kysely<DB>, kind: string, failed: boolean): Promise<void> {
+  await db
+    .insertInto('background_job_stats')
+    .values({ kind, processed: 1, failed: failed ? 1 : 0 })
+    .onConflict((oc) =>
+      oc.column('kind').doUpdateSet((eb) => ({
+        processed: eb('background_job_stats.processed', '+', 1),
+        failed: eb('background_job_stats.failed', '+', failed ? 1 : 0),
+      })),
+    )
+    .execute()
+    .catch(() => undefined);
 }
 
 /** How many jobs there are of each kind in each state (one grouped query). */

@@ -24,11 +24,14 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+/** How many jobs a process's worker runs at once unless told otherwise. */
+export const DEFAULT_WORKER_CONCURRENCY = 2;
+
 export const kindMap = (kinds: readonly JobKind[]): ReadonlyMap<string, JobKind> => new Map(kinds.map((kind) => [kind.name, kind]));
 
 export async function startWorker(deps: Deps, options: WorkerOptions): Promise<Worker> {
   const kinds = kindMap(options.kinds);
-  const concurrency = options.concurrency ?? 2;
+  const concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
   const pollMs = options.pollMs ?? 1000;
   const inFlight = new Set<Promise<void>>();
   let stopped = false;

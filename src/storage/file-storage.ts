@@ -156,3 +156,8 @@ export function artifactsStorage(config: { readonly dataDir: string }): FileStor
 export function packagesStorage(config: { readonly dataDir: string }): FileStorage {
   return fileStorage(path.join(config.dataDir, 'packages'));
 }
+
+/** Where files uploaded to projects (for Markdown) live: `<data dir>/uploads/<project id>/<secret>/<name>`. */
+export function uploadsStorage(config: { readonly dataDir: string }): FileStorage {
+  return fileStorage(path.join(config.dataDir, 'uploads'));
+}
