@@ -41,6 +41,7 @@ import * as m0038 from './migrations/0038_security_reports.ts';
 import * as m0039 from './migrations/0039_web_hooks.ts';
 import * as m0040 from './migrations/0040_deploy_tokens.ts';
 import * as m0041 from './migrations/0041_broadcast_messages.ts';
+import * as m0046 from './migrations/0046_discussions_and_resource_events.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -89,6 +90,7 @@ const migrations: [string, Migration][] = [
   ['0039_web_hooks', m0039],
   ['0040_deploy_tokens', m0040],
   ['0041_broadcast_messages', m0041],
+  ['0046_discussions_and_resource_events', m0046],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */

@@ -65,6 +65,9 @@ export const DATA_TABLES = [
   'todos',
   // After what it counts: deleting those rows one by one updates it through its triggers.
   'todo_counts',
+  'resource_label_events',
+  'resource_state_events',
+  'resource_milestone_events',
   'notes',
   'label_links',
   'merge_requests_closing_issues',
