@@ -1,10 +1,10 @@
 // Notes on issues, commits (and, later, merge requests): comments people write and the system
 // notes that record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
 // activity event (target Note) and the to-dos of whom it mentions; a system note records neither.
-import { randomBytes } from 'node:crypto';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
 import { apiError, badRequest } from '../../core/errors.ts';
 import type { NoteRow } from '../../db/schema.ts';
+import { newDiscussionId } from '../../domain/discussion-ids.ts';
 import { BLANK, rubyInspect, tooLong } from '../../domain/validation.ts';
 import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { recordEvent } from '../../domain/activity-events.ts';
@@ -21,8 +21,6 @@ export interface Noteable {
 
 /** The platform's limit on a note's text. */
 export const NOTE_MAX_LENGTH = 1_000_000;
-
-const discussionId = () => randomBytes(20).toString('hex');
 
 /** Where a note goes: a noteable's id, or a commit's sha. */
 interface NoteTarget {
@@ -54,7 +52,7 @@ function noteValues(target: NoteTarget, authorId: number, body: string, system: 
     confidential: false,
     resolvable: false,
     type: position ? 'LegacyDiffNote' : null,
-    discussion_id: discussionId(),
+    discussion_id: newDiscussionId(),
     path: position?.path ?? null,
     line: position?.line ?? null,
     line_type: position?.lineType ?? null,
