@@ -14,6 +14,7 @@ import { ciTriggerRoutes } from './modules/ci-triggers/ci-triggers.routes.ts';
 import { pipelineScheduleRoutes } from './modules/pipeline-schedules/pipeline-schedules.routes.ts';
 import { issueDiscussionRoutes } from './modules/issues/issue-discussions.routes.ts';
 import { issueNoteRoutes } from './modules/issues/issue-notes.routes.ts';
+import { issueResourceEventRoutes } from './modules/issues/issue-resource-events.routes.ts';
 import { issueSubscriptionRoutes } from './modules/issues/issue-subscriptions.routes.ts';
 import { issueRoutes } from './modules/issues/issues.routes.ts';
 import { milestoneIssueRoutes } from './modules/issues/milestone-issues.routes.ts';
@@ -23,6 +24,7 @@ import { closingIssueRoutes } from './modules/merge-requests/closing-issues.rout
 import { mergeRequestPipelineRoutes } from './modules/merge-requests/merge-request-pipelines.routes.ts';
 import { mergeRequestDiscussionRoutes } from './modules/merge-requests/merge-request-discussions.routes.ts';
 import { mergeRequestNoteRoutes } from './modules/merge-requests/merge-request-notes.routes.ts';
+import { mergeRequestResourceEventRoutes } from './modules/merge-requests/merge-request-resource-events.routes.ts';
 import { mergeRequestRoutes } from './modules/merge-requests/merge-requests.routes.ts';
 import { milestoneMergeRequestRoutes } from './modules/merge-requests/milestone-merge-requests.routes.ts';
 import { artifactRoutes } from './modules/ci-artifacts/artifacts.routes.ts';
@@ -87,9 +89,11 @@ export const apiV4: FastifyPluginAsync = async (api) => {
   await api.register(issueRoutes);
   await api.register(issueNoteRoutes);
   await api.register(issueDiscussionRoutes);
+  await api.register(issueResourceEventRoutes);
   await api.register(mergeRequestRoutes);
   await api.register(mergeRequestNoteRoutes);
   await api.register(mergeRequestDiscussionRoutes);
+  await api.register(mergeRequestResourceEventRoutes);
   await api.register(closingIssueRoutes);
   await api.register(mergeRequestPipelineRoutes);
   await api.register(issueSubscriptionRoutes);

@@ -6,6 +6,14 @@ import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
 import { userBasicFields } from '../users/users.schemas.ts';
 
+/** One end of a multi-line comment's range, as the client gave it. */
+const LineRangeEnd = Entity({
+  line_code: Type.Optional(Type.String()),
+  type: Type.Optional(Type.String()),
+  old_line: Type.Optional(Type.String()),
+  new_line: Type.Optional(Type.String()),
+});
+
 /** Where a diff note sits in a merge request's diff (Gitlab::Diff::Position#to_h of a text or an image position). */
 export const PositionEntity = Entity({
   base_sha: Type.String(),
@@ -16,7 +24,7 @@ export const PositionEntity = Entity({
   position_type: Type.String(),
   old_line: Type.Optional(Nullable(Type.Integer())),
   new_line: Type.Optional(Nullable(Type.Integer())),
-  line_range: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
+  line_range: Type.Optional(Nullable(Entity({ start: Type.Optional(LineRangeEnd), end: Type.Optional(LineRangeEnd) }))),
   width: Type.Optional(Nullable(Type.Integer())),
   height: Type.Optional(Nullable(Type.Integer())),
   x: Type.Optional(Nullable(Type.Integer())),
