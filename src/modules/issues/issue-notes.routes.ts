@@ -1,7 +1,8 @@
 // Comments on issues (14.x lib/api/notes.rb for the Issue noteable): every call needs a signed-in
 // caller; the issue must be readable ("404 Issue Not Found" otherwise); anyone who may read it
 // comments unless its discussion is locked (then Reporters and up); a note is changed and deleted
-// by its author, Maintainers and administrators.
+// by its author, Maintainers and administrators. The loaders and checks are shared with the
+// issue's discussions and resource events, and with merge requests' notes.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
@@ -67,9 +68,6 @@ export function noteCreatedAt(req: FastifyRequest, createdAt: string | undefined
 export const issueNoteRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { db, config } = api.deps;
   const readable = { config: REQUIRED, preHandler: loadProject('read_project') };
-  const requireIssue = requireIssueNoteable;
-  const requireNote = (req: FastifyRequest, noteable: Noteable, id: number) => requireIssueNote(req, noteable, id);
-  const mayAdminister = mayAdministerNote;
 
   async function present(notes: NoteRow[], noteable: Noteable) {
     const users = await noteAuthors(db, notes);
@@ -77,19 +75,19 @@ export const issueNoteRoutes: FastifyPluginAsyncTypebox = async (api) => {
   }
 
   api.get('/projects/:id/issues/:noteable_id/notes', { schema: { params: IssueNotesParams, querystring: ListNotesQuery, response: { 200: Type.Array(NoteEntity) } }, ...readable }, async (req, reply) => {
-    const noteable = await requireIssue(req, req.params.noteable_id);
+    const noteable = await requireIssueNoteable(req, req.params.noteable_id);
     const { order_by: orderBy = 'created_at', sort = 'desc', activity_filter: activityFilter = 'all_notes' } = req.query;
     const rows = await paginate(req, reply, noteableNotes(db, noteable, { orderBy, sort, activityFilter }));
     return present(rows, noteable);
   });
 
   api.get('/projects/:id/issues/:noteable_id/notes/:note_id', { schema: { params: IssueNoteParams, response: { 200: NoteEntity } }, ...readable }, async (req) => {
-    const noteable = await requireIssue(req, req.params.noteable_id);
-    return (await present([await requireNote(req, noteable, req.params.note_id)], noteable))[0];
+    const noteable = await requireIssueNoteable(req, req.params.noteable_id);
+    return (await present([await requireIssueNote(req, noteable, req.params.note_id)], noteable))[0];
   });
 
   api.post('/projects/:id/issues/:noteable_id/notes', { schema: { params: IssueNotesParams, body: CreateNoteBody, response: { 201: NoteEntity } }, ...readable }, async (req, reply) => {
-    const noteable = await requireIssue(req, req.params.noteable_id);
+    const noteable = await requireIssueNoteable(req, req.params.noteable_id);
     await requireIssueCommenter(req, noteable);
     const note = await createComment(serviceContext(req), noteable, req.body.body, noteCreatedAt(req, req.body.created_at));
     reply.code(201);
@@ -97,17 +95,17 @@ export const issueNoteRoutes: FastifyPluginAsyncTypebox = async (api) => {
   });
 
   api.put('/projects/:id/issues/:noteable_id/notes/:note_id', { schema: { params: IssueNoteParams, body: UpdateNoteBody, response: { 200: NoteEntity } }, ...readable }, async (req) => {
-    const noteable = await requireIssue(req, req.params.noteable_id);
-    const note = await requireNote(req, noteable, req.params.note_id);
-    if (!mayAdminister(req, note)) throw forbidden();
+    const noteable = await requireIssueNoteable(req, req.params.noteable_id);
+    const note = await requireIssueNote(req, noteable, req.params.note_id);
+    if (!mayAdministerNote(req, note)) throw forbidden();
     const updated = req.body.body === undefined ? note : await updateComment(serviceContext(req), note, req.body.body);
     return (await present([updated], noteable))[0];
   });
 
   api.delete('/projects/:id/issues/:noteable_id/notes/:note_id', { schema: { params: IssueNoteParams, response: { 204: NoContent } }, ...readable }, async (req, reply) => {
-    const noteable = await requireIssue(req, req.params.noteable_id);
-    const note = await requireNote(req, noteable, req.params.note_id);
-    if (!mayAdminister(req, note)) throw forbidden();
+    const noteable = await requireIssueNoteable(req, req.params.noteable_id);
+    const note = await requireIssueNote(req, noteable, req.params.note_id);
+    if (!mayAdministerNote(req, note)) throw forbidden();
     await deleteComment(serviceContext(req), note);
     return reply.code(204).send();
   });

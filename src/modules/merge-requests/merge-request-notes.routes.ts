@@ -50,8 +50,6 @@ export const mergeRequestNoteRoutes: FastifyPluginAsyncTypebox = async (api) => 
   const { db, config } = api.deps;
   const readable = { config: REQUIRED, preHandler: loadProject('read_project') };
   const base = '/projects/:id/merge_requests/:noteable_id/notes';
-  const requireNoteable = requireMergeRequestNoteable;
-  const requireNote = requireMergeRequestNote;
 
   async function present(notes: NoteRow[], noteable: Noteable) {
     const users = await noteAuthors(db, notes);
@@ -59,18 +57,18 @@ export const mergeRequestNoteRoutes: FastifyPluginAsyncTypebox = async (api) => 
   }
 
   api.get(base, { schema: { params: NotesParams, querystring: ListNotesQuery, response: { 200: Type.Array(NoteEntity) } }, ...readable }, async (req, reply) => {
-    const noteable = await requireNoteable(req, req.params.noteable_id);
+    const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
     const { order_by: orderBy = 'created_at', sort = 'desc', activity_filter: activityFilter = 'all_notes' } = req.query;
     return present(await paginate(req, reply, noteableNotes(db, noteable, { orderBy, sort, activityFilter })), noteable);
   });
 
   api.get(`${base}/:note_id`, { schema: { params: NoteParams, response: { 200: NoteEntity } }, ...readable }, async (req) => {
-    const noteable = await requireNoteable(req, req.params.noteable_id);
-    return (await present([await requireNote(req, noteable, req.params.note_id)], noteable))[0];
+    const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
+    return (await present([await requireMergeRequestNote(req, noteable, req.params.note_id)], noteable))[0];
   });
 
   api.post(base, { schema: { params: NotesParams, body: CreateNoteBody, response: { 201: NoteEntity } }, ...readable }, async (req, reply) => {
-    const noteable = await requireNoteable(req, req.params.noteable_id);
+    const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
     requireMergeRequestCommenter(req, noteable);
     const note = await createComment(serviceContext(req), noteable, req.body.body, noteCreatedAt(req, req.body.created_at));
     reply.code(201);
@@ -78,16 +76,16 @@ export const mergeRequestNoteRoutes: FastifyPluginAsyncTypebox = async (api) => 
   });
 
   api.put(`${base}/:note_id`, { schema: { params: NoteParams, body: UpdateNoteBody, response: { 200: NoteEntity } }, ...readable }, async (req) => {
-    const noteable = await requireNoteable(req, req.params.noteable_id);
-    const note = await requireNote(req, noteable, req.params.note_id);
+    const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
+    const note = await requireMergeRequestNote(req, noteable, req.params.note_id);
     if (!mayAdministerNote(req, note)) throw forbidden();
     const updated = req.body.body === undefined ? note : await updateComment(serviceContext(req), note, req.body.body);
     return (await present([updated], noteable))[0];
   });
 
   api.delete(`${base}/:note_id`, { schema: { params: NoteParams, response: { 204: NoContent } }, ...readable }, async (req, reply) => {
-    const noteable = await requireNoteable(req, req.params.noteable_id);
-    const note = await requireNote(req, noteable, req.params.note_id);
+    const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
+    const note = await requireMergeRequestNote(req, noteable, req.params.note_id);
     if (!mayAdministerNote(req, note)) throw forbidden();
     await deleteComment(serviceContext(req), note);
     return reply.code(204).send();
