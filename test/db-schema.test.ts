@@ -223,7 +223,12 @@ const COLUMNS = {
   notes: {
     id: 'integer', project_id: 'integer', noteable_type: 'text', noteable_id: 'integer?', commit_id: 'text?', author_id: 'integer?', body: 'text',
     system: 'boolean', confidential: 'boolean', resolvable: 'boolean', resolved_at: 'text?', resolved_by_id: 'integer?', type: 'text?',
-    discussion_id: 'text?', path: 'text?', line: 'integer?', line_type: 'text?', updated_by_id: 'integer?', created_at: 'text', updated_at: 'text',
+    discussion_id: 'text?', path: 'text?', line: 'integer?', line_type: 'text?', position: 'text?', updated_by_id: 'integer?', created_at: 'text', updated_at: 'text',
+  },
+  resource_label_events: { id: 'integer', issue_id: 'integer?', merge_request_id: 'integer?', user_id: 'integer?', label_id: 'integer?', action: 'text', created_at: 'text' },
+  resource_state_events: { id: 'integer', issue_id: 'integer?', merge_request_id: 'integer?', user_id: 'integer?', state: 'text', created_at: 'text' },
+  resource_milestone_events: {
+    id: 'integer', issue_id: 'integer?', merge_request_id: 'integer?', user_id: 'integer?', milestone_id: 'integer?', action: 'text', state: 'text', created_at: 'text',
   },
   subscriptions: {
     id: 'integer', user_id: 'integer', subscribable_type: 'text', subscribable_id: 'integer', project_id: 'integer?', subscribed: 'boolean',

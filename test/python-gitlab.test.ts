@@ -227,3 +227,9 @@ test('python-gitlab: badges, notification settings, uploads, Sidekiq metrics, no
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
 });
+
+test('python-gitlab: issue and merge request discussions (diff threads, resolving), resource label, state and milestone events', { skip }, async () => {
+  const run = await runScript('python_gitlab_discussions_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});

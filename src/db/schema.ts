@@ -759,9 +759,49 @@ export interface NotesTable {
   path: string | null;
   line: number | null;
   line_type: string | null;
+  /** A diff note's place in a merge request's diff: the position entity's fields, as JSON. */
+  position: string | null;
   updated_by_id: number | null;
   created_at: string;
   updated_at: string;
+}
+
+/** Who added or removed a label of an issue or a merge request (exactly one of issue_id, merge_request_id), and when. */
+export interface ResourceLabelEventsTable {
+  id: Generated<number>;
+  issue_id: number | null;
+  merge_request_id: number | null;
+  user_id: number | null;
+  /** Null once the label was deleted. */
+  label_id: number | null;
+  /** 'add' or 'remove'. */
+  action: string;
+  created_at: string;
+}
+
+/** Who closed, reopened or merged an issue or a merge request, and when. */
+export interface ResourceStateEventsTable {
+  id: Generated<number>;
+  issue_id: number | null;
+  merge_request_id: number | null;
+  user_id: number | null;
+  /** 'closed', 'reopened' or 'merged'. */
+  state: string;
+  created_at: string;
+}
+
+/** Who set or removed the milestone of an issue or a merge request, and when. */
+export interface ResourceMilestoneEventsTable {
+  id: Generated<number>;
+  issue_id: number | null;
+  merge_request_id: number | null;
+  user_id: number | null;
+  milestone_id: number | null;
+  /** 'add' or 'remove'. */
+  action: string;
+  /** The issue's or merge request's state then: 'opened', 'closed', 'merged' or 'locked'. */
+  state: string;
+  created_at: string;
 }
 
 /** A user's explicit choice to be notified about a label, an issue or a merge request, or not. */
@@ -1271,6 +1311,9 @@ export interface DB {
   label_links: LabelLinksTable;
   issue_label_counts: IssueLabelCountsTable;
   notes: NotesTable;
+  resource_label_events: ResourceLabelEventsTable;
+  resource_state_events: ResourceStateEventsTable;
+  resource_milestone_events: ResourceMilestoneEventsTable;
   subscriptions: SubscriptionsTable;
   releases: ReleasesTable;
   release_links: ReleaseLinksTable;
@@ -1430,6 +1473,9 @@ export type EventRow = Selectable<EventsTable>;
 export type IssueRow = Selectable<IssuesTable>;
 export type MergeRequestRow = Selectable<MergeRequestsTable>;
 export type NoteRow = Selectable<NotesTable>;
+export type ResourceLabelEventRow = Selectable<ResourceLabelEventsTable>;
+export type ResourceStateEventRow = Selectable<ResourceStateEventsTable>;
+export type ResourceMilestoneEventRow = Selectable<ResourceMilestoneEventsTable>;
 export type TodoRow = Selectable<TodosTable>;
 export type BackgroundJobRow = Selectable<BackgroundJobsTable>;
 export type CiPipelineRow = Selectable<CiPipelinesTable>;

@@ -3,10 +3,11 @@
 // they show, the list conditions on labels and milestones, and who may be assigned to them.
 import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import { inSubtree } from '../core/access/subtree.ts';
-import type { ServiceContext } from '../core/context.ts';
+import { type ServiceContext, requireActor } from '../core/context.ts';
 import type { FieldErrors } from '../core/errors.ts';
 import type { DB, MilestoneRow, ProjectRow, UserRow } from '../db/schema.ts';
 import { type LabelRow, type LabelScope, findOrCreateLabels } from './labels.ts';
+import { recordLabelEvents } from './resource-events.ts';
 import { BLANK, addError, tooLong } from './validation.ts';
 
 export type IssuableType = 'Issue' | 'MergeRequest';
@@ -82,7 +83,7 @@ export async function nextLabels(ctx: ServiceContext, current: readonly LabelRow
   return result.filter((label) => !removed.has(label.title));
 }
 
-/** Links and unlinks labels; the system note's words ("added ~1 ~2 labels and removed ~3 label"), or null when nothing changed. */
+/** Links and unlinks labels, with their resource events; the system note's words ("added ~1 ~2 labels and removed ~3 label"), or null when nothing changed. */
 export async function setLabelLinks(ctx: ServiceContext, type: IssuableType, id: number, current: readonly LabelRow[], next: readonly LabelRow[]): Promise<string | null> {
   const at = ctx.now().toISOString();
   const added = next.filter((l) => !current.some((c) => c.id === l.id));
@@ -93,6 +94,7 @@ export async function setLabelLinks(ctx: ServiceContext, type: IssuableType, id:
   if (added.length > 0) {
     await ctx.db.insertInto('label_links').values(added.map((l) => ({ label_id: l.id, target_type: type, target_id: id, created_at: at, updated_at: at }))).execute();
   }
+  await recordLabelEvents(ctx, { type, id }, requireActor(ctx).user.id, added, removed, at);
   const words = (verb: string, labels: LabelRow[]) => `${verb} ${labels.map((l) => `~${l.id}`).join(' ')} ${labels.length === 1 ? 'label' : 'labels'}`;
   const parts = [...(added.length > 0 ? [words('added', added)] : []), ...(removed.length > 0 ? [words('removed', removed)] : [])];
   return parts.length > 0 ? parts.join(' and ') : null;

@@ -1,7 +1,7 @@
-// The lines of one file's diff in a commit, as the platform's diff parser numbers them: a line
-// comment on a commit names a line of that diff (its new position and whether it was added or
-// removed). The diff is against the first parent (the empty tree for a root commit), with renames
-// found at 30% similarity as Gitaly's commit diff does.
+// The lines of one file's diff in a commit or between two commits, as the platform's diff parser
+// numbers them: a line comment on a commit or a merge request names a line of that diff (its
+// positions and whether it was added or removed). A commit's diff is against its first parent (the
+// empty tree for a root commit); renames are found at 30% similarity as Gitaly's diffs do.
 import { requireObjectId } from './args.ts';
 import type { Commit } from './objects.ts';
 import { runGit } from './run.ts';
@@ -27,7 +27,19 @@ const sides = (commit: Pick<Commit, 'id' | 'parents'>) =>
 
 /** The diff of the file the commit leaves at `newPath` (for a deleted file, the path it had); null when the commit does not change it. */
 export async function commitFileDiff(gitDir: string, commit: Pick<Commit, 'id' | 'parents'>, newPath: string): Promise<FileDiff | null> {
-  const { stdout } = await runGit(gitDir, ['diff-tree', '-r', '-z', '--name-status', RENAMES, ...sides(commit)]);
+  return fileDiff(gitDir, sides(commit), newPath);
+}
+
+/**
+ * The diff between two commits (a merge request's base and head) of the file the second one has at
+ * `newPath` (for a deleted file, the path it had); null when they do not differ in it.
+ */
+export async function fileDiffBetween(gitDir: string, from: string, to: string, newPath: string): Promise<FileDiff | null> {
+  return fileDiff(gitDir, [requireObjectId(from), requireObjectId(to)], newPath);
+}
+
+async function fileDiff(gitDir: string, compared: string[], newPath: string): Promise<FileDiff | null> {
+  const { stdout } = await runGit(gitDir, ['diff-tree', '-r', '-z', '--name-status', RENAMES, ...compared]);
   // Records: status NUL path NUL, and a second path for renames and copies.
   const units = stdout.toString('utf8').split('\0');
   let entry: { oldPath: string; newPath: string } | null = null;
@@ -40,7 +52,7 @@ export async function commitFileDiff(gitDir: string, commit: Pick<Commit, 'id' |
   if (entry === null) return null;
   const { stdout: patch } = await runGit(
     gitDir,
-    ['diff-tree', '-r', '-p', '--no-color', '--no-ext-diff', '--no-textconv', '--full-index', '-U3', RENAMES, ...sides(commit), '--', ...new Set([entry.oldPath, entry.newPath])],
+    ['diff-tree', '-r', '-p', '--no-color', '--no-ext-diff', '--no-textconv', '--full-index', '-U3', RENAMES, ...compared, '--', ...new Set([entry.oldPath, entry.newPath])],
     // The paths are names, never patterns.
     { env: { GIT_LITERAL_PATHSPECS: '1' } },
   );

@@ -6,7 +6,7 @@ import type { Event, PushData } from './events.schemas.ts';
 
 export interface EventView extends UserView {
   authors: ReadonlyMap<number, UserRow>;
-  /** The notes that events of the page target, with the iid of what each is on; and their authors. */
+  /** The notes that events of the page target, with the iid of what each is on; and the users they name. */
   notes?: ReadonlyMap<number, { note: NoteRow; noteableIid: number | null }>;
   noteAuthors?: ReadonlyMap<number, UserRow>;
 }
@@ -17,7 +17,7 @@ function eventNote(row: EventRow, view: EventView) {
   const found = row.target_id === null ? undefined : view.notes?.get(row.target_id);
   if (!found) return null;
   const { note, noteableIid } = found;
-  return presentNote(note, note.author_id === null ? undefined : view.noteAuthors?.get(note.author_id), noteableIid, view.baseUrl);
+  return presentNote(note, view.noteAuthors ?? new Map(), noteableIid, view.baseUrl);
 }
 
 const WIKI_PAGE = 'WikiPage::Meta';

@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 import { ACCESS } from '../../core/access/levels.ts';
 import type { DB } from '../../db/schema.ts';
 import { isObjectId } from '../../git/args.ts';
+import { DISCUSSION_ID, newDiscussionId } from '../../domain/discussion-ids.ts';
 import { type InternalIdUsage, trackInternalId } from '../../domain/internal-ids.ts';
 import type { BaseContext } from '../../core/context.ts';
 import { type JsonObject, readRelation } from './ndjson.ts';
@@ -209,7 +210,8 @@ export async function restoreProjectTree(ctx: BaseContext, target: RestoreTarget
           resolved_by_id: mappedOrNull(note.resolved_by_id),
           // Diff notes need a position in a diff this instance keeps: they come back as discussion notes.
           type: noteType === 'DiscussionNote' || noteType === 'DiffNote' || noteType === 'LegacyDiffNote' ? 'DiscussionNote' : null,
-          discussion_id: str(note.discussion_id) !== null && /^[0-9a-f]{40}$/.test(str(note.discussion_id) as string) ? str(note.discussion_id) : null,
+          // A note without a discussion of its own stands alone.
+          discussion_id: str(note.discussion_id) !== null && DISCUSSION_ID.test(str(note.discussion_id) as string) ? str(note.discussion_id) : newDiscussionId(),
           updated_by_id: mappedOrNull(note.updated_by_id),
           created_at: time(note.created_at, now),
           updated_at: time(note.updated_at, now),

@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import type { DB, IssueRow } from '../../db/schema.ts';
 import { nextInternalId, trackInternalId } from '../../domain/internal-ids.ts';
 import { labelsOf, mentionList, nextLabels, setLabelLinks, textErrors } from '../../domain/issuables.ts';
+import { recordMilestoneEvent, recordStateEvent } from '../../domain/resource-events.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
 import { addError, atLeast } from '../../domain/validation.ts';
 import { enqueueHookEvent, hookChanges } from '../../jobs/web-hooks.ts';
@@ -152,6 +153,7 @@ export async function createIssue(
       .executeTakeFirstOrThrow();
     const labels = await resolveLabels(tx, [], changes, powers);
     if (labels && labels.length > 0) await setLabelLinks(tx, 'Issue', issue.id, [], labels);
+    await recordMilestoneEvent(tx, { type: 'Issue', id: issue.id }, author.id, { from: null, to: issue.milestone_id, state: issue.state }, at);
     const assignees = changes.assigneeIds ? await powers.assignable(tx.db, changes.assigneeIds) : [];
     if (assignees.length > 0) await tx.db.insertInto('issue_assignees').values(assignees.map((user_id) => ({ issue_id: issue.id, user_id }))).execute();
     await recordEvent(tx, { projectId, authorId: author.id, action: 'created', targetType: 'Issue', targetId: issue.id, targetIid: issue.iid, targetTitle: issue.title });
@@ -214,12 +216,17 @@ export async function updateIssue(ctx: ServiceContext, issue: IssueRow, input: I
     if (changes.stateEvent === 'close' && issue.state === 'opened') {
       Object.assign(set, { state: 'closed', closed_at: at, closed_by_id: actor.id });
       notes.push('closed');
+      await recordStateEvent(tx, { type: 'Issue', id: issue.id }, actor.id, 'closed', at);
       await recordEvent(tx, { projectId: issue.project_id, authorId: actor.id, action: 'closed', targetType: 'Issue', targetId: issue.id, targetIid: issue.iid, targetTitle: set.title ?? issue.title });
       await resolveTodos(tx, todoTargetOf(issue), actor.id);
     } else if (changes.stateEvent === 'reopen' && issue.state === 'closed') {
       Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null });
       notes.push('reopened');
+      await recordStateEvent(tx, { type: 'Issue', id: issue.id }, actor.id, 'reopened', at);
       await recordEvent(tx, { projectId: issue.project_id, authorId: actor.id, action: 'reopened', targetType: 'Issue', targetId: issue.id, targetIid: issue.iid, targetTitle: set.title ?? issue.title });
+    }
+    if (set.milestone_id !== undefined) {
+      await recordMilestoneEvent(tx, { type: 'Issue', id: issue.id }, actor.id, { from: issue.milestone_id, to: set.milestone_id, state: set.state ?? issue.state }, at);
     }
     const currentLabels = await labelIdsOf(tx, issue.id);
     const labels = await resolveLabels(tx, currentLabels, changes, powers);

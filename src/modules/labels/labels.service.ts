@@ -139,7 +139,7 @@ export async function deleteLabel(ctx: ServiceContext, label: StoredLabel): Prom
 /**
  * PUT /projects/:id/labels/:label_id/promote: a group label of the project's group takes the
  * project label's title, colour and description, and replaces every label of that title in the
- * group and the projects directly in it: their links, priorities and subscriptions (one per user,
+ * group and the projects directly in it: their links, label events, priorities and subscriptions (one per user,
  * the latest) move to it, and they are deleted.
  */
 export async function promoteLabel(ctx: ServiceContext, label: StoredLabel, group: NamespaceRow): Promise<StoredLabel> {
@@ -159,6 +159,8 @@ export async function promoteLabel(ctx: ServiceContext, label: StoredLabel, grou
       .where('id', 'not in', db.selectFrom('label_links').select((eb) => eb.fn.min('id').as('id')).where('label_id', 'in', merged).groupBy(['target_type', 'target_id']))
       .execute();
     await db.updateTable('label_links').set({ label_id: promoted.id, updated_at: at }).where('label_id', 'in', merged).execute();
+    // The history of those labels names the promoted one (Labels::PromoteService#update_events).
+    await db.updateTable('resource_label_events').set({ label_id: promoted.id }).where('label_id', 'in', merged).execute();
     await db
       .deleteFrom('label_priorities')
       .where('label_id', 'in', merged)

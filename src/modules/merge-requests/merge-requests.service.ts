@@ -11,6 +11,7 @@ import { invalidFields, messageList } from '../../core/errors.ts';
 import type { DB, MergeRequestRow } from '../../db/schema.ts';
 import { nextInternalId } from '../../domain/internal-ids.ts';
 import { labelsOf, mentionList, nextLabels, setLabelLinks, textErrors } from '../../domain/issuables.ts';
+import { recordMilestoneEvent, recordStateEvent } from '../../domain/resource-events.ts';
 import type { LabelScope } from '../../domain/labels.ts';
 import { MERGE_REQUEST_REFRESH } from '../../jobs/merge-request-work.ts';
 import { MERGE_STATUS_CHECK } from '../../jobs/merge-status-check.ts';
@@ -155,6 +156,7 @@ export async function createMergeRequest(
       .executeTakeFirstOrThrow();
     const labels = await nextLabels(tx, [], changes, powers.labelScope, powers.createLabels);
     if (labels && labels.length > 0) await setLabelLinks(tx, 'MergeRequest', mr.id, [], labels);
+    await recordMilestoneEvent(tx, { type: 'MergeRequest', id: mr.id }, author.id, { from: null, to: mr.milestone_id, state: mr.state }, at);
     for (const [table, ids] of [['merge_request_assignees', changes.assigneeIds], ['merge_request_reviewers', changes.reviewerIds]] as const) {
       const users = ids ? await powers.assignable(tx.db, ids) : [];
       if (users.length > 0) await tx.db.insertInto(table).values(users.map((user_id) => ({ merge_request_id: mr.id, user_id }))).execute();
@@ -219,8 +221,10 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
         notes.push(milestone ? `changed milestone to %${milestone.iid}` : 'removed milestone');
       }
     }
-    const event = (action: 'closed' | 'reopened') =>
-      recordEvent(tx, { projectId: mr.project_id, authorId: actor.id, action, targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: set.title ?? mr.title });
+    const event = async (action: 'closed' | 'reopened') => {
+      await recordStateEvent(tx, { type: 'MergeRequest', id: mr.id }, actor.id, action, at);
+      await recordEvent(tx, { projectId: mr.project_id, authorId: actor.id, action, targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: set.title ?? mr.title });
+    };
     if (changes.stateEvent === 'close' && open) {
       // A closed merge request merges no more, automatically or not.
       Object.assign(set, { state: 'closed', closed_at: at, closed_by_id: actor.id, merge_when_pipeline_succeeds: false, merge_user_id: null, merge_params: null });
@@ -231,6 +235,9 @@ export async function updateMergeRequest(ctx: ServiceContext, mr: MergeRequestRo
       Object.assign(set, { state: 'opened', closed_at: null, closed_by_id: null });
       notes.push('reopened');
       await event('reopened');
+    }
+    if (set.milestone_id !== undefined) {
+      await recordMilestoneEvent(tx, { type: 'MergeRequest', id: mr.id }, actor.id, { from: mr.milestone_id, to: set.milestone_id, state: set.state ?? mr.state }, at);
     }
     const current = (await labelsOf(tx.db, 'MergeRequest', [mr.id])).get(mr.id) ?? [];
     const labels = await nextLabels(tx, current, changes, powers.labelScope, powers.createLabels);

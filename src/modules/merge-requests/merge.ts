@@ -10,6 +10,7 @@ import { apiError, methodNotAllowed, unauthorized } from '../../core/errors.ts';
 import type { CiPipelineRow, MergeRequestRow, UserRow } from '../../db/schema.ts';
 import { projectLabelScope } from '../../domain/labels.ts';
 import { requireRepositoryDir } from '../../domain/project-repository.ts';
+import { recordStateEvent } from '../../domain/resource-events.ts';
 import { type RefProtections, canDeleteBranch, canMergeToBranch, pusherOf } from '../../domain/ref-protection.ts';
 import type { ProjectSettingValues } from '../../domain/settings/project-settings.ts';
 import { commitTree, mergeBase, mergeTrees } from '../../git/merges.ts';
@@ -180,6 +181,7 @@ async function performMerge(ctx: ServiceContext, project: LoadedProject, mr: Mer
       .returningAll()
       .executeTakeFirstOrThrow();
     await addSystemNote(tx, noteableOf(mr), 'merged');
+    await recordStateEvent(tx, { type: 'MergeRequest', id: mr.id }, actor.user.id, 'merged', at);
     await resolveTodos(tx, todoTargetOf(mr), actor.user.id);
     await recordEvent(tx, { projectId: mr.project_id, authorId: actor.user.id, action: 'merged', targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title });
     await enqueueHookEvent(tx.db, { projectId: mr.project_id }, { kind: 'merge_request', mergeRequestId: mr.id, userId: actor.user.id, action: 'merge' });

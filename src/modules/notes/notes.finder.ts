@@ -45,9 +45,39 @@ export async function findNote(db: Kysely<DB>, noteable: Noteable, id: number): 
   return db.selectFrom('notes').selectAll().where('id', '=', id).where('noteable_type', '=', noteable.type).where('noteable_id', '=', noteable.id).executeTakeFirst();
 }
 
+/** The users these notes name, in one query: their authors and whoever resolved them. */
 export async function noteAuthors(db: Kysely<DB>, notes: readonly NoteRow[]): Promise<Map<number, UserRow>> {
-  const ids = [...new Set(notes.map((n) => n.author_id).filter((id): id is number => id !== null))];
+  const ids = [...new Set(notes.flatMap((n) => [n.author_id, n.resolved_by_id]).filter((id): id is number => id !== null))];
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
   return new Map(rows.map((u) => [u.id, u]));
+}
+
+/**
+ * The noteable's discussions, one row each, in the order they started (Noteable#discussion_ids_relation:
+ * by their first note's creation, then its id).
+ */
+export function noteableDiscussionIds(db: Kysely<DB>, noteable: Noteable) {
+  return db
+    .selectFrom('notes')
+    .select((eb) => ['discussion_id', eb.fn.min('created_at').as('first_created_at'), eb.fn.min('id').as('first_id')])
+    .where('noteable_type', '=', noteable.type)
+    .where('noteable_id', '=', noteable.id)
+    .groupBy('discussion_id')
+    .orderBy('first_created_at')
+    .orderBy('first_id');
+}
+
+/** The notes of these discussions of the noteable, oldest first (Note.fresh). */
+export async function discussionNotes(db: Kysely<DB>, noteable: Noteable, discussionIds: readonly string[]): Promise<NoteRow[]> {
+  if (discussionIds.length === 0) return [];
+  return db
+    .selectFrom('notes')
+    .selectAll()
+    .where('noteable_type', '=', noteable.type)
+    .where('noteable_id', '=', noteable.id)
+    .where('discussion_id', 'in', [...new Set(discussionIds)])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }

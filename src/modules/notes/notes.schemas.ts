@@ -6,6 +6,31 @@ import { Bool, IdOrPath, OneOf, Params } from '../../core/params.ts';
 import { Entity, Nullable, Timestamp } from '../../core/schema.ts';
 import { userBasicFields } from '../users/users.schemas.ts';
 
+/** One end of a multi-line comment's range, as the client gave it. */
+const LineRangeEnd = Entity({
+  line_code: Type.Optional(Type.String()),
+  type: Type.Optional(Type.String()),
+  old_line: Type.Optional(Type.String()),
+  new_line: Type.Optional(Type.String()),
+});
+
+/** Where a diff note sits in a merge request's diff (Gitlab::Diff::Position#to_h of a text or an image position). */
+export const PositionEntity = Entity({
+  base_sha: Type.String(),
+  start_sha: Type.String(),
+  head_sha: Type.String(),
+  old_path: Nullable(Type.String()),
+  new_path: Nullable(Type.String()),
+  position_type: Type.String(),
+  old_line: Type.Optional(Nullable(Type.Integer())),
+  new_line: Type.Optional(Nullable(Type.Integer())),
+  line_range: Type.Optional(Nullable(Entity({ start: Type.Optional(LineRangeEnd), end: Type.Optional(LineRangeEnd) }))),
+  width: Type.Optional(Nullable(Type.Integer())),
+  height: Type.Optional(Nullable(Type.Integer())),
+  x: Type.Optional(Nullable(Type.Integer())),
+  y: Type.Optional(Nullable(Type.Integer())),
+});
+
 export const NoteEntity = Entity({
   id: Type.Integer(),
   type: Nullable(Type.String()),
@@ -18,6 +43,8 @@ export const NoteEntity = Entity({
   system: Type.Boolean(),
   noteable_id: Nullable(Type.Integer()),
   noteable_type: Type.String(),
+  /** Diff notes only. */
+  position: Type.Optional(PositionEntity),
   resolvable: Type.Boolean(),
   resolved: Type.Optional(Type.Boolean()),
   resolved_by: Type.Optional(Nullable(Entity(userBasicFields))),
@@ -54,3 +81,42 @@ export const CreateCommitNoteBody = Params({
   line: Type.Optional(Type.Integer()),
   line_type: Type.Optional(OneOf(['new', 'old'] as const, { default: 'new' })),
 });
+
+/** A thread of notes, or an individual note (14.x Entities::Discussion). */
+export const DiscussionEntity = Entity({
+  /** 40 hexadecimal digits. */
+  id: Type.String(),
+  individual_note: Type.Boolean(),
+  notes: Type.Array(NoteEntity),
+});
+
+export const ListDiscussionsQuery = Params({ ...PageParams });
+
+/** A note's position in a merge request's diff, as POST …/merge_requests/:iid/discussions takes it. */
+const PositionParam = Params({
+  base_sha: Type.String(),
+  start_sha: Type.String(),
+  head_sha: Type.String(),
+  position_type: OneOf(['text', 'image'] as const),
+  new_path: Type.Optional(Type.String()),
+  new_line: Type.Optional(Type.Integer()),
+  old_path: Type.Optional(Type.String()),
+  old_line: Type.Optional(Type.Integer()),
+  width: Type.Optional(Type.Integer()),
+  height: Type.Optional(Type.Integer()),
+  x: Type.Optional(Type.Integer()),
+  y: Type.Optional(Type.Integer()),
+  line_range: Type.Optional(
+    Params({
+      start: Type.Optional(Params({ line_code: Type.Optional(Type.String()), type: Type.Optional(Type.String()), old_line: Type.Optional(Type.String()), new_line: Type.Optional(Type.String()) })),
+      end: Type.Optional(Params({ line_code: Type.Optional(Type.String()), type: Type.Optional(Type.String()), old_line: Type.Optional(Type.String()), new_line: Type.Optional(Type.String()) })),
+    }),
+  ),
+});
+
+export const CreateDiscussionBody = Params({ body: Type.String(), created_at: Type.Optional(Type.String()) });
+export const CreateDiffDiscussionBody = Params({ body: Type.String(), created_at: Type.Optional(Type.String()), position: Type.Optional(PositionParam) });
+export const ReplyBody = Params({ body: Type.String(), created_at: Type.Optional(Type.String()) });
+/** A note of a thread takes a new text or a resolution, exactly one of them. */
+export const UpdateDiscussionNoteBody = Params({ body: Type.Optional(Type.String()), resolved: Type.Optional(Bool()) }, { 'x-exactly-one-of': [['body', 'resolved']] });
+export const ResolveDiscussionBody = Params({ resolved: Bool() });

@@ -1,14 +1,17 @@
 // Notes on issues, commits (and, later, merge requests): comments people write and the system
 // notes that record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
 // activity event (target Note) and the to-dos of whom it mentions; a system note records neither.
-import { randomBytes } from 'node:crypto';
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
-import { apiError, badRequest } from '../../core/errors.ts';
+import { type FieldErrors, apiError, badRequest } from '../../core/errors.ts';
 import type { NoteRow } from '../../db/schema.ts';
+import { newDiscussionId } from '../../domain/discussion-ids.ts';
 import { BLANK, rubyInspect, tooLong } from '../../domain/validation.ts';
 import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
 import { recordEvent } from '../../domain/activity-events.ts';
 import { noteTodos } from '../todos/todos.service.ts';
+import { type DiffNotePosition, type DiffRefs, type PositionInput, checkPosition } from './diff-positions.ts';
+
+export type { DiffNotePosition, DiffRefs, PositionInput };
 
 /** What a note is about: an issue, a merge request or an alert of a project. */
 export interface Noteable {
@@ -21,8 +24,6 @@ export interface Noteable {
 
 /** The platform's limit on a note's text. */
 export const NOTE_MAX_LENGTH = 1_000_000;
-
-const discussionId = () => randomBytes(20).toString('hex');
 
 /** Where a note goes: a noteable's id, or a commit's sha. */
 interface NoteTarget {
@@ -41,8 +42,31 @@ export interface DiffPosition {
 
 const targetOf = (noteable: Noteable): NoteTarget => ({ projectId: noteable.projectId, noteableType: noteable.type, noteableId: noteable.id, commitId: null });
 
+/**
+ * Where a new comment goes among the noteable's discussions: a discussion of its own (an
+ * individual note, or the first note of a thread, on a line of the diff when it has a position),
+ * or a reply in an existing thread.
+ */
+export type Thread =
+  | { kind: 'individual' }
+  | { kind: 'discussion'; position: DiffNotePosition | null }
+  | { kind: 'reply'; discussionId: string; type: 'DiscussionNote' | 'DiffNote'; position: string | null };
+
+const INDIVIDUAL: Thread = { kind: 'individual' };
+
+/** The type, discussion and position columns of a note in this thread. */
+function threadValues(thread: Thread) {
+  if (thread.kind === 'individual') return { type: null, discussion_id: newDiscussionId(), position: null };
+  if (thread.kind === 'reply') return { type: thread.type, discussion_id: thread.discussionId, position: thread.position };
+  return { type: thread.position ? 'DiffNote' : 'DiscussionNote', discussion_id: newDiscussionId(), position: thread.position ? JSON.stringify(thread.position) : null };
+}
+
+/** Notes of threads on merge requests can be resolved (ResolvableNote: DiscussionNote and DiffNote, not system notes). */
+const resolvableIn = (noteableType: string, type: string | null, system: boolean) => !system && noteableType === 'MergeRequest' && (type === 'DiscussionNote' || type === 'DiffNote');
+
 /** The row of a new note. */
-function noteValues(target: NoteTarget, authorId: number, body: string, system: boolean, createdAt: string, position: DiffPosition | null = null) {
+function noteValues(target: NoteTarget, authorId: number, body: string, system: boolean, createdAt: string, position: DiffPosition | null = null, thread: Thread = INDIVIDUAL) {
+  const threaded = threadValues(thread);
   return {
     project_id: target.projectId,
     noteable_type: target.noteableType,
@@ -52,9 +76,9 @@ function noteValues(target: NoteTarget, authorId: number, body: string, system: 
     body,
     system,
     confidential: false,
-    resolvable: false,
-    type: position ? 'LegacyDiffNote' : null,
-    discussion_id: discussionId(),
+    resolvable: resolvableIn(target.noteableType, threaded.type, system),
+    ...threaded,
+    type: position ? 'LegacyDiffNote' : threaded.type,
     path: position?.path ?? null,
     line: position?.line ?? null,
     line_type: position?.lineType ?? null,
@@ -63,8 +87,17 @@ function noteValues(target: NoteTarget, authorId: number, body: string, system: 
   };
 }
 
-async function insertNote(ctx: ServiceContext, target: NoteTarget, authorId: number, body: string, system: boolean, createdAt: string, position: DiffPosition | null = null): Promise<NoteRow> {
-  return ctx.db.insertInto('notes').values(noteValues(target, authorId, body, system, createdAt, position)).returningAll().executeTakeFirstOrThrow();
+async function insertNote(
+  ctx: ServiceContext,
+  target: NoteTarget,
+  authorId: number,
+  body: string,
+  system: boolean,
+  createdAt: string,
+  position: DiffPosition | null = null,
+  thread: Thread = INDIVIDUAL,
+): Promise<NoteRow> {
+  return ctx.db.insertInto('notes').values(noteValues(target, authorId, body, system, createdAt, position, thread)).returningAll().executeTakeFirstOrThrow();
 }
 
 /** A system note by the acting user (or by `authorId`, an internal user such as the alert bot), inside the caller's transaction. */
@@ -89,23 +122,34 @@ export async function addSystemNotes(ctx: ServiceContext, noteables: readonly No
   }
 }
 
+/** The note model's errors of its text. */
+function bodyErrors(body: string): FieldErrors {
+  const problems = body.trim() === '' ? [BLANK] : [...body].length > NOTE_MAX_LENGTH ? [tooLong(NOTE_MAX_LENGTH)] : [];
+  return problems.length > 0 ? { note: problems } : {};
+}
+
 /**
- * The note model's validation, as "<prefix> {:note=>[…]}" in a 400: after "400 Bad request - "
+ * The note model's validation, as "<prefix> {:note=>[…], …}" in a 400: after "400 Bad request - "
  * (bad_request!) unless `bare` (render_api_error!, as the commits API answers).
  */
-function checkBody(body: string, prefix: string, bare = false): void {
-  const problems = body.trim() === '' ? [BLANK] : [...body].length > NOTE_MAX_LENGTH ? [tooLong(NOTE_MAX_LENGTH)] : [];
-  const message = `${prefix} ${rubyInspect({ note: problems })}`;
-  if (problems.length > 0) throw bare ? apiError(400, message) : badRequest(message);
+function checkBody(body: string, prefix: string, bare = false, more: FieldErrors = {}): void {
+  const errors = { ...bodyErrors(body), ...more };
+  const message = `${prefix} ${rubyInspect(errors)}`;
+  if (Object.keys(errors).length > 0) throw bare ? apiError(400, message) : badRequest(message);
 }
 
 /** POST …/notes: a comment, its activity event, and the noteable's updated_at. */
-export async function createComment(ctx: ServiceContext, noteable: Noteable, body: string, createdAt?: string): Promise<NoteRow> {
+export async function createComment(ctx: ServiceContext, noteable: Noteable, body: string, createdAt?: string, thread: Thread = INDIVIDUAL): Promise<NoteRow> {
   checkBody(body, 'Note');
+  return insertComment(ctx, noteable, body, createdAt, thread);
+}
+
+/** A comment that passed its checks, with everything a comment brings. */
+async function insertComment(ctx: ServiceContext, noteable: Noteable, body: string, createdAt: string | undefined, thread: Thread): Promise<NoteRow> {
   const author = requireActor(ctx).user;
   return withTransaction(ctx, async (tx) => {
     const at = createdAt ?? tx.now().toISOString();
-    const note = await insertNote(tx, targetOf(noteable), author.id, body, false, at);
+    const note = await insertNote(tx, targetOf(noteable), author.id, body, false, at, null, thread);
     await touchNoteable(tx, noteable);
     // A note has no title: the event's target_title is null, as on the platform.
     await recordEvent(tx, { projectId: noteable.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id });
@@ -164,4 +208,51 @@ export async function deleteComment(ctx: ServiceContext, note: NoteRow): Promise
 async function touchNoteable(ctx: ServiceContext, noteable: Noteable): Promise<void> {
   const table = noteable.type === 'Issue' ? 'issues' : 'merge_requests';
   await ctx.db.updateTable(table).set({ updated_at: ctx.now().toISOString() }).where('id', '=', noteable.id).execute();
+}
+
+/** A merge request's diff, where a diff note is placed: its repository (null when it has none) and its diff refs. */
+export interface NoteableDiff {
+  gitDir: string | null;
+  refs: DiffRefs;
+}
+
+/**
+ * POST …/discussions: the first note of a new thread (DiscussionNote), on a line of the merge
+ * request's diff (DiffNote) when `position` names one. Text and position are checked together,
+ * as the model validates them.
+ */
+export async function createDiscussion(ctx: ServiceContext, noteable: Noteable, body: string, options: { createdAt?: string; position?: PositionInput; diff?: NoteableDiff }): Promise<NoteRow> {
+  let position: DiffNotePosition | null = null;
+  let positionErrors: FieldErrors = {};
+  if (options.position && options.diff) ({ position, errors: positionErrors } = await checkPosition(options.diff.gitDir, options.diff.refs, options.position));
+  checkBody(body, 'Note', false, positionErrors);
+  return insertComment(ctx, noteable, body, options.createdAt, { kind: 'discussion', position });
+}
+
+/**
+ * POST …/discussions/:discussion_id/notes: a reply in the thread that `first` starts. An individual
+ * note becomes the first note of a thread (IndividualNoteDiscussion#convert_to_discussion!);
+ * replies in a diff thread are diff notes on the same line.
+ */
+export async function replyToDiscussion(ctx: ServiceContext, noteable: Noteable, first: NoteRow, body: string, createdAt?: string): Promise<NoteRow> {
+  checkBody(body, 'Note');
+  return withTransaction(ctx, async (tx) => {
+    if (first.type === null) {
+      await tx.db.updateTable('notes').set({ type: 'DiscussionNote', resolvable: resolvableIn(first.noteable_type, 'DiscussionNote', false) }).where('id', '=', first.id).execute();
+    }
+    const type = first.type === 'DiffNote' ? 'DiffNote' : 'DiscussionNote';
+    return insertComment(tx, noteable, body, createdAt, { kind: 'reply', discussionId: first.discussion_id as string, type, position: type === 'DiffNote' ? first.position : null });
+  });
+}
+
+/**
+ * Resolves (or unresolves) the resolvable notes among these, by the acting user: a note already
+ * resolved keeps who resolved it and when (ResolvableNote#resolve!, ResolvableDiscussion#resolve!).
+ */
+export async function setNotesResolved(ctx: ServiceContext, notes: readonly NoteRow[], resolved: boolean): Promise<void> {
+  const ids = notes.filter((n) => n.resolvable && (n.resolved_at !== null) !== resolved).map((n) => n.id);
+  if (ids.length === 0) return;
+  const actor = requireActor(ctx).user;
+  const set = resolved ? { resolved_at: ctx.now().toISOString(), resolved_by_id: actor.id } : { resolved_at: null, resolved_by_id: null };
+  await ctx.db.updateTable('notes').set(set).where('id', 'in', ids).execute();
 }
