@@ -89,7 +89,7 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, archive, project export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation (of accounts and of further addresses), invitation, admin mode, terms and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, snippet raw, archive, project and group export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation (of accounts and of further addresses), invitation, admin mode, terms, OAuth authorization and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [

@@ -26,7 +26,7 @@ const REQUIRED = { auth: 'required' } as const;
 const IssueNotesParams = Params({ id: IdOrPath, noteable_id: Type.Integer() });
 const IssueNoteParams = Params({ id: IdOrPath, noteable_id: Type.Integer(), note_id: Type.Integer() });
 
-export type IssueNoteable = Noteable & { locked: boolean; authorId: number | null };
+export type IssueNoteable = Noteable & { type: 'Issue'; locked: boolean; authorId: number | null };
 
 /** After loadProject: the issue the path names, if the caller may read it. */
 export async function requireIssueNoteable(req: FastifyRequest, iid: number): Promise<IssueNoteable> {
@@ -34,7 +34,7 @@ export async function requireIssueNoteable(req: FastifyRequest, iid: number): Pr
   const issue = await findIssueByIid(db, loadedProject(req).row.id, iid);
   if (!issue) throw apiError(404, '404 Not found');
   if (!(await canReadIssue(db, req.actor, issue))) throw notFound('Issue');
-  return { ...noteableOf(issue), locked: Boolean(issue.discussion_locked), authorId: issue.author_id };
+  return { ...noteableOf(issue), type: 'Issue', locked: Boolean(issue.discussion_locked), authorId: issue.author_id };
 }
 
 export async function requireIssueNote(req: FastifyRequest, noteable: Noteable, id: number): Promise<NoteRow> {

@@ -25,14 +25,14 @@ const REQUIRED = { auth: 'required' } as const;
 const NotesParams = Params({ id: IdOrPath, noteable_id: Type.Integer() });
 const NoteParams = Params({ id: IdOrPath, noteable_id: Type.Integer(), note_id: Type.Integer() });
 
-export type MergeRequestNoteable = Noteable & { locked: boolean; admin: boolean; authorId: number | null; row: MergeRequestRow };
+export type MergeRequestNoteable = Noteable & { type: 'MergeRequest'; locked: boolean; admin: boolean; authorId: number | null; row: MergeRequestRow };
 
 /** After loadProject: the merge request the path names, if the caller may read it. */
 export async function requireMergeRequestNoteable(req: FastifyRequest, iid: number): Promise<MergeRequestNoteable> {
   const access = await mergeRequestAccess(req, loadedProject(req));
   const mr = access.read ? await findMergeRequestByIid(req.server.deps.db, loadedProject(req).row.id, iid) : undefined;
   if (!mr) throw apiError(404, '404 Not found');
-  return { ...noteableOf(mr), locked: Boolean(mr.discussion_locked), admin: access.admin, authorId: mr.author_id, row: mr };
+  return { ...noteableOf(mr), type: 'MergeRequest', locked: Boolean(mr.discussion_locked), admin: access.admin, authorId: mr.author_id, row: mr };
 }
 
 export async function requireMergeRequestNote(req: FastifyRequest, noteable: Noteable, id: number): Promise<NoteRow> {
