@@ -17,9 +17,9 @@ import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import type { ProjectRepositoryStorageMoveRow } from '../../db/schema.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { MOVE_STATE } from '../../domain/repository-storage-moves.ts';
-import { refsChecksum, repositoryChecksums } from '../../git/checksums.ts';
+import { refsChecksum } from '../../git/checksums.ts';
+import { replicateRepository } from '../../git/replicate.ts';
 import {
-  copyRepositoryAt,
   deleteRepository,
   markReadOnly,
   projectWikiRelativePath,
@@ -34,8 +34,6 @@ import { pushesInProgress } from '../pushes/index.ts';
 
 /** How long a move waits for the pushes under way when it starts; they are refused from then on. */
 const PUSH_WAIT_MS = 10 * 60 * 1000;
-/** Copies made before a move gives up on a repository that keeps changing underneath. */
-const COPY_ATTEMPTS = 3;
 
 export class MoveFailure extends Error {}
 
@@ -71,28 +69,8 @@ async function waitForPushes(ctx: ServiceContext, projectId: number): Promise<vo
   }
 }
 
-const same = (a: { refs: string; objects: string } | null, b: { refs: string; objects: string } | null) =>
-  a === null || b === null ? a === b : a.refs === b.refs && a.objects === b.objects;
-
 /** The project's repositories, relative to a storage: its own, then its wiki's, which moves with it. */
 const repositoriesOf = (projectId: number) => [repositoryRelativePath(projectId), projectWikiRelativePath(projectId)];
-
-/** Copies a repository and checks the copy against an original that did not change meanwhile; nothing when there is none. */
-async function replicate(relativePath: string, sourceDir: string, destinationDir: string): Promise<void> {
-  const source = path.join(sourceDir, relativePath);
-  const destination = path.join(destinationDir, relativePath);
-  for (let attempt = 1; attempt <= COPY_ATTEMPTS; attempt++) {
-    // What an attempt cut short left at the destination belongs to this move.
-    await deleteRepository(destination);
-    const before = repositoryExists(source) ? await repositoryChecksums(source) : null;
-    if (before === null) return;
-    await copyRepositoryAt(relativePath, sourceDir, destinationDir);
-    const [copied, after] = await Promise.all([repositoryChecksums(destination), repositoryChecksums(source)]);
-    if (same(before, after) && same(copied, after)) return;
-  }
-  await deleteRepository(destination);
-  throw new Error(`the repository kept changing while it was copied (${COPY_ATTEMPTS} attempts)`);
-}
 
 /** scheduled/started → replicated: the copy, checked, becomes the project's repository. */
 async function moveRepository(ctx: ServiceContext, move: Move): Promise<boolean> {
@@ -105,7 +83,7 @@ async function moveRepository(ctx: ServiceContext, move: Move): Promise<boolean>
   const destinationDir = directoryOf(ctx, move.destination_storage_name);
   for (const relative of repositoriesOf(project.id)) await markReadOnly(path.join(sourceDir, relative), REPOSITORY_READ_ONLY_MESSAGE);
   await waitForPushes(ctx, project.id);
-  for (const relative of repositoriesOf(project.id)) await replicate(relative, sourceDir, destinationDir);
+  for (const relative of repositoriesOf(project.id)) await replicateRepository(path.join(sourceDir, relative), path.join(destinationDir, relative), destinationDir);
   return withTransaction(ctx, async (tx) => {
     const now = ctx.now().toISOString();
     const switched = await tx.db

@@ -12,8 +12,8 @@ import { DomainError, invalidFields } from '../../core/errors.ts';
 import { MOVE_STATE } from '../../domain/repository-storage-moves.ts';
 import { applicationSettings, chooseRepositoryStorage } from '../../domain/settings/application-settings.ts';
 import { NOT_INCLUDED } from '../../domain/validation.ts';
-import { repositoryChecksums } from '../../git/checksums.ts';
-import { copyRepositoryTo, deleteRepository, repositoryExists, snippetRepositoryPath } from '../../git/repository.ts';
+import { replicateRepository } from '../../git/replicate.ts';
+import { deleteRepository, snippetRepositoryPath } from '../../git/repository.ts';
 import { storageDirectory } from '../../git/storages.ts';
 import { type JobDeclaration, enqueue } from '../../jobs/queue.ts';
 
@@ -31,8 +31,6 @@ export const bulkSnippetStorageMovesDeclaration = {
 
 /** Snippets scheduled per query by a bulk move. */
 const BULK_BATCH = 100;
-/** Copies made before a move gives up on a repository that keeps changing underneath. */
-const COPY_ATTEMPTS = 3;
 
 /**
  * Schedules a move of the snippet's repository to `destination` (when null, one chosen by the
@@ -105,8 +103,6 @@ export async function scheduleSnippetMovesOn(ctx: ServiceContext, source: string
 
 class MoveFailure extends Error {}
 
-const sameContent = (a: { refs: string; objects: string }, b: { refs: string; objects: string }) => a.refs === b.refs && a.objects === b.objects;
-
 function directoryOf(ctx: ServiceContext, storage: string): string {
   const dir = storageDirectory(ctx.config.repositoryStorages, storage);
   if (dir === null) throw new MoveFailure(`repository storage "${storage}" is not configured`);
@@ -119,21 +115,6 @@ async function setState(ctx: ServiceContext, moveId: number, state: number, erro
     .set({ state, error_message: errorMessage, updated_at: ctx.now().toISOString() })
     .where('id', '=', moveId)
     .execute();
-}
-
-/** Copies the repository and checks the copy against an original that did not change meanwhile. */
-async function replicate(source: string, destination: string, destinationStorageDir: string): Promise<void> {
-  for (let attempt = 1; attempt <= COPY_ATTEMPTS; attempt++) {
-    // What an attempt cut short left at the destination belongs to this move.
-    await deleteRepository(destination);
-    if (!repositoryExists(source)) return;
-    const before = await repositoryChecksums(source);
-    await copyRepositoryTo(source, destination, destinationStorageDir);
-    const [copied, after] = await Promise.all([repositoryChecksums(destination), repositoryChecksums(source)]);
-    if (sameContent(before, after) && sameContent(copied, after)) return;
-  }
-  await deleteRepository(destination);
-  throw new Error(`the repository kept changing while it was copied (${COPY_ATTEMPTS} attempts)`);
 }
 
 /** Runs (or resumes) a move; a MoveFailure fails it at once, other errors are retried by the queue. */
@@ -149,7 +130,7 @@ export async function runSnippetStorageMove(ctx: ServiceContext, moveId: number)
       if (move.source_storage_name === move.destination_storage_name) throw new MoveFailure('the source and destination storages are the same');
       const destinationDir = directoryOf(ctx, move.destination_storage_name);
       const destination = snippetRepositoryPath(destinationDir, snippet.id);
-      await replicate(snippetRepositoryPath(directoryOf(ctx, move.source_storage_name), snippet.id), destination, destinationDir);
+      await replicateRepository(snippetRepositoryPath(directoryOf(ctx, move.source_storage_name), snippet.id), destination, destinationDir);
       await withTransaction(ctx, async (tx) => {
         const switched = await tx.db
           .updateTable('snippets')
