@@ -233,3 +233,9 @@ test('python-gitlab: issue and merge request discussions (diff threads, resolvin
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
 });
+
+test('python-gitlab: OAuth applications registered, listed and deleted; a user signed in through the authorization-code flow', { skip }, async () => {
+  const run = await runScript('python_gitlab_applications_check.py');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'ok');
+});
