@@ -69,6 +69,9 @@ export function fileStorage(root: string): FileStorage {
 
   return {
     async stage(source) {
+      // A multipart file part whose request body ended inside it (a cut-off upload) is destroyed
+      // before anyone reads it; piping it would wait forever.
+      if (source.destroyed && !source.readableEnded) throw new Error('the upload ended before its file did');
       const temp = await tempPath();
       const hash = createHash('sha256');
       let size = 0;

@@ -86,6 +86,14 @@ describe('POST /projects/:id/uploads', () => {
     expectError(await upload('a.txt', 'x', member.token, 999999), 404, { message: '404 Project Not Found' });
     assert.equal(await t.count('uploads'), count);
   });
+
+  test('a body cut off inside the file: 400 at once, nothing kept', async () => {
+    const count = await t.count('uploads');
+    const { body, contentType } = multipart({ filename: 'cut.txt', content: Buffer.from('hello world') });
+    const cut = body.subarray(0, body.indexOf('hello world') + 5);
+    expectError(await t.post(`/api/v4/projects/${project.id}/uploads`, { token: member.token, headers: { 'content-type': contentType }, body: cut }), 400, { message: '400 Bad request' });
+    assert.equal(await t.count('uploads'), count);
+  });
 });
 
 describe('GET /<project>/uploads/<secret>/<name>', () => {
