@@ -162,8 +162,8 @@ describe('GET /-/openapi.json', () => {
     for (const { url, op } of operations) {
       if (url.startsWith('/api/v4/')) assert.deepEqual(op.tags, [url.split('/')[3]], url);
       else {
-        const page = url.startsWith('/-/invites/') || url.startsWith('/-/users/terms') || url.startsWith('/-/profile/');
-        assert.deepEqual(op.tags, [url.startsWith('/oauth/') ? 'oauth' : url.startsWith('/-/') && !page ? 'instance' : 'web'], url);
+        const page = url.startsWith('/-/invites/') || url.startsWith('/-/users/terms') || url.startsWith('/-/profile/') || url.startsWith('/oauth/authorize');
+        assert.deepEqual(op.tags, [url.startsWith('/oauth/') && !page ? 'oauth' : url.startsWith('/-/') && !page ? 'instance' : 'web'], url);
       }
     }
   });
