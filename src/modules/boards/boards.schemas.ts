@@ -50,10 +50,12 @@ export const ListParams = Params({ id: IdOrPath, board_id: Type.Integer(), list_
 
 export const PageQuery = Params(PageParams);
 
-export const CreateBoardBody = Params({ name: Type.String() });
+/** The column holds 255 characters: a longer name is refused as invalid rather than failing the write. */
+const BoardName = Type.String({ maxLength: 255 });
+export const CreateBoardBody = Params({ name: BoardName });
 
 export const UpdateBoardBody = Params({
-  name: Type.Optional(Type.String()),
+  name: Type.Optional(BoardName),
   hide_backlog_list: Type.Optional(Bool()),
   hide_closed_list: Type.Optional(Bool()),
   assignee_id: Type.Optional(Type.Integer()),

@@ -114,6 +114,8 @@ describe('project boards', () => {
     expectError(await t.post(boards(), { token: owner.token, body: {} }), 400, { error: 'name is missing' });
     expectError(await t.post(boards(), { token: owner.token, body: { name: ' ' } }), 400, { message: { name: ["can't be blank"] } });
     expectError(await t.put(boards(`/${id}`), { token: owner.token, body: { name: '' } }), 400, { message: '400 Bad request - Failed to save board {:name=>["can\'t be blank"]}' });
+    expectError(await t.post(boards(), { token: owner.token, body: { name: 'x'.repeat(256) } }), 400, { error: 'name is invalid' });
+    expectError(await t.put(boards(`/${id}`), { token: owner.token, body: { name: 'x'.repeat(256) } }), 400, { error: 'name is invalid' });
     expectError(await t.get(boards('/999999'), { token: owner.token }), 404, { message: '404 Not found' });
     expectError(await t.get(boards('/abc'), { token: owner.token }), 400, { error: 'board_id is invalid' });
     expectError(await t.post(boards(), { token: guest.token, body: { name: 'No' } }), 403, { message: '403 Forbidden' });
