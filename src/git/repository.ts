@@ -154,6 +154,22 @@ export async function setAsideRepository(gitDir: string): Promise<string> {
 }
 
 /**
+ * Places a new repository, made for an id the database has just handed out: nothing of this
+ * database owns that path, so what may be there was left by a creation cut short between placing
+ * its repository and committing (SQLite hands an id out again after a rollback). It is set aside,
+ * never deleted, and the path is used.
+ */
+export async function placeNewRepository(stagingDir: string, gitDir: string): Promise<void> {
+  try {
+    await placeRepository(stagingDir, gitDir);
+  } catch (error) {
+    if (!(error instanceof RepositoryPathTaken)) throw error;
+    await setAsideRepository(gitDir);
+    await placeRepository(stagingDir, gitDir);
+  }
+}
+
+/**
  * Removes a repository; quiet when there is none. It is first renamed aside into its storage's
  * scratch area, so that the path never holds a half-deleted repository and a removal cut short is
  * cleared with the other leftovers.

@@ -17,9 +17,7 @@ import {
   createRepository,
   deleteRepository,
   existingProjectRepository,
-  RepositoryPathTaken,
-  placeRepository,
-  setAsideRepository,
+  placeNewRepository,
   repositoryPath,
   setDefaultBranch,
   stagingRepositoryPath,
@@ -320,16 +318,7 @@ export async function createProject(ctx: ServiceContext, input: CreateProjectBod
       }
       const created = await trx.selectFrom('projects').selectAll().where('id', '=', inserted.id).executeTakeFirstOrThrow();
       const target = repositoryPath(storageDir, inserted.id);
-      try {
-        await placeRepository(staging, target);
-      } catch (error) {
-        if (!(error instanceof RepositoryPathTaken)) throw error;
-        // The database has just given this id, so no project owns the path: what is there was left
-        // by a creation cut short between placing its repository and committing (SQLite hands that
-        // id out again after a rollback). It is kept aside, never deleted, and the path is used.
-        await setAsideRepository(target);
-        await placeRepository(staging, target);
-      }
+      await placeNewRepository(staging, target);
       placed = target;
       return created;
     });

@@ -14,7 +14,7 @@ import { removeSnippets, snippetRepositoryDir } from '../../domain/snippet-repos
 import { tooLong } from '../../domain/validation.ts';
 import { ActionError, type FileAction, createCommit } from '../../git/commits.ts';
 import { resolveRef } from '../../git/refs.ts';
-import { RepositoryPathTaken, createRepository, deleteRepository, placeRepository, setAsideRepository, snippetRepositoryPath, stagingRepositoryPath } from '../../git/repository.ts';
+import { createRepository, deleteRepository, placeNewRepository, snippetRepositoryPath, stagingRepositoryPath } from '../../git/repository.ts';
 import { GitError } from '../../git/run.ts';
 import { storageDirectory } from '../../git/storages.ts';
 import { type SnippetRecord, readSnippetFiles } from './snippets.finder.ts';
@@ -125,15 +125,7 @@ export async function createSnippet(ctx: ServiceContext, input: NewSnippet): Pro
         .returningAll()
         .executeTakeFirstOrThrow();
       const target = snippetRepositoryPath(storageDir, row.id);
-      try {
-        await placeRepository(staging, target);
-      } catch (error) {
-        if (!(error instanceof RepositoryPathTaken)) throw error;
-        // No snippet of this database owns the path (its id was just given): what is there was
-        // left by a creation cut short after placing its repository. It is kept aside, never deleted.
-        await setAsideRepository(target);
-        await placeRepository(staging, target);
-      }
+      await placeNewRepository(staging, target);
       placed = target;
       return row;
     });
