@@ -22,6 +22,9 @@ export const DEFAULT_APPROVAL_SETTINGS: ApprovalSettings = Object.freeze({
   require_password_to_approve: false,
 });
 
+/** How many approvals the merge request still needs (ApprovalState#approvals_left without rules); 0 is approved. */
+export const approvalsLeft = (settings: ApprovalSettings, approvals: number) => Math.max(0, settings.approvals_before_merge - approvals);
+
 export async function readApprovalSettings(db: Kysely<DB>, projectId: number): Promise<ApprovalSettings> {
   const row = await db.selectFrom('project_approval_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
   if (!row) return DEFAULT_APPROVAL_SETTINGS;

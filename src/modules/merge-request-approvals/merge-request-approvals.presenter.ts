@@ -2,7 +2,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { MergeRequestRow } from '../../db/schema.ts';
 import { userBasicFields } from '../users/users.presenter.ts';
-import type { ApprovalSettings, Approver } from './merge-request-approvals.finder.ts';
+import { type ApprovalSettings, type Approver, approvalsLeft } from './merge-request-approvals.finder.ts';
 import type { ApprovalStateEntity, MergeRequestApprovalsEntity, ProjectApprovalSettingsEntity } from './merge-request-approvals.schemas.ts';
 
 export function presentApprovalSettings(settings: ApprovalSettings): Static<typeof ProjectApprovalSettingsEntity> {
@@ -20,7 +20,6 @@ export interface ApprovalView {
 }
 
 /** How many approvals a merge request still needs: the project's required count less those given. */
-export const approvalsLeft = (settings: ApprovalSettings, approvals: number) => Math.max(0, settings.approvals_before_merge - approvals);
 
 export function presentMergeRequestApprovals(mr: MergeRequestRow, view: ApprovalView): Static<typeof MergeRequestApprovalsEntity> {
   const left = approvalsLeft(view.settings, view.approvers.length);

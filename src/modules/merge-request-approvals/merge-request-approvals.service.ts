@@ -1,12 +1,22 @@
 // Writes of approvals: a project's settings (one row, written whole), a user's approval of a merge
 // request and its withdrawal (MergeRequests::ApprovalService and RemoveApprovalService, 14.x), and
 // the reset of a merge request's approvals when its source branch moves, if the project says so.
+// An approval, as on the platform, records an `approved` event and the system note "approved this
+// merge request", marks the approver's pending to-dos on it done and fires the merge request hooks
+// with the action `approved` once no approval is left to give (`approval` before); a withdrawal
+// writes "unapproved this merge request" and fires `unapproved` (or `unapproval` when the merge
+// request was not approved yet).
 import type { Kysely } from 'kysely';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { invalidFields } from '../../core/errors.ts';
 import { verifyPassword } from '../../core/auth/secrets.ts';
 import type { DB, MergeRequestRow, UserRow } from '../../db/schema.ts';
-import { type ApprovalSettings, readApprovalSettings } from './merge-request-approvals.finder.ts';
+import { enqueueHookEvent } from '../../jobs/web-hooks.ts';
+import { recordEvent } from '../events/events.service.ts';
+import { noteableOf, todoTargetOf } from '../merge-requests/merge-requests.service.ts';
+import { addSystemNote } from '../notes/notes.service.ts';
+import { resolveTodos } from '../todos/todos.service.ts';
+import { type ApprovalSettings, approvalsLeft, readApprovalSettings } from './merge-request-approvals.finder.ts';
 
 export async function updateApprovalSettings(ctx: ServiceContext, projectId: number, changes: Partial<ApprovalSettings>): Promise<ApprovalSettings> {
   if (changes.approvals_before_merge !== undefined && changes.approvals_before_merge < 0) {
@@ -48,15 +58,27 @@ export async function approveMergeRequest(ctx: ServiceContext, mr: MergeRequestR
       .values({ merge_request_id: mr.id, user_id: user.id, created_at: tx.now().toISOString() })
       .onConflict((oc) => oc.columns(['merge_request_id', 'user_id']).doNothing())
       .executeTakeFirst();
-    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+    await recordEvent(tx, { projectId: mr.project_id, authorId: user.id, action: 'approved', targetType: 'MergeRequest', targetId: mr.id, targetIid: mr.iid, targetTitle: mr.title });
+    await addSystemNote(tx, noteableOf(mr), 'approved this merge request', user.id);
+    await resolveTodos(tx, todoTargetOf(mr), user.id);
+    const approved = approvalsLeft(settings, given.length + 1) === 0;
+    await enqueueHookEvent(tx.db, { projectId: mr.project_id }, { kind: 'merge_request', mergeRequestId: mr.id, userId: user.id, action: approved ? 'approved' : 'approval' });
+    return true;
   });
 }
 
 /** Withdraws the user's approval; false when they had not approved (the API's 404). */
 export async function unapproveMergeRequest(ctx: ServiceContext, mr: MergeRequestRow, userId: number): Promise<boolean> {
+  const settings = await readApprovalSettings(ctx.db, mr.project_id);
   return withTransaction(ctx, async (tx) => {
+    const before = await tx.db.selectFrom('merge_request_approvals').select((eb) => eb.fn.countAll<number>().as('n')).where('merge_request_id', '=', mr.id).executeTakeFirstOrThrow();
     const deleted = await tx.db.deleteFrom('merge_request_approvals').where('merge_request_id', '=', mr.id).where('user_id', '=', userId).executeTakeFirst();
-    return Number(deleted.numDeletedRows) > 0;
+    if (Number(deleted.numDeletedRows) === 0) return false;
+    await addSystemNote(tx, noteableOf(mr), 'unapproved this merge request', userId);
+    const wasApproved = approvalsLeft(settings, Number(before.n)) === 0;
+    await enqueueHookEvent(tx.db, { projectId: mr.project_id }, { kind: 'merge_request', mergeRequestId: mr.id, userId, action: wasApproved ? 'unapproved' : 'unapproval' });
+    return true;
   });
 }
 

@@ -1,10 +1,13 @@
 // Merge request approvals through the API: a project's settings (defaults, changes, refusals), a
 // merge request's approvals as approvers come and go, the platform's refusals (twice, one's own,
 // a stale sha, a wrong password, an approval never given), and approvals reset when the source
-// branch moves, if the project says so.
+// branch moves, if the project says so; what an approval and its withdrawal record (event, system
+// note, to-dos, the merge request hooks' actions).
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { addMember } from '../../../test/factories.ts';
+import { addMember, setInstanceSettings } from '../../../test/factories.ts';
 import { AUTHOR } from '../../../test/fixtures/repository.ts';
 import { BASE_URL, PASSWORD, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
@@ -197,5 +200,75 @@ describe('merge request approvals', () => {
     assert.deepEqual(await approvals(), []);
     const res = await t.get(mrUrl('approvals'), { token: owner.token });
     assert.deepEqual(res.json().approved_by, []);
+  });
+});
+
+describe('what an approval records', () => {
+  test('an approved event, the system notes, the approver\'s to-dos done, and the hook actions approval, approved, unapproved, unapproval', async () => {
+    const hookActions: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        if (req.headers['x-gitlab-event'] === 'Merge Request Hook') hookActions.push(body.object_attributes.action);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      await setInstanceSettings(t, { allow_local_requests_from_web_hooks_and_services: true });
+      const hook = await t.post(`/api/v4/projects/${project.id}/hooks`, {
+        token: owner.token,
+        body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/mr`, merge_requests_events: true, push_events: false },
+      });
+      expectStatus(hook, 201);
+      await setSettings({ approvals_before_merge: 2, require_password_to_approve: false, merge_requests_author_approval: false });
+      await createCommit(dir, { branch: 'side', startRevision: 'main', actions: [{ action: 'create', path: 's.txt', content: 's\n' }], message: 'Side', author: AUTHOR });
+      const mr = await t.post(`/api/v4/projects/${project.id}/merge_requests`, {
+        token: author.token,
+        body: { title: 'Side', source_branch: 'side', target_branch: 'main', reviewer_ids: [approver.user.id] },
+      });
+      expectStatus(mr, 201);
+      const url = (suffix: string) => `/api/v4/projects/${project.id}/merge_requests/${mr.json().iid}/${suffix}`;
+      const pendingTodos = async () => (await t.get('/api/v4/todos', { token: approver.token })).json().filter((todo: { target: { id: number } }) => todo.target.id === mr.json().id);
+      assert.equal((await pendingTodos()).length, 1);
+      await t.runJobs();
+      hookActions.length = 0;
+
+      expectStatus(await t.post(url('approve'), { token: approver.token }), 201);
+      assert.deepEqual(await pendingTodos(), []);
+      expectStatus(await t.post(url('approve'), { token: owner.token }), 201);
+      expectStatus(await t.post(url('unapprove'), { token: approver.token }), 201);
+      expectStatus(await t.post(url('unapprove'), { token: owner.token }), 201);
+      await t.runJobs();
+      assert.deepEqual(hookActions, ['approval', 'approved', 'unapproved', 'unapproval']);
+
+      const notes = await t.get(url('notes?sort=asc&order_by=created_at'), { token: owner.token });
+      const system = notes.json().filter((note: { system: boolean }) => note.system);
+      assert.deepEqual(
+        system.slice(-4).map((note: { body: string; author: { id: number } }) => [note.author.id, note.body]),
+        [
+          [approver.user.id, 'approved this merge request'],
+          [owner.user.id, 'approved this merge request'],
+          [approver.user.id, 'unapproved this merge request'],
+          [owner.user.id, 'unapproved this merge request'],
+        ],
+      );
+      const events = await t.get(`/api/v4/projects/${project.id}/events?action=approved`, { token: owner.token });
+      expectStatus(events, 200);
+      assert.deepEqual(
+        events
+          .json()
+          .filter((event: { target_iid: number }) => event.target_iid === mr.json().iid)
+          .map((event: { author_id: number; action_name: string; target_iid: number }) => [event.author_id, event.action_name, event.target_iid]),
+        [
+          [owner.user.id, 'approved', mr.json().iid],
+          [approver.user.id, 'approved', mr.json().iid],
+        ],
+      );
+    } finally {
+      receiver.close();
+    }
   });
 });
