@@ -1,4 +1,5 @@
-"""Drives a running Quarry's badges, notification settings, uploads and Sidekiq metrics with python-gitlab.
+"""Drives a running Quarry's badges, notification settings, uploads, Sidekiq metrics, project storage and
+broadcast messages with python-gitlab.
 
 usage: python3 python_gitlab_small_resources_check.py <url> <root token>
 Prints "ok" when every step behaves as on the real platform; fails with a traceback otherwise.
@@ -74,6 +75,21 @@ assert uploaded["alt"] == "notes.txt" and uploaded["markdown"] == f"[notes.txt](
 request = urllib.request.Request(f"{url}/{project.path_with_namespace}{uploaded['url']}", headers={"PRIVATE-TOKEN": root_token})
 with urllib.request.urlopen(request) as response:
     assert response.read() == b"release notes"
+
+# Where the project's repository lives (administrators).
+storage = project.storage.get()
+assert storage.project_id == project.id and storage.repository_storage == "default", storage.attributes
+assert storage.disk_path.startswith("@hashed/") and storage.created_at, storage.attributes
+
+# Broadcast messages: written by administrators, read by anyone signed in.
+message = gl.broadcastmessages.create({"message": "Maintenance tonight", "broadcast_type": "notification", "target_access_levels": [30, 40]})
+assert message.target_access_levels == [30, 40] and message.broadcast_type == "notification", message.attributes
+message.message = "Maintenance moved"
+message.save()
+assert gl.broadcastmessages.get(message.id).message == "Maintenance moved"
+assert [m.id for m in gl.broadcastmessages.list(all=True)] == [message.id]
+message.delete()
+assert gl.broadcastmessages.list(all=True) == []
 
 # Sidekiq metrics from the job queue; the Community Edition has no license API.
 assert isinstance(gl.sidekiq.queue_metrics()["queues"], dict)
