@@ -222,7 +222,7 @@ test('python-gitlab: group export (download) and import (gl.groups.import_group)
   }
 });
 
-test('python-gitlab: badges, notification settings, uploads, Sidekiq metrics, project storage, broadcast messages, no license API', { skip }, async () => {
+test('python-gitlab: badges, notification settings, uploads, Markdown, Sidekiq metrics, project storage, broadcast messages, no license API', { skip }, async () => {
   const run = await runScript('python_gitlab_small_resources_check.py');
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');

@@ -1,5 +1,5 @@
-"""Drives a running Quarry's badges, notification settings, uploads, Sidekiq metrics, project storage and
-broadcast messages with python-gitlab.
+"""Drives a running Quarry's badges, notification settings, uploads, Markdown, Sidekiq metrics, project storage
+and broadcast messages with python-gitlab.
 
 usage: python3 python_gitlab_small_resources_check.py <url> <root token>
 Prints "ok" when every step behaves as on the real platform; fails with a traceback otherwise.
@@ -75,6 +75,10 @@ assert uploaded["alt"] == "notes.txt" and uploaded["markdown"] == f"[notes.txt](
 request = urllib.request.Request(f"{url}/{project.path_with_namespace}{uploaded['url']}", headers={"PRIVATE-TOKEN": root_token})
 with urllib.request.urlopen(request) as response:
     assert response.read() == b"release notes"
+
+# Markdown rendered as the platform's GitLab-flavoured renderer does.
+html = gl.markdown("Fixes #1 with **care**", gfm=True, project=project.path_with_namespace)
+assert "<strong>care</strong>" in html, html
 
 # Where the project's repository lives (administrators).
 storage = project.storage.get()
