@@ -10,7 +10,7 @@ import type { BadgeRow, BoardRow, DB } from '../../db/schema.ts';
 import { badgeUrlErrors } from '../badges/badges.service.ts';
 import type { JsonObject } from './ndjson.ts';
 import { Invalid, boolish, int, list, object, required, str, time } from './record-fields.ts';
-import { labelJson } from './tree-writer.ts';
+import { labelJson } from './record-json.ts';
 
 const CHUNK = 500;
 

@@ -1,7 +1,7 @@
 // Project exports (spec Part 2 §4.10; the platform's ProjectExportWorker): a request records the
 // export as queued and enqueues its job in the same transaction, after removing the previous
-// archive; the job marks it started, writes the archive (VERSION, the tree, the repository's
-// bundle) in scratch, keeps it beside the project's other stored files (so that it goes with the
+// archive; the job marks it started, writes the archive (VERSION, the tree, the project's
+// uploads, the repository's bundle) in scratch, keeps it beside the project's other stored files (so that it goes with the
 // project), marks it finished, and then sends it to the upload URL when one was given. The status
 // readers see each step.
 import { randomBytes } from 'node:crypto';
@@ -23,6 +23,7 @@ import { artifactsStorage } from '../../storage/file-storage.ts';
 import { PRODUCT_REVISION, REPORTED_VERSION } from '../../version.ts';
 import { writeArchive } from './archive.ts';
 import { writeProjectTree } from './tree-writer.ts';
+import { UPLOADS_DIR, writeUploads } from './uploads-dir.ts';
 
 /** The export format's version (Gitlab::ImportExport.version). */
 export const EXPORT_VERSION = '0.2.4';
@@ -111,7 +112,8 @@ export async function runExport(ctx: ServiceContext, projectId: number): Promise
     await fs.mkdir(content);
     await writeVersionFiles(content);
     await writeProjectTree(ctx.db, project, content, { description: state.description });
-    const entries = [...VERSION_FILES, 'tree'];
+    const entries: string[] = [...VERSION_FILES, 'tree'];
+    if (await writeUploads(ctx.db, ctx.config, projectId, content)) entries.push(UPLOADS_DIR);
     const gitDir = repositoryDir(ctx.config, project);
     if (gitDir !== null && repositoryExists(gitDir) && (await createBundle(gitDir, path.join(content, 'project.bundle')))) entries.push('project.bundle');
     const archive = path.join(scratch, 'archive.tar.gz');
