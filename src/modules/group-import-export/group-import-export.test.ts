@@ -16,6 +16,8 @@ import { MemberEntity } from '../members/members.schemas.ts';
 import { MilestoneEntity } from '../milestones/milestones.schemas.ts';
 import { GroupDetailEntity } from '../groups/groups.schemas.ts';
 import { BadgeEntity } from '../badges/badges.schemas.ts';
+import { periodicTasks } from '../../jobs/tasks.ts';
+import { removeExpiredGroupExportsTask } from './group-import-export.jobs.ts';
 import { BoardEntity } from '../boards/boards.schemas.ts';
 
 let t: TestApp;
@@ -197,6 +199,25 @@ describe('export', () => {
     assert.equal((await t.del(`/api/v4/groups/${g.id}`, { token: alice.token })).statusCode, 202);
     await t.runJobs();
     assert.equal(fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', stored)), false);
+  });
+
+  test('an archive a day old is removed by the hourly task, and the download then answers 404 Not found or has expired', async () => {
+    const g = await api('POST', '/groups', alice.token, { name: 'Expiring', path: 'expiring' });
+    const fresh = await api('POST', '/groups', alice.token, { name: 'Fresh', path: 'fresh' });
+    await exportGroup(g.id, alice.token);
+    await exportGroup(fresh.id, alice.token);
+    const stored = async (id: number) => t.deps.db.selectFrom('group_exports').selectAll().where('group_id', '=', id).executeTakeFirstOrThrow();
+    const file = (await stored(g.id)).file_path as string;
+    const onDisk = (f: string) => fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', f));
+    assert.ok(onDisk(file));
+    await t.deps.db.updateTable('group_exports').set({ exported_at: new Date(Date.now() - 25 * 3600 * 1000).toISOString() }).where('group_id', '=', g.id).execute();
+    expectError(await t.get(`/api/v4/groups/${g.id}/export/download`, { token: alice.token }), 404, { message: '404 Not found or has expired' });
+    assert.ok(periodicTasks.includes(removeExpiredGroupExportsTask));
+    await removeExpiredGroupExportsTask.run(t.deps);
+    assert.equal(onDisk(file), false);
+    assert.deepEqual(await stored(g.id).then((r) => [r.file_path, r.file_name, r.file_size]), [null, null, null]);
+    expectError(await t.get(`/api/v4/groups/${g.id}/export/download`, { token: alice.token }), 404, { message: '404 Not found or has expired' });
+    assert.equal((await t.get(`/api/v4/groups/${fresh.id}/export/download`, { token: alice.token })).statusCode, 200);
   });
 
   test('the rate limits are the platform\'s: 429 past group_export_limit and group_download_export_limit', async () => {

@@ -163,6 +163,66 @@ async function upload(ctx: ServiceContext, projectId: number, file: string, size
   }
 }
 
+/** A kept archive: whose it is (a project's or a group's id) and where. */
+export interface KeptArchive {
+  ownerId: number;
+  filePath: string;
+}
+
+/**
+ * Removes the archives made longer than EXPORT_TTL_MS ago, as the platform's hourly
+ * ImportExportCleanUpService removes export files a day old: a batch at a time, each archive's
+ * record cleared first, and only while it still names that file (a newer export may have replaced
+ * it meanwhile), then its directory. The status then reads `none` and the download answers
+ * "404 Not found or has expired", as the platform's once its export file is gone.
+ */
+export async function removeExpiredArchives(
+  ctx: ServiceContext,
+  expired: (before: string, limit: number) => Promise<KeptArchive[]>,
+  clear: (archive: KeptArchive) => Promise<boolean>,
+): Promise<number> {
+  const before = new Date(ctx.now().getTime() - EXPORT_TTL_MS).toISOString();
+  const storage = artifactsStorage(ctx.config);
+  let removed = 0;
+  for (;;) {
+    const batch = await expired(before, 100);
+    if (batch.length === 0) return removed;
+    for (const archive of batch) {
+      if (!(await clear(archive))) continue;
+      // Each archive has a directory of its own (exports/<random>/<name>).
+      await storage.remove(path.posix.dirname(archive.filePath));
+      removed += 1;
+    }
+  }
+}
+
+/** The project archives past their time. */
+export function removeExpiredExports(ctx: ServiceContext): Promise<number> {
+  return removeExpiredArchives(
+    ctx,
+    async (before, limit) =>
+      (
+        await ctx.db
+          .selectFrom('project_exports')
+          .select(['project_id', 'file_path'])
+          .where('file_path', 'is not', null)
+          .where('exported_at', '<', before)
+          .orderBy('project_id')
+          .limit(limit)
+          .execute()
+      ).map((r) => ({ ownerId: r.project_id, filePath: r.file_path as string })),
+    async ({ ownerId, filePath }) => {
+      const result = await ctx.db
+        .updateTable('project_exports')
+        .set({ file_path: null, file_name: null, file_size: null, updated_at: ctx.now().toISOString() })
+        .where('project_id', '=', ownerId)
+        .where('file_path', '=', filePath)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+  );
+}
+
 /** Marks an export whose job gave up (its worker died) as failed. */
 export async function markExportFailed(ctx: ServiceContext, projectId: number): Promise<void> {
   await ctx.db

@@ -14,6 +14,8 @@ import { importForm, platformArchive } from '../../../test/fixtures/export-archi
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntity, expectError } from '../../../test/matchers.ts';
 import { multipart } from '../../../test/ci/ci-test-helpers.ts';
+import { periodicTasks } from '../../jobs/tasks.ts';
+import { removeExpiredExportsTask } from './import-export.jobs.ts';
 import { ExportStatusEntity, ImportStatusEntity } from './import-export.schemas.ts';
 
 let t: TestApp;
@@ -350,4 +352,38 @@ test('the export, its download and imports are rate limited as the platform limi
   assert.equal((await t.post('/api/v4/projects/import', { token: bob.token, ...importForm({}, null) })).statusCode, 400);
   expectError(await t.post('/api/v4/projects/import', { token: bob.token, ...importForm({}, null) }), 429, tooMany);
   await api('PUT', '/application/settings', ROOT_TOKEN, { project_download_export_limit: 0, project_import_limit: 0 });
+});
+
+test('an archive a day old is removed by the hourly task; the status reads none and the download 404s, as the platform answers once it expired', async () => {
+  const old = await api('POST', '/projects', alice.token, { path: 'expiring' });
+  const fresh = await api('POST', '/projects', alice.token, { path: 'fresh' });
+  for (const p of [old, fresh]) assert.equal((await t.post(`/api/v4/projects/${p.id}/export`, { token: alice.token })).statusCode, 202);
+  await t.runJobs();
+  const stored = async (id: number) => (await t.deps.db.selectFrom('project_exports').selectAll().where('project_id', '=', id).executeTakeFirstOrThrow());
+  const oldFile = (await stored(old.id)).file_path as string;
+  const freshFile = (await stored(fresh.id)).file_path as string;
+  const onDisk = (file: string) => fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', file));
+  assert.ok(onDisk(oldFile) && onDisk(freshFile));
+  const dayAgo = new Date(Date.now() - 24 * 3600 * 1000 - 60_000).toISOString();
+  await t.deps.db.updateTable('project_exports').set({ exported_at: dayAgo }).where('project_id', '=', old.id).execute();
+  // Past its time it is no longer offered, before the task has run too.
+  assert.equal((await api('GET', `/projects/${old.id}/export`, alice.token)).export_status, 'none');
+  expectError(await t.get(`/api/v4/projects/${old.id}/export/download`, { token: alice.token }), 404, { message: '404 Not found or has expired' });
+
+  assert.ok(periodicTasks.includes(removeExpiredExportsTask));
+  await removeExpiredExportsTask.run(t.deps);
+  assert.equal(onDisk(oldFile), false);
+  assert.equal(fs.existsSync(path.dirname(path.join(t.deps.config.dataDir, 'artifacts', oldFile))), false);
+  assert.deepEqual(await stored(old.id).then((r) => [r.status, r.file_path, r.file_name, r.file_size]), ['finished', null, null, null]);
+  const status = await api('GET', `/projects/${old.id}/export`, alice.token);
+  expectEntity(status, ExportStatusEntity);
+  assert.equal(status.export_status, 'none');
+  expectError(await t.get(`/api/v4/projects/${old.id}/export/download`, { token: alice.token }), 404, { message: '404 Not found or has expired' });
+  // A younger archive stays.
+  assert.ok(onDisk(freshFile));
+  assert.equal((await t.get(`/api/v4/projects/${fresh.id}/export/download`, { token: alice.token })).statusCode, 200);
+  // A new export is offered again.
+  assert.equal((await t.post(`/api/v4/projects/${old.id}/export`, { token: alice.token })).statusCode, 202);
+  await t.runJobs();
+  assert.equal((await t.get(`/api/v4/projects/${old.id}/export/download`, { token: alice.token })).statusCode, 200);
 });
