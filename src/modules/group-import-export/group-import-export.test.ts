@@ -456,3 +456,33 @@ describe('POST /groups/import refusals', () => {
     await t.runJobs();
   });
 });
+
+describe('a failed import', () => {
+  test('keeps the group, empty, with its import state failed and the reason, as the platform keeps it; the importer may then delete it', async () => {
+    const archive = await platformGroupArchive();
+    // The importer loses the right to administer the group before the job runs (valid_user_permissions?).
+    const parent = await api('POST', '/groups', alice.token, { name: 'Shrinking parent', path: 'shrinking-parent' });
+    await api('POST', `/groups/${parent.id}/members`, alice.token, { user_id: carol.user.id, access_level: 40 });
+    const form = importForm({ name: 'Doomed', path: 'doomed', parent_id: String(parent.id) }, archive);
+    const res = await t.post('/api/v4/groups/import', { token: carol.token, body: form.body, headers: form.headers });
+    assert.equal(res.statusCode, 202, res.body);
+    const group = await t.deps.db.selectFrom('namespaces').selectAll().where('full_path', '=', 'shrinking-parent/doomed').executeTakeFirstOrThrow();
+    const kept = (await t.deps.db.selectFrom('group_import_states').select('file_path').where('group_id', '=', group.id).executeTakeFirstOrThrow()).file_path as string;
+    // Carol's role in the group she made goes below Owner, and her parent role to Developer.
+    await t.deps.db.updateTable('members').set({ access_level: 30 }).where('user_id', '=', carol.user.id).where('source_type', '=', 'Namespace').where('source_id', 'in', [parent.id, group.id]).execute();
+    await t.runJobs();
+    const state = await t.deps.db.selectFrom('group_import_states').selectAll().where('group_id', '=', group.id).executeTakeFirstOrThrow();
+    assert.equal(state.status, 'failed');
+    assert.equal(state.last_error, `User with ID: ${carol.user.id} does not have required permissions for Group: Doomed with ID: ${group.id}`);
+    // The uploaded archive is removed all the same.
+    assert.equal(fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', kept)), false);
+    const shown = await t.get(`/api/v4/groups/${group.id}`, { token: ROOT_TOKEN });
+    assert.equal(shown.statusCode, 200);
+    expectEntity(shown.json(), GroupDetailEntity);
+    const got = await contents(group.id);
+    assert.deepEqual([got.labels, got.milestones, got.subgroups, got.badges, got.boards], [[], [], [], [], []]);
+    assert.equal((await t.del(`/api/v4/groups/${group.id}`, { token: alice.token })).statusCode, 202);
+    await t.runJobs();
+    assert.equal((await t.get(`/api/v4/groups/${group.id}`, { token: ROOT_TOKEN })).statusCode, 404);
+  });
+});
