@@ -11,6 +11,8 @@ import { removeExpiredCiArtifactsTask } from '../modules/ci-artifacts/artifacts-
 import { removeOrphanedDeployKeysTask } from '../modules/keys/keys.jobs.ts';
 import { verifyPagesDomainsTask } from '../modules/pages/pages.jobs.ts';
 import { removeExpiredUserStatusesTask } from '../modules/user-status/user-status.jobs.ts';
+import { removeExpiredExportsTask } from '../modules/import-export/import-export.jobs.ts';
+import { removeExpiredGroupExportsTask } from '../modules/group-import-export/group-import-export.jobs.ts';
 import type { PeriodicTask } from './scheduler.ts';
 
 export const periodicTasks: readonly PeriodicTask[] = [
@@ -19,6 +21,8 @@ export const periodicTasks: readonly PeriodicTask[] = [
   dropStuckCiJobsTask,
   pruneOldEventsTask,
   removeExpiredCiArtifactsTask,
+  removeExpiredExportsTask,
+  removeExpiredGroupExportsTask,
   removeExpiredMembersTask,
   removeLeftoversTask,
   removeOrphanedDeployKeysTask,

@@ -2,7 +2,8 @@
 // GroupExportWorker): a request records the export as queued and enqueues its job in the same
 // transaction, after removing the previous archive; the job writes VERSION and the group tree in
 // scratch, packs them, keeps the archive among the group's stored files and marks it finished.
-// The archive is written, kept and expired as project exports are (import-export's helpers).
+// The archive is written, kept and expired as project exports are (import-export's helpers): a day
+// after it was made, the hourly task removes it.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import type { GroupExportRow, NamespaceRow } from '../../db/schema.ts';
 import { type JobDeclaration, enqueue } from '../../jobs/queue.ts';
 import { groupFilesDir } from '../../storage/artifact-paths.ts';
 import { artifactsStorage } from '../../storage/file-storage.ts';
-import { VERSION_FILES, exportFileName, newScratch, writeArchive, writeVersionFiles } from '../import-export/index.ts';
+import { VERSION_FILES, exportFileName, newScratch, removeExpiredArchives, writeArchive, writeVersionFiles } from '../import-export/index.ts';
 import { writeGroupTree } from './group-tree-writer.ts';
 
 const ExportPayload = Type.Object({ groupId: Type.Integer() }, { additionalProperties: false });
@@ -77,6 +78,33 @@ export async function runGroupExport(ctx: ServiceContext, groupId: number): Prom
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The group archives past their time (removeExpiredArchives). */
+export function removeExpiredGroupExports(ctx: ServiceContext): Promise<number> {
+  return removeExpiredArchives(
+    ctx,
+    async (before, limit) =>
+      (
+        await ctx.db
+          .selectFrom('group_exports')
+          .select(['group_id', 'file_path'])
+          .where('file_path', 'is not', null)
+          .where('exported_at', '<', before)
+          .orderBy('group_id')
+          .limit(limit)
+          .execute()
+      ).map((r) => ({ ownerId: r.group_id, filePath: r.file_path as string })),
+    async ({ ownerId, filePath }) => {
+      const result = await ctx.db
+        .updateTable('group_exports')
+        .set({ file_path: null, file_name: null, file_size: null, updated_at: ctx.now().toISOString() })
+        .where('group_id', '=', ownerId)
+        .where('file_path', '=', filePath)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+  );
 }
 
 /** Marks an export whose job gave up as failed. */

@@ -2,7 +2,7 @@
 // devices and FIFOs, gzip and tar bombs, a wrong VERSION, the project layout or none, malformed
 // JSON and ndjson. Each import fails with a clear error in its import state, nothing is written
 // outside the import's scratch, and the group stays as the request created it: no subgroup,
-// label, milestone or member of the archive.
+// label, milestone, badge, board or member of the archive.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -28,6 +28,8 @@ const minimal = (extra: RawEntry[] = []): RawEntry[] => [
   { name: 'tree/groups/1.json', body: '{"id":1,"name":"top","path":"top","description":"hostile"}' },
   { name: 'tree/groups/1/labels.ndjson', body: '{"title":"should not land","color":"#000000"}\n' },
   { name: 'tree/groups/1/milestones.ndjson', body: '{"title":"should not land either","iid":1}\n' },
+  { name: 'tree/groups/1/badges.ndjson', body: '{"link_url":"https://example.com","image_url":"https://example.com/b.svg","type":"GroupBadge"}\n' },
+  { name: 'tree/groups/1/boards.ndjson', body: '{"name":"no board","lists":[{"list_type":"label","position":0,"label":{"title":"listed","color":"#000000"}}]}\n' },
   { name: 'tree/groups/2.json', body: '{"id":2,"name":"child","path":"child","parent_id":1}' },
   ...extra,
 ];
@@ -47,7 +49,7 @@ async function failedImport(archive: Buffer): Promise<string> {
   // The group as the request made it: its description, no subgroup, label, milestone, nor member but the importer.
   const shown = await t.get(`/api/v4/groups/${group.id}`, { token: ROOT_TOKEN });
   assert.equal(shown.json().description, '');
-  for (const list of ['subgroups', 'labels', 'milestones']) {
+  for (const list of ['subgroups', 'labels', 'milestones', 'badges', 'boards']) {
     const records = await t.get(`/api/v4/groups/${group.id}/${list}`, { token: ROOT_TOKEN });
     assert.deepEqual(records.json(), [], `${list} of a failed import`);
   }
@@ -100,6 +102,8 @@ describe('hostile group archives fail cleanly', () => {
     assert.equal(await failedImport(tarGz([{ name: 'VERSION', body: '0.2.4' }, { name: 'tree/groups/_all.ndjson', body: '"one"\n' }])), 'Incorrect JSON format');
     assert.equal(await failedImport(tarGz(minimal([{ name: 'tree/groups/2/labels.ndjson', body: '{"title":"fine"}\n{"title": broken\n' }]))), 'Incorrect JSON format');
     assert.equal(await failedImport(tarGz(minimal([{ name: 'tree/groups/1/members.ndjson', body: '[1, 2]\n' }]))), 'Incorrect JSON format');
+    // Late in the restore, after the group's labels and badges went in: those go too.
+    assert.equal(await failedImport(tarGz(minimal([{ name: 'tree/groups/2/boards.ndjson', body: '{"name":"fine","lists":[]}\n{"name": broken\n' }]))), 'Incorrect JSON format');
     assert.equal(await failedImport(tarGz([{ name: 'VERSION', body: '0.2.4' }, { name: 'tree/groups/_all.ndjson', body: '1\n' }, { name: 'tree/groups/1.json', body: '{"id":7}' }])), 'Invalid group_id for 1');
     assert.equal(await failedImport(tarGz([{ name: 'VERSION', body: '0.2.4' }, { name: 'tree/groups/_all.ndjson', body: '1\n' }])), 'Invalid file');
     assert.match(await failedImport(gzipSync(Buffer.from('not a tar archive at all'.repeat(40)))), /Invalid file|Unable to decompress/);

@@ -1,7 +1,10 @@
 // The background work of group exports and imports: building a group's archive, and restoring a
-// group from one. Work that fails for good (its worker died) is marked failed.
+// group from one. Work that fails for good (its worker died) is marked failed. Hourly, archives a
+// day old are removed.
+import { systemContext } from '../../core/context.ts';
 import { defineJobKind } from '../../jobs/queue.ts';
-import { GROUP_EXPORT, markGroupExportFailed, runGroupExport } from './group-exports.service.ts';
+import type { PeriodicTask } from '../../jobs/scheduler.ts';
+import { GROUP_EXPORT, markGroupExportFailed, removeExpiredGroupExports, runGroupExport } from './group-exports.service.ts';
 import { GROUP_IMPORT, markGroupImportFailed, runGroupImport } from './group-imports.service.ts';
 
 export const groupExportJob = defineJobKind({
@@ -15,3 +18,9 @@ export const groupImportJob = defineJobKind({
   run: (ctx, { groupId }) => runGroupImport(ctx, groupId),
   failed: (ctx, { groupId }) => markGroupImportFailed(ctx, groupId),
 });
+
+export const removeExpiredGroupExportsTask: PeriodicTask = {
+  name: 'remove_expired_group_exports',
+  everySeconds: 60 * 60,
+  run: async (deps) => void (await removeExpiredGroupExports(systemContext(deps))),
+};

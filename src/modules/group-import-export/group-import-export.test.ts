@@ -15,6 +15,10 @@ import { GroupLabelEntity } from '../labels/labels.schemas.ts';
 import { MemberEntity } from '../members/members.schemas.ts';
 import { MilestoneEntity } from '../milestones/milestones.schemas.ts';
 import { GroupDetailEntity } from '../groups/groups.schemas.ts';
+import { BadgeEntity } from '../badges/badges.schemas.ts';
+import { periodicTasks } from '../../jobs/tasks.ts';
+import { removeExpiredGroupExportsTask } from './group-import-export.jobs.ts';
+import { BoardEntity } from '../boards/boards.schemas.ts';
 
 let t: TestApp;
 let alice: TestUser;
@@ -80,7 +84,18 @@ async function contents(id: number) {
   const members = await api('GET', `/groups/${id}/members?per_page=100`, ROOT_TOKEN);
   expectEntities(members, MemberEntity);
   const subgroups = await api('GET', `/groups/${id}/subgroups?per_page=100`, ROOT_TOKEN);
+  const badges = await api('GET', `/groups/${id}/badges?per_page=100`, ROOT_TOKEN);
+  expectEntities(badges, BadgeEntity);
+  const boards = await api('GET', `/groups/${id}/boards?per_page=100`, ROOT_TOKEN);
+  expectEntities(boards, BoardEntity);
   return {
+    badges: badges.map((b: Record<string, unknown>) => ({ name: b.name, link_url: b.link_url, image_url: b.image_url, kind: b.kind })),
+    boards: boards.map((b: { name: string; hide_backlog_list: boolean; hide_closed_list: boolean; lists: { position: number; label: { name: string } }[] }) => ({
+      name: b.name,
+      hide_backlog_list: b.hide_backlog_list,
+      hide_closed_list: b.hide_closed_list,
+      lists: b.lists.map((l) => [l.position, l.label.name]),
+    })),
     labels: labels.map((l: Record<string, unknown>) => ({ name: l.name, color: l.color, description: l.description })).sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name)),
     milestones: milestones
       .map((m: Record<string, unknown>) => ({ iid: m.iid, title: m.title, description: m.description, state: m.state, due_date: m.due_date, start_date: m.start_date }))
@@ -96,12 +111,25 @@ async function sourceGroup() {
   await api('POST', `/groups/${top.id}/labels`, alice.token, { name: 'feature', color: '#00FF00' });
   await api('POST', `/groups/${top.id}/milestones`, alice.token, { title: 'v1', description: 'first', due_date: '2026-12-01', start_date: '2026-11-01' });
   const m2 = await api('POST', `/groups/${top.id}/milestones`, alice.token, { title: 'v2' });
+  await api('POST', `/groups/${top.id}/badges`, alice.token, { name: 'coverage', link_url: 'https://ci.example.com/%{project_path}', image_url: 'https://ci.example.com/badge.svg' });
+  const board = await api('POST', `/groups/${top.id}/boards`, alice.token, { name: 'Triage' });
+  await api('PUT', `/groups/${top.id}/boards/${board.id}`, alice.token, { hide_backlog_list: true });
+  const topLabels = await api('GET', `/groups/${top.id}/labels`, alice.token);
+  for (const name of ['feature', 'bug']) {
+    await api('POST', `/groups/${top.id}/boards/${board.id}/lists`, alice.token, { label_id: topLabels.find((l: { name: string }) => l.name === name).id });
+  }
   await api('PUT', `/groups/${top.id}/milestones/${m2.id}`, alice.token, { state_event: 'close' });
   await api('POST', `/groups/${top.id}/members`, alice.token, { user_id: bob.user.id, access_level: 40 });
   const sub = await api('POST', '/groups', alice.token, { name: 'Sub', path: 'sub', parent_id: top.id, description: 'below', visibility: 'internal' });
   await api('POST', `/groups/${sub.id}/labels`, alice.token, { name: 'sub-label', color: '#0000FF' });
   await api('POST', `/groups/${sub.id}/milestones`, alice.token, { title: 'sub milestone' });
   await api('POST', `/groups/${sub.id}/members`, alice.token, { user_id: carol.user.id, access_level: 30 });
+  // A subgroup's board may list its parent's label.
+  const subBoard = await api('POST', `/groups/${sub.id}/boards`, alice.token, { name: 'Sub board' });
+  const subLabels = await api('GET', `/groups/${sub.id}/labels`, alice.token);
+  for (const name of ['sub-label', 'bug']) {
+    await api('POST', `/groups/${sub.id}/boards/${subBoard.id}/lists`, alice.token, { label_id: subLabels.find((l: { name: string }) => l.name === name).id });
+  }
   const deep = await api('POST', '/groups', alice.token, { name: 'Deep', path: 'deep', parent_id: sub.id, visibility: 'private' });
   await api('POST', `/groups/${deep.id}/labels`, alice.token, { name: 'deep-label', color: '#123456' });
   return { top, sub, deep };
@@ -134,6 +162,26 @@ describe('export', () => {
     const member = fs.readFileSync(path.join(out, `tree/groups/${top.id}/members.ndjson`), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((m) => m.user.username === 'bob');
     assert.deepEqual(member.user, { id: bob.user.id, email: 'bob@example.com', username: 'bob' });
     assert.equal(member.access_level, 40);
+    // Badges and boards in the platform's relation names and shapes.
+    const lines = (name: string) => fs.readFileSync(path.join(out, name), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const [badge] = lines(`tree/groups/${top.id}/badges.ndjson`);
+    assert.deepEqual({ ...badge, id: 0, created_at: '', updated_at: '' }, {
+      id: 0, link_url: 'https://ci.example.com/%{project_path}', image_url: 'https://ci.example.com/badge.svg', group_id: top.id, created_at: '', updated_at: '', name: 'coverage', type: 'GroupBadge',
+    });
+    const [board] = lines(`tree/groups/${top.id}/boards.ndjson`);
+    assert.equal(board.name, 'Triage');
+    assert.equal(board.group_id, top.id);
+    assert.equal(board.hide_backlog_list, true);
+    assert.deepEqual(board.lists.map((l: { list_type: string; position: number | null; label?: { title: string; type: string } }) => [l.list_type, l.position, l.label?.title ?? null, l.label?.type ?? null]), [
+      ['backlog', null, null, null],
+      ['label', 0, 'feature', 'GroupLabel'],
+      ['label', 1, 'bug', 'GroupLabel'],
+      ['closed', null, null, null],
+    ]);
+    assert.equal(board.lists[1].board.id, board.id);
+    assert.equal(board.lists[1].board_id, board.id);
+    assert.deepEqual(lines(`tree/groups/${deep.id}/boards.ndjson`), []);
+    assert.deepEqual(lines(`tree/groups/${deep.id}/badges.ndjson`), []);
   });
 
   test('a new export replaces the archive; refusals', async () => {
@@ -151,6 +199,25 @@ describe('export', () => {
     assert.equal((await t.del(`/api/v4/groups/${g.id}`, { token: alice.token })).statusCode, 202);
     await t.runJobs();
     assert.equal(fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', stored)), false);
+  });
+
+  test('an archive a day old is removed by the hourly task, and the download then answers 404 Not found or has expired', async () => {
+    const g = await api('POST', '/groups', alice.token, { name: 'Expiring', path: 'expiring' });
+    const fresh = await api('POST', '/groups', alice.token, { name: 'Fresh', path: 'fresh' });
+    await exportGroup(g.id, alice.token);
+    await exportGroup(fresh.id, alice.token);
+    const stored = async (id: number) => t.deps.db.selectFrom('group_exports').selectAll().where('group_id', '=', id).executeTakeFirstOrThrow();
+    const file = (await stored(g.id)).file_path as string;
+    const onDisk = (f: string) => fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', f));
+    assert.ok(onDisk(file));
+    await t.deps.db.updateTable('group_exports').set({ exported_at: new Date(Date.now() - 25 * 3600 * 1000).toISOString() }).where('group_id', '=', g.id).execute();
+    expectError(await t.get(`/api/v4/groups/${g.id}/export/download`, { token: alice.token }), 404, { message: '404 Not found or has expired' });
+    assert.ok(periodicTasks.includes(removeExpiredGroupExportsTask));
+    await removeExpiredGroupExportsTask.run(t.deps);
+    assert.equal(onDisk(file), false);
+    assert.deepEqual(await stored(g.id).then((r) => [r.file_path, r.file_name, r.file_size]), [null, null, null]);
+    expectError(await t.get(`/api/v4/groups/${g.id}/export/download`, { token: alice.token }), 404, { message: '404 Not found or has expired' });
+    assert.equal((await t.get(`/api/v4/groups/${fresh.id}/export/download`, { token: alice.token })).statusCode, 200);
   });
 
   test('the rate limits are the platform\'s: 429 past group_export_limit and group_download_export_limit', async () => {
@@ -182,6 +249,9 @@ describe('round trip', () => {
     const after = await contents(group.id);
     assert.deepEqual(after.labels, before.labels);
     assert.deepEqual(after.milestones, before.milestones);
+    assert.deepEqual(after.badges, before.badges);
+    assert.deepEqual(after.boards, [{ name: 'Triage', hide_backlog_list: true, hide_closed_list: false, lists: [[0, 'feature'], [1, 'bug']] }]);
+    assert.deepEqual(after.boards, before.boards);
     // Bob is mapped by his email; the importer (root) is Owner as the group's creator, alice is not mapped... but she is, by email.
     assert.deepEqual(after.members, [...before.members, { username: 'root', access_level: 50 }].sort((a, b) => a.username.localeCompare(b.username)));
     assert.equal(after.subgroups.length, 1);
@@ -191,6 +261,11 @@ describe('round trip', () => {
     const subAfter = await contents(sub.id);
     assert.deepEqual(subAfter.labels, subBefore.labels);
     assert.deepEqual(subAfter.milestones, subBefore.milestones);
+    // The parent's label a subgroup's board lists is the imported parent's.
+    assert.deepEqual(subAfter.boards, [{ name: 'Sub board', hide_backlog_list: false, hide_closed_list: false, lists: [[0, 'sub-label'], [1, 'bug']] }]);
+    const subBoard = (await api('GET', `/groups/${sub.id}/boards`, ROOT_TOKEN))[0];
+    const importedBug = (await api('GET', `/groups/${group.id}/labels?include_ancestor_groups=false`, ROOT_TOKEN)).find((l: { name: string }) => l.name === 'bug');
+    assert.equal(subBoard.lists[1].label.id, importedBug.id);
     assert.deepEqual(subAfter.members.filter((m: { username: string }) => m.username !== 'root'), subBefore.members);
     assert.equal(subAfter.subgroups.length, 1);
     assert.deepEqual(titles((await api('GET', `/groups/${subAfter.subgroups[0].id}/labels?include_ancestor_groups=false`, ROOT_TOKEN)).map((l: { name: string }) => ({ title: l.name }))), ['deep-label']);
@@ -261,7 +336,31 @@ async function platformGroupArchive(): Promise<Buffer> {
       '{"id":13767,"access_level":50,"source_id":4351,"source_type":"Namespace","user_id":43,"notification_level":3,"user":{"id":43,"email":"nobody-here@example.com","username":"ghost"}}',
     ].join('\n'),
   );
-  put('tree/groups/4351/badges.ndjson', '{"id":1,"link_url":"https://example.com","image_url":"https://example.com/b.svg","type":"GroupBadge"}\n');
+  put(
+    'tree/groups/4351/badges.ndjson',
+    [
+      '{"id":1,"link_url":"https://example.com","image_url":"https://example.com/b.svg","group_id":4351,"created_at":"2019-12-01T10:00:00.000Z","updated_at":"2019-12-01T10:00:00.000Z","name":null,"type":"GroupBadge"}',
+      '{"id":2,"link_url":"javascript:alert(1)","image_url":"https://example.com/b.svg","group_id":4351,"type":"GroupBadge"}',
+    ].join('\n'),
+  );
+  put(
+    'tree/groups/4351/boards.ndjson',
+    [
+      JSON.stringify({
+        id: 173, project_id: null, created_at: '2020-02-11T14:35:51.561Z', updated_at: '2020-02-11T14:35:51.561Z', name: 'first board', milestone_id: 7642, group_id: 4351, weight: null, hide_backlog_list: false, hide_closed_list: true,
+        lists: [
+          { id: 189, board_id: 173, label_id: null, list_type: 'backlog', position: null, created_at: '2020-02-11T14:35:51.561Z', updated_at: '2020-02-11T14:35:51.561Z', user_id: null, milestone_id: null, max_issue_count: 0, max_weight: 0, limit_metric: null, board: { id: 173, name: 'first board' } },
+          { id: 191, board_id: 173, label_id: 22, list_type: 'label', position: 1, created_at: '2020-02-11T14:35:57.131Z', updated_at: '2020-02-11T14:35:57.131Z', user_id: null, milestone_id: null, max_issue_count: 3, max_weight: 0, limit_metric: 'issue_count',
+            label: { id: 22, title: 'group label 2', color: '#cc0033', type: 'GroupLabel' }, board: { id: 173 } },
+          { id: 192, board_id: 173, label_id: 99, list_type: 'label', position: 0, created_at: '2020-02-11T14:35:57.131Z', updated_at: '2020-02-11T14:35:57.131Z', user_id: null, max_issue_count: 0, max_weight: 0, limit_metric: null,
+            label: { id: 99, title: 'only on the board', color: '#00aa00', description: 'from a list', type: 'GroupLabel' } },
+          { id: 193, list_type: 'label', position: 2, label: { id: 100, title: 'bad colour', color: 'red', type: 'GroupLabel' } },
+          { id: 190, board_id: 173, label_id: null, list_type: 'closed', position: null, created_at: '2020-02-11T14:35:51.561Z', updated_at: '2020-02-11T14:35:51.561Z', user_id: null, milestone_id: null, max_issue_count: 0, max_weight: 0, limit_metric: null },
+        ],
+      }),
+      JSON.stringify({ id: 174, group_id: 4351, name: '', lists: [] }),
+    ].join('\n'),
+  );
   put('tree/groups/4352/labels.ndjson', '{"id":24,"title":"subgroup label","color":"#428bca","type":"GroupLabel"}\n');
   put('tree/groups/4352/members.ndjson', '{"id":13768,"access_level":40,"source_id":4352,"source_type":"Namespace","user_id":44,"user":{"id":44,"email":"carol@example.com","username":"carol"}}\n');
   const file = path.join(scratch, `platform-${Date.now()}.tar.gz`);
@@ -281,7 +380,14 @@ describe('an archive in the platform\'s 14.x group layout', () => {
     assert.deepEqual(got.labels, [
       { name: 'group label 1', color: '#6699cc', description: null },
       { name: 'group label 2', color: '#cc0033', description: 'second' },
+      { name: 'only on the board', color: '#00aa00', description: 'from a list' },
     ]);
+    assert.deepEqual(got.badges, [{ name: null, link_url: 'https://example.com', image_url: 'https://example.com/b.svg', kind: 'group' }]);
+    // The milestone id of another instance is not carried over; the list with a bad label is left out.
+    assert.deepEqual(got.boards, [{ name: 'first board', hide_backlog_list: false, hide_closed_list: true, lists: [[0, 'only on the board'], [1, 'group label 2']] }]);
+    const [board] = await api('GET', `/groups/${group.id}/boards`, ROOT_TOKEN);
+    assert.equal(board.milestone, null);
+    assert.deepEqual([board.lists[1].max_issue_count, board.lists[1].limit_metric], [3, 'issue_count']);
     assert.deepEqual(got.milestones, [{ iid: 5, title: 'v4.0', description: 'Et laudantium enim omnis ea reprehenderit iure.', state: 'closed', due_date: null, start_date: null }]);
     assert.deepEqual(got.members, [{ username: 'bob', access_level: 30 }, { username: 'root', access_level: 50 }]);
     assert.equal(got.subgroups.length, 1);
@@ -296,7 +402,9 @@ describe('an archive in the platform\'s 14.x group layout', () => {
     assert.deepEqual(
       failures.map((f) => [f.relation_key, f.relation_index, f.exception_message, f.source]),
       [
+        ['badges', 1, 'Validation failed: Link url must be a valid URL', 'process_relation_item!'],
         ['labels', 2, "Validation failed: Title can't be blank", 'process_relation_item!'],
+        ['boards', 1, "Validation failed: Name can't be blank", 'process_relation_item!'],
         ['group', null, 'Parent group not found', 'process_child'],
       ],
     );
@@ -346,5 +454,35 @@ describe('POST /groups/import refusals', () => {
       await api('PUT', '/application/settings', ROOT_TOKEN, { group_import_limit: 0 });
     }
     await t.runJobs();
+  });
+});
+
+describe('a failed import', () => {
+  test('keeps the group, empty, with its import state failed and the reason, as the platform keeps it; the importer may then delete it', async () => {
+    const archive = await platformGroupArchive();
+    // The importer loses the right to administer the group before the job runs (valid_user_permissions?).
+    const parent = await api('POST', '/groups', alice.token, { name: 'Shrinking parent', path: 'shrinking-parent' });
+    await api('POST', `/groups/${parent.id}/members`, alice.token, { user_id: carol.user.id, access_level: 40 });
+    const form = importForm({ name: 'Doomed', path: 'doomed', parent_id: String(parent.id) }, archive);
+    const res = await t.post('/api/v4/groups/import', { token: carol.token, body: form.body, headers: form.headers });
+    assert.equal(res.statusCode, 202, res.body);
+    const group = await t.deps.db.selectFrom('namespaces').selectAll().where('full_path', '=', 'shrinking-parent/doomed').executeTakeFirstOrThrow();
+    const kept = (await t.deps.db.selectFrom('group_import_states').select('file_path').where('group_id', '=', group.id).executeTakeFirstOrThrow()).file_path as string;
+    // Carol's role in the group she made goes below Owner, and her parent role to Developer.
+    await t.deps.db.updateTable('members').set({ access_level: 30 }).where('user_id', '=', carol.user.id).where('source_type', '=', 'Namespace').where('source_id', 'in', [parent.id, group.id]).execute();
+    await t.runJobs();
+    const state = await t.deps.db.selectFrom('group_import_states').selectAll().where('group_id', '=', group.id).executeTakeFirstOrThrow();
+    assert.equal(state.status, 'failed');
+    assert.equal(state.last_error, `User with ID: ${carol.user.id} does not have required permissions for Group: Doomed with ID: ${group.id}`);
+    // The uploaded archive is removed all the same.
+    assert.equal(fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', kept)), false);
+    const shown = await t.get(`/api/v4/groups/${group.id}`, { token: ROOT_TOKEN });
+    assert.equal(shown.statusCode, 200);
+    expectEntity(shown.json(), GroupDetailEntity);
+    const got = await contents(group.id);
+    assert.deepEqual([got.labels, got.milestones, got.subgroups, got.badges, got.boards], [[], [], [], [], []]);
+    assert.equal((await t.del(`/api/v4/groups/${group.id}`, { token: alice.token })).statusCode, 202);
+    await t.runJobs();
+    assert.equal((await t.get(`/api/v4/groups/${group.id}`, { token: ROOT_TOKEN })).statusCode, 404);
   });
 });

@@ -8,6 +8,11 @@
 // group tree, and restores it in one transaction: a failure anywhere leaves the group as the
 // request created it, with nothing of the archive in it (no subgroup, label, milestone or member),
 // its import state `failed` with the reason. Scratch and the archive are removed whatever happened.
+//
+// A failed import keeps its group, as 14.x does (GroupImportWorker rescues the ImportService's
+// error and fails the group's import_state; nothing removes the group): the importer sees why it
+// failed, and may delete the group or import again elsewhere. Unlike the platform, whose restorers
+// leave what they wrote before the failure, nothing of the archive stays (one transaction).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';

@@ -11,6 +11,9 @@
 // to the active users of this instance with the same email and join that group with their role
 // (Guest to Owner); the importer, already Owner of every group made, keeps that role. When anyone
 // else imports, nobody is mapped.
+//
+// Badges and boards follow labels: a board's label lists name their labels by title, found again
+// among the labels of the group made (or its ancestors') or made in it.
 import path from 'node:path';
 import { type TSchema, Type } from '@sinclair/typebox';
 import { refreshAuthorizations } from '../../core/access/authorizations.ts';
@@ -24,7 +27,7 @@ import { PROJECT_CREATION_LEVELS, applicationSettings } from '../../domain/setti
 import { SUBGROUP_CREATION_LEVELS } from '../../domain/settings/namespace-settings.ts';
 import { UpdateGroupBody } from '../groups/groups.schemas.ts';
 import { createGroup, updateGroup } from '../groups/groups.service.ts';
-import { ArchiveError, type JsonObject, fields, readAttributes, readIds, readRelation } from '../import-export/index.ts';
+import { ArchiveError, type JsonObject, badgeRow, fields, readAttributes, readIds, readRelation, restoreBoard } from '../import-export/index.ts';
 import { closestAllowedVisibility } from './group-visibility.ts';
 
 const { COLOR, Invalid, dateOrNull, int, invalidRecord, object, required, str, text, time } = fields;
@@ -200,6 +203,11 @@ export async function restoreGroupTree(ctx: ServiceContext, top: NamespaceRow, t
     for (let i = 0; i < milestoneRows.length; i += 100) await ctx.db.insertInto('milestones').values(milestoneRows.slice(i, i + 100)).execute();
     if (next > 0) await trackGroupInternalId(ctx, group.id, 'milestones', next);
 
+    // The platform's order: milestones, badges, labels, boards.
+    const badgeRows: ReturnType<typeof badgeRow>[] = [];
+    await each(dir, 'badges', async (record) => void badgeRows.push(badgeRow(record, { groupId: group.id }, now)));
+    for (let i = 0; i < badgeRows.length; i += 100) await ctx.db.insertInto('badges').values(badgeRows.slice(i, i + 100)).execute();
+
     const labelTitles = new Set<string>();
     const labelRows: { project_id: null; group_id: number; title: string; color: string; description: string | null; created_at: string; updated_at: string }[] = [];
     await each(dir, 'labels', async (record) => {
@@ -212,7 +220,28 @@ export async function restoreGroupTree(ctx: ServiceContext, top: NamespaceRow, t
       labelRows.push({ project_id: null, group_id: group.id, title, color, description: text(record.description, 'Description') || null, created_at: createdAt, updated_at: time(record.updated_at, createdAt) });
     });
     for (let i = 0; i < labelRows.length; i += 100) await ctx.db.insertInto('labels').values(labelRows.slice(i, i + 100)).execute();
-    // Badges and boards: this instance keeps neither for groups yet (see group-tree-writer.ts); their files are not read.
+
+
+    // A list's label is found by title among the labels of the group and its ancestors (those of
+    // the archive were restored above, parents first), or made in the group.
+    const ancestors = group.traversal_path.split('/').filter(Boolean).map(Number);
+    const usable = new Map<string, { id: number; own: boolean }>();
+    for (const l of await ctx.db.selectFrom('labels').select(['id', 'title', 'group_id']).where('group_id', 'in', ancestors).execute()) {
+      const own = Number(l.group_id) === group.id;
+      if (own || !usable.get(l.title)?.own) usable.set(l.title, { id: l.id, own });
+    }
+    const labelOf = async (label: JsonObject): Promise<number> => {
+      const title = required(label.title, 'Title').trim();
+      const known = usable.get(title);
+      if (known) return known.id;
+      const color = str(label.color) ?? '#428BCA';
+      if (!COLOR.test(color)) throw new Invalid('Color must be a valid color code');
+      const description = text(label.description, 'Description') || null;
+      const inserted = await ctx.db.insertInto('labels').values({ project_id: null, group_id: group.id, title, color, description, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
+      usable.set(title, { id: inserted.id, own: true });
+      return inserted.id;
+    };
+    await each(dir, 'boards', (record) => restoreBoard(ctx.db, record, { groupId: group.id }, labelOf, now));
   }
 
   const [rootId, ...childIds] = ids;

@@ -2,8 +2,9 @@
 // and import_export.yml): tree/groups/_all.ndjson lists the group ids, the exported group first and
 // then its descendants by depth; tree/groups/<id>.json holds each group's attributes and
 // tree/groups/<id>/<relation>.ndjson its records, a line each. Members carry their user as
-// {id, email, username}. Runner tokens and other secrets are not written. Each relation is read
-// for the whole subtree at once (in chunks of ids), not group by group.
+// {id, email, username}; boards carry their lists, a label list its label. Runner tokens and
+// other secrets are not written. Each relation is read for the whole subtree at once (in chunks
+// of ids), not group by group.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
@@ -11,15 +12,10 @@ import { inSubtree } from '../../core/access/subtree.ts';
 import type { DB, NamespaceRow } from '../../db/schema.ts';
 import { PROJECT_CREATION_LEVELS } from '../../domain/settings/application-settings.ts';
 import { SUBGROUP_CREATION_LEVELS, loadNamespaceSettings } from '../../domain/settings/namespace-settings.ts';
-import { type JsonObject, NdjsonWriter, labelJson, milestoneJson } from '../import-export/index.ts';
+import { type JsonObject, NdjsonWriter, badgeJson, boardsJson, labelJson, milestoneJson } from '../import-export/index.ts';
 
-/**
- * The relation files of each group, in the platform's order. Badges and boards are in the
- * platform's tree too: this instance keeps neither for groups yet, so their files are not written
- * (an importer reads an absent relation as empty). They belong here, between milestones and labels
- * and after labels, once their tables exist.
- */
-export const GROUP_RELATIONS = ['milestones', 'labels', 'members'] as const;
+/** The relation files of each group, in the platform's order (its group import_export.yml tree). */
+export const GROUP_RELATIONS = ['milestones', 'badges', 'labels', 'boards', 'members'] as const;
 export type GroupRelation = (typeof GROUP_RELATIONS)[number];
 
 const CHUNK = 500;
@@ -60,6 +56,11 @@ export async function writeGroupTree(db: Kysely<DB>, root: NamespaceRow, dir: st
     await byGroup(ids, (chunk) => db.selectFrom('labels').selectAll().where('group_id', 'in', chunk).orderBy('id').execute()),
     (l) => Number(l.group_id),
   );
+  const badges = groupBy(
+    await byGroup(ids, (chunk) => db.selectFrom('badges').selectAll().where('type', '=', 'GroupBadge').where('group_id', 'in', chunk).orderBy('id').execute()),
+    (b) => Number(b.group_id),
+  );
+  const boards = await boardsJson(db, { groupIds: ids });
   const members = groupBy(
     await byGroup(ids, (chunk) =>
       db
@@ -109,7 +110,9 @@ export async function writeGroupTree(db: Kysely<DB>, root: NamespaceRow, dir: st
       }
     };
     await write('milestones', (milestones.get(group.id) ?? []).map(milestoneJson));
+    await write('badges', (badges.get(group.id) ?? []).map(badgeJson));
     await write('labels', (labels.get(group.id) ?? []).map(labelJson));
+    await write('boards', boards.get(group.id) ?? []);
     await write(
       'members',
       (members.get(group.id) ?? []).map((m) => ({

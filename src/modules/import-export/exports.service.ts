@@ -1,7 +1,7 @@
 // Project exports (spec Part 2 §4.10; the platform's ProjectExportWorker): a request records the
 // export as queued and enqueues its job in the same transaction, after removing the previous
-// archive; the job marks it started, writes the archive (VERSION, the tree, the repository's
-// bundle) in scratch, keeps it beside the project's other stored files (so that it goes with the
+// archive; the job marks it started, writes the archive (VERSION, the tree, the project's
+// uploads, the repository's bundle) in scratch, keeps it beside the project's other stored files (so that it goes with the
 // project), marks it finished, and then sends it to the upload URL when one was given. The status
 // readers see each step.
 import { randomBytes } from 'node:crypto';
@@ -23,6 +23,7 @@ import { artifactsStorage } from '../../storage/file-storage.ts';
 import { PRODUCT_REVISION, REPORTED_VERSION } from '../../version.ts';
 import { writeArchive } from './archive.ts';
 import { writeProjectTree } from './tree-writer.ts';
+import { UPLOADS_DIR, writeUploads } from './uploads-dir.ts';
 
 /** The export format's version (Gitlab::ImportExport.version). */
 export const EXPORT_VERSION = '0.2.4';
@@ -111,7 +112,8 @@ export async function runExport(ctx: ServiceContext, projectId: number): Promise
     await fs.mkdir(content);
     await writeVersionFiles(content);
     await writeProjectTree(ctx.db, project, content, { description: state.description });
-    const entries = [...VERSION_FILES, 'tree'];
+    const entries: string[] = [...VERSION_FILES, 'tree'];
+    if (await writeUploads(ctx.db, ctx.config, projectId, content)) entries.push(UPLOADS_DIR);
     const gitDir = repositoryDir(ctx.config, project);
     if (gitDir !== null && repositoryExists(gitDir) && (await createBundle(gitDir, path.join(content, 'project.bundle')))) entries.push('project.bundle');
     const archive = path.join(scratch, 'archive.tar.gz');
@@ -159,6 +161,66 @@ async function upload(ctx: ServiceContext, projectId: number, file: string, size
     const reason = error instanceof OutboundError ? error.message : 'the request failed';
     await setExport(ctx, projectId, { last_error: `Error while uploading the export: ${reason}` });
   }
+}
+
+/** A kept archive: whose it is (a project's or a group's id) and where. */
+export interface KeptArchive {
+  ownerId: number;
+  filePath: string;
+}
+
+/**
+ * Removes the archives made longer than EXPORT_TTL_MS ago, as the platform's hourly
+ * ImportExportCleanUpService removes export files a day old: a batch at a time, each archive's
+ * record cleared first, and only while it still names that file (a newer export may have replaced
+ * it meanwhile), then its directory. The status then reads `none` and the download answers
+ * "404 Not found or has expired", as the platform's once its export file is gone.
+ */
+export async function removeExpiredArchives(
+  ctx: ServiceContext,
+  expired: (before: string, limit: number) => Promise<KeptArchive[]>,
+  clear: (archive: KeptArchive) => Promise<boolean>,
+): Promise<number> {
+  const before = new Date(ctx.now().getTime() - EXPORT_TTL_MS).toISOString();
+  const storage = artifactsStorage(ctx.config);
+  let removed = 0;
+  for (;;) {
+    const batch = await expired(before, 100);
+    if (batch.length === 0) return removed;
+    for (const archive of batch) {
+      if (!(await clear(archive))) continue;
+      // Each archive has a directory of its own (exports/<random>/<name>).
+      await storage.remove(path.posix.dirname(archive.filePath));
+      removed += 1;
+    }
+  }
+}
+
+/** The project archives past their time. */
+export function removeExpiredExports(ctx: ServiceContext): Promise<number> {
+  return removeExpiredArchives(
+    ctx,
+    async (before, limit) =>
+      (
+        await ctx.db
+          .selectFrom('project_exports')
+          .select(['project_id', 'file_path'])
+          .where('file_path', 'is not', null)
+          .where('exported_at', '<', before)
+          .orderBy('project_id')
+          .limit(limit)
+          .execute()
+      ).map((r) => ({ ownerId: r.project_id, filePath: r.file_path as string })),
+    async ({ ownerId, filePath }) => {
+      const result = await ctx.db
+        .updateTable('project_exports')
+        .set({ file_path: null, file_name: null, file_size: null, updated_at: ctx.now().toISOString() })
+        .where('project_id', '=', ownerId)
+        .where('file_path', '=', filePath)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+  );
 }
 
 /** Marks an export whose job gave up (its worker died) as failed. */

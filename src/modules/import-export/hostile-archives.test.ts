@@ -47,11 +47,14 @@ async function failedImport(archive: Buffer): Promise<string> {
   expectEntity(status.json(), ImportStatusEntity);
   assert.equal(status.json().import_status, 'failed');
   const id = res.json().id;
-  for (const list of ['labels', 'issues', 'merge_requests', 'milestones', 'repository/branches']) {
+  for (const list of ['labels', 'issues', 'merge_requests', 'milestones', 'repository/branches', 'badges', 'boards']) {
     const records = await t.get(`/api/v4/projects/${id}/${list}`, { token: ROOT_TOKEN });
     assert.deepEqual(records.json(), [], `${list} of a failed import`);
   }
   assert.equal((await t.get(`/api/v4/projects/${id}`, { token: ROOT_TOKEN })).json().import_error, status.json().import_error);
+  // No upload of the archive either, recorded or on disk.
+  assert.equal((await t.deps.db.selectFrom('uploads').select('id').where('project_id', '=', id).execute()).length, 0);
+  assert.equal(fs.existsSync(path.join(t.deps.config.dataDir, 'uploads', String(id))), false);
   // Nothing escaped: no file of that name anywhere under the data directory, nor at the root's temporary directory.
   const found = fs.readdirSync(t.deps.config.dataDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.includes(outside));
   assert.deepEqual(found, []);
@@ -62,7 +65,41 @@ async function failedImport(archive: Buffer): Promise<string> {
   return status.json().import_error as string;
 }
 
+const SECRET = 'a'.repeat(32);
+
 describe('hostile archives fail cleanly', () => {
+  test('uploads, badges and boards of an archive that fails late are not kept', async () => {
+    const archive = tarGz(
+      minimal([
+        { name: `uploads/${SECRET}/note.txt`, body: 'should not land' },
+        { name: 'tree/project/project_badges.ndjson', body: '{"link_url":"https://example.com","image_url":"https://example.com/b.svg"}\n' },
+        { name: 'tree/project/boards.ndjson', body: '{"name":"fine","lists":[]}\n{"name": broken\n' },
+      ]),
+    );
+    assert.equal(await failedImport(archive), 'Incorrect JSON format');
+  });
+
+  test('only uploads/<secret>/<file> is read of the uploads directory', async () => {
+    const archive = tarGz([
+      { name: 'VERSION', body: '0.2.4' },
+      { name: 'tree/project.json', body: '{}' },
+      { name: `uploads/${SECRET}/kept file.txt`, body: 'kept' },
+      { name: `uploads/${SECRET}/nested/deeper.txt`, body: 'not read' },
+      { name: 'uploads/not-a-secret/file.txt', body: 'not read' },
+      { name: 'uploads/loose.txt', body: 'not read' },
+    ]);
+    const form = importForm({ path: `uploads-${randomBytes(3).toString('hex')}` }, archive);
+    const res = await t.post('/api/v4/projects/import', { token: ROOT_TOKEN, body: form.body, headers: form.headers });
+    assert.equal(res.statusCode, 201, res.body);
+    await t.runJobs();
+    const status = await t.get(`/api/v4/projects/${res.json().id}/import`, { token: ROOT_TOKEN });
+    assert.equal(status.json().import_status, 'finished', status.json().import_error);
+    const rows = await t.deps.db.selectFrom('uploads').select(['secret', 'filename', 'size']).where('project_id', '=', res.json().id).execute();
+    assert.deepEqual(rows.map((r) => ({ ...r, size: Number(r.size) })), [{ secret: SECRET, filename: 'kept_file.txt', size: 4 }]);
+    const file = await t.get(`/${res.json().path_with_namespace}/uploads/${SECRET}/kept_file.txt`, { token: ROOT_TOKEN });
+    assert.equal(file.body, 'kept');
+  });
+
   test('a path that climbs out with ..', async () => {
     assert.match(await failedImport(tarGz(minimal([{ name: `../../../../../../${outside}`, body: 'x' }]))), /leads outside the archive/);
   });

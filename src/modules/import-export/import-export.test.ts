@@ -13,6 +13,9 @@ import { list } from 'tar';
 import { importForm, platformArchive } from '../../../test/fixtures/export-archives.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntity, expectError } from '../../../test/matchers.ts';
+import { multipart } from '../../../test/ci/ci-test-helpers.ts';
+import { periodicTasks } from '../../jobs/tasks.ts';
+import { removeExpiredExportsTask } from './import-export.jobs.ts';
 import { ExportStatusEntity, ImportStatusEntity } from './import-export.schemas.ts';
 
 let t: TestApp;
@@ -62,7 +65,15 @@ async function sourceProject() {
   await api('POST', `/projects/${id}/labels`, alice.token, { name: 'bug', color: '#FF0000', description: 'Broken' });
   await api('POST', `/projects/${id}/labels`, alice.token, { name: 'feature', color: '#00FF00' });
   const milestone = await api('POST', `/projects/${id}/milestones`, alice.token, { title: 'v1', description: 'first', due_date: '2030-01-31' });
-  const issue = await api('POST', `/projects/${id}/issues`, alice.token, { title: 'Crash', description: 'It crashes', labels: 'bug', milestone_id: milestone.id });
+  const { body, contentType } = multipart({ filename: 'crash log.png', content: Buffer.from('PNG of the crash') });
+  const uploaded = await t.post(`/api/v4/projects/${id}/uploads`, { token: alice.token, headers: { 'content-type': contentType }, body });
+  assert.equal(uploaded.statusCode, 201, uploaded.body);
+  const issue = await api('POST', `/projects/${id}/issues`, alice.token, { title: 'Crash', description: `It crashes ${uploaded.json().markdown}`, labels: 'bug', milestone_id: milestone.id });
+  await api('POST', `/projects/${id}/badges`, alice.token, { name: 'pipeline', link_url: 'https://ci.example.com/%{project_path}', image_url: 'https://ci.example.com/%{project_path}/badge.svg' });
+  const board = await api('POST', `/projects/${id}/boards`, alice.token, { name: 'Development' });
+  await api('PUT', `/projects/${id}/boards/${board.id}`, alice.token, { hide_closed_list: true });
+  const projectLabels = await api('GET', `/projects/${id}/labels`, alice.token);
+  for (const name of ['feature', 'bug']) await api('POST', `/projects/${id}/boards/${board.id}/lists`, alice.token, { label_id: projectLabels.find((l: { name: string }) => l.name === name).id });
   await api('POST', `/projects/${id}/issues/${issue.iid}/notes`, alice.token, { body: 'Seen it too' });
   await api('POST', `/projects/${id}/issues`, alice.token, { title: 'Second', confidential: true });
   const mr = await api('POST', `/projects/${id}/merge_requests`, alice.token, { title: 'Add app', source_branch: 'feature', target_branch: 'main', labels: 'feature' });
@@ -92,6 +103,13 @@ async function contents(id: number, token: string) {
     protectedBranches: (await api('GET', `/projects/${id}/protected_branches`, token)).map((b: { name: string }) => b.name),
     protectedTags: (await api('GET', `/projects/${id}/protected_tags`, token)).map((b: { name: string }) => b.name),
     releases: (await api('GET', `/projects/${id}/releases`, token)).map((r: Record<string, unknown>) => [r.tag_name, r.name, r.description]),
+    badges: (await api('GET', `/projects/${id}/badges`, token)).map((b: Record<string, unknown>) => [b.name, b.link_url, b.image_url, b.kind]),
+    boards: (await api('GET', `/projects/${id}/boards`, token)).map((b: { name: string; hide_backlog_list: boolean; hide_closed_list: boolean; lists: { position: number; label: { name: string } }[] }) => [
+      b.name,
+      b.hide_backlog_list,
+      b.hide_closed_list,
+      b.lists.map((l) => [l.position, l.label.name]),
+    ]),
   };
 }
 
@@ -155,6 +173,24 @@ describe('export', () => {
     const everything = execFileSync('cat', [path.join(dir, 'tree/project.json'), ...fs.readdirSync(path.join(dir, 'tree/project')).map((f) => path.join(dir, 'tree/project', f))], { encoding: 'utf8' });
     for (const secret of ['runners_token', 'variables', 'hooks', 'token_encrypted']) assert.ok(!everything.includes(secret), secret);
     execFileSync('git', ['bundle', 'list-heads', path.join(dir, 'project.bundle')]);
+    // Badges, boards and uploads, in the platform's relation names and places.
+    const [badge] = fs.readFileSync(path.join(dir, 'tree/project/project_badges.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual({ ...badge, id: 0, created_at: '', updated_at: '' }, {
+      id: 0, link_url: 'https://ci.example.com/%{project_path}', image_url: 'https://ci.example.com/%{project_path}/badge.svg', project_id: sourceId, created_at: '', updated_at: '', name: 'pipeline', type: 'ProjectBadge',
+    });
+    const [board] = fs.readFileSync(path.join(dir, 'tree/project/boards.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(board.name, 'Development');
+    assert.equal(board.hide_closed_list, true);
+    assert.ok(!('milestone_id' in board));
+    assert.deepEqual(board.lists.map((l: { list_type: string; position: number | null; label?: { title: string; type: string } }) => [l.list_type, l.position, l.label?.title ?? null, l.label?.type ?? null]), [
+      ['backlog', null, null, null],
+      ['label', 0, 'feature', 'ProjectLabel'],
+      ['label', 1, 'bug', 'ProjectLabel'],
+      ['closed', null, null, null],
+    ]);
+    assert.ok(!('board_id' in board.lists[1]) && !('label_id' in board.lists[1]));
+    const secret = /\/uploads\/([0-9a-f]{32})\/crash_log\.png/.exec(issues[0].description)?.[1] ?? '';
+    assert.equal(fs.readFileSync(path.join(dir, 'uploads', secret, 'crash_log.png'), 'utf8'), 'PNG of the crash');
   });
 
   test('upload[http_method] other than PUT or POST is refused; an upload without url is ignored', async () => {
@@ -182,10 +218,19 @@ describe('import', () => {
     const source = await contents(sourceId, ROOT_TOKEN);
     const copy = await contents(status.id, ROOT_TOKEN);
     assert.deepEqual(copy, source);
+    assert.deepEqual(copy.badges, [['pipeline', 'https://ci.example.com/%{project_path}', 'https://ci.example.com/%{project_path}/badge.svg', 'project']]);
+    assert.deepEqual(copy.boards, [['Development', false, true, [[0, 'feature'], [1, 'bug']]]]);
     const project = await api('GET', `/projects/${status.id}`, ROOT_TOKEN);
     assert.equal(project.description, 'exported copy');
     assert.equal(project.default_branch, 'main');
     assert.equal(project.import_status, 'finished');
+    // The upload the issue's Markdown links to is there under the same secret.
+    const issue = (await api('GET', `/projects/${status.id}/issues?search=Crash`, ROOT_TOKEN))[0];
+    const link = /\/uploads\/[0-9a-f]{32}\/crash_log\.png/.exec(issue.description)?.[0] ?? '';
+    assert.ok(link, issue.description);
+    const file = await t.get(`/${project.path_with_namespace}${link}`, { token: ROOT_TOKEN });
+    assert.equal(file.statusCode, 200);
+    assert.equal(file.body, 'PNG of the crash');
   });
 
   test('a user who is no administrator becomes the author of everything; notes say who wrote them', async () => {
@@ -225,7 +270,14 @@ describe('import', () => {
     assert.equal(status.import_status, 'finished', status.import_error);
     const id = status.id;
     const labels = await api('GET', `/projects/${id}/labels`, ROOT_TOKEN);
-    assert.deepEqual(labels.map((l: { name: string }) => l.name).sort(), ['Another label', 'test2']);
+    assert.deepEqual(labels.map((l: { name: string }) => l.name).sort(), ['Another label', 'test2', 'testlabel']);
+    const badges = await api('GET', `/projects/${id}/badges`, ROOT_TOKEN);
+    assert.deepEqual(badges.map((b: Record<string, unknown>) => [b.link_url, b.image_url, b.kind]), [['http://www.example.com', 'http://www.example.com', 'project']]);
+    const boards = await api('GET', `/projects/${id}/boards`, ROOT_TOKEN);
+    assert.deepEqual(boards.map((b: { name: string; lists: { position: number; label: { name: string } }[] }) => [b.name, b.lists.map((l) => [l.position, l.label.name])]), [['TestBoardABC', [[0, 'testlabel']]]]);
+    const upload = await t.get(`/${status.path_with_namespace}/uploads/72a497a02fe3ee09edae2ed06d390038/dummy.txt`, { token: ROOT_TOKEN });
+    assert.equal(upload.statusCode, 200);
+    assert.equal(upload.body, 'dummy upload');
     const milestones = await api('GET', `/projects/${id}/milestones`, ROOT_TOKEN);
     assert.deepEqual(milestones.map((m: { title: string }) => m.title), ['A milestone']);
     const issues = await api('GET', `/projects/${id}/issues`, ROOT_TOKEN);
@@ -300,4 +352,38 @@ test('the export, its download and imports are rate limited as the platform limi
   assert.equal((await t.post('/api/v4/projects/import', { token: bob.token, ...importForm({}, null) })).statusCode, 400);
   expectError(await t.post('/api/v4/projects/import', { token: bob.token, ...importForm({}, null) }), 429, tooMany);
   await api('PUT', '/application/settings', ROOT_TOKEN, { project_download_export_limit: 0, project_import_limit: 0 });
+});
+
+test('an archive a day old is removed by the hourly task; the status reads none and the download 404s, as the platform answers once it expired', async () => {
+  const old = await api('POST', '/projects', alice.token, { path: 'expiring' });
+  const fresh = await api('POST', '/projects', alice.token, { path: 'fresh' });
+  for (const p of [old, fresh]) assert.equal((await t.post(`/api/v4/projects/${p.id}/export`, { token: alice.token })).statusCode, 202);
+  await t.runJobs();
+  const stored = async (id: number) => (await t.deps.db.selectFrom('project_exports').selectAll().where('project_id', '=', id).executeTakeFirstOrThrow());
+  const oldFile = (await stored(old.id)).file_path as string;
+  const freshFile = (await stored(fresh.id)).file_path as string;
+  const onDisk = (file: string) => fs.existsSync(path.join(t.deps.config.dataDir, 'artifacts', file));
+  assert.ok(onDisk(oldFile) && onDisk(freshFile));
+  const dayAgo = new Date(Date.now() - 24 * 3600 * 1000 - 60_000).toISOString();
+  await t.deps.db.updateTable('project_exports').set({ exported_at: dayAgo }).where('project_id', '=', old.id).execute();
+  // Past its time it is no longer offered, before the task has run too.
+  assert.equal((await api('GET', `/projects/${old.id}/export`, alice.token)).export_status, 'none');
+  expectError(await t.get(`/api/v4/projects/${old.id}/export/download`, { token: alice.token }), 404, { message: '404 Not found or has expired' });
+
+  assert.ok(periodicTasks.includes(removeExpiredExportsTask));
+  await removeExpiredExportsTask.run(t.deps);
+  assert.equal(onDisk(oldFile), false);
+  assert.equal(fs.existsSync(path.dirname(path.join(t.deps.config.dataDir, 'artifacts', oldFile))), false);
+  assert.deepEqual(await stored(old.id).then((r) => [r.status, r.file_path, r.file_name, r.file_size]), ['finished', null, null, null]);
+  const status = await api('GET', `/projects/${old.id}/export`, alice.token);
+  expectEntity(status, ExportStatusEntity);
+  assert.equal(status.export_status, 'none');
+  expectError(await t.get(`/api/v4/projects/${old.id}/export/download`, { token: alice.token }), 404, { message: '404 Not found or has expired' });
+  // A younger archive stays.
+  assert.ok(onDisk(freshFile));
+  assert.equal((await t.get(`/api/v4/projects/${fresh.id}/export/download`, { token: alice.token })).statusCode, 200);
+  // A new export is offered again.
+  assert.equal((await t.post(`/api/v4/projects/${old.id}/export`, { token: alice.token })).statusCode, 202);
+  await t.runJobs();
+  assert.equal((await t.get(`/api/v4/projects/${old.id}/export/download`, { token: alice.token })).statusCode, 200);
 });

@@ -33,11 +33,13 @@ import { projectArtifactsDir } from '../../storage/artifact-paths.ts';
 import { type StagedFile, artifactsStorage } from '../../storage/file-storage.ts';
 import { refreshStatisticsLater } from '../pushes/repository-statistics.jobs.ts';
 import { createProject, deleteProject, updateProject } from '../projects/projects.service.ts';
+import { addImportedUploads, removeImportedUploads } from '../uploads/uploads.service.ts';
 import { UpdateProjectBody } from '../projects/projects.schemas.ts';
 import { ArchiveError, extractArchive } from './archive.ts';
 import { EXPORT_VERSION, newScratch } from './exports.service.ts';
 import { readAttributes } from './ndjson.ts';
 import { readSingleRelations, restoreProjectTree } from './tree-restorer.ts';
+import { readUploads } from './uploads-dir.ts';
 
 const ImportPayload = Type.Object({ projectId: Type.Integer() }, { additionalProperties: false });
 export const PROJECT_IMPORT: JobDeclaration<typeof ImportPayload> = { name: 'project.import', payload: ImportPayload, maxAttempts: 1 };
@@ -284,6 +286,8 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
   const scratch = await newScratch(ctx.config, `import-${projectId}-`);
   const storageDir = storageDirectory(ctx.config.repositoryStorages, project.repository_storage);
   let staging: string | null = null;
+  /** Uploads copied in by the restore, removed should it fail after all. */
+  let uploadDirs: string[] = [];
   try {
     let archive: string;
     if (state.import_url) {
@@ -337,6 +341,7 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
     }
 
     const relationsDir = path.join(content, 'tree', 'project');
+    const uploads = await readUploads(content);
     const overrides = state.override_params ? (JSON.parse(state.override_params) as Record<string, unknown>) : {};
     const single = await readSingleRelations(relationsDir);
     const placedRepository = staging;
@@ -366,6 +371,7 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
         .where('id', '=', projectId)
         .execute();
       await refreshStatisticsLater(tx.db, projectId);
+      if (uploads.length > 0) uploadDirs = await addImportedUploads(tx, projectId, uploads);
       // Last: the repository takes the place of the empty one the project was created with.
       if (placedRepository) {
         const target = repositoryDir(tx.config, current) as string;
@@ -376,6 +382,7 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
     });
   } catch (error) {
     const message = error instanceof ArchiveError ? error.message : error instanceof DomainError ? firstFullMessage(error) : `Import failed: ${error instanceof Error ? error.message : String(error)}`;
+    if (uploadDirs.length > 0) await removeImportedUploads(ctx, uploadDirs);
     await setState(ctx, projectId, 'failed', message);
   } finally {
     if (staging) await deleteRepository(staging);

@@ -17,6 +17,7 @@ import { isObjectId } from '../../git/args.ts';
 import { DISCUSSION_ID, newDiscussionId } from '../../domain/discussion-ids.ts';
 import { type InternalIdUsage, trackInternalId } from '../../domain/internal-ids.ts';
 import type { BaseContext } from '../../core/context.ts';
+import { badgeRow, restoreBoard } from './boards-badges.ts';
 import { type JsonObject, readRelation } from './ndjson.ts';
 import { COLOR, Invalid, type RelationFailure, invalidRecord, boolish, dateOrNull, int, list, object, required, str, text, time, timeOrNull } from './record-fields.ts';
 
@@ -445,6 +446,12 @@ export async function restoreProjectTree(ctx: BaseContext, target: RestoreTarget
     const chosen = given.length > 0 ? [...new Set(given)] : [ACCESS.MAINTAINER];
     await db.insertInto('protected_tag_create_access_levels').values(chosen.map((access_level) => ({ protected_tag_id: inserted.id, access_level }))).execute();
   });
+
+  // ---- Badges and boards (a list's label found again by title, or made, as a label link's) -------
+  await each('project_badges', async (record) => {
+    await db.insertInto('badges').values(badgeRow(record, { projectId }, now)).execute();
+  });
+  await each('boards', (record) => restoreBoard(db, record, { projectId }, label, now));
 
   for (const usage of ['issues', 'merge_requests', 'milestones'] as const) {
     const top = Math.max(0, ...iids[usage]);

@@ -7,8 +7,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import type { DB, IssueRow, MergeRequestRow, MilestoneRow, ProjectRow } from '../../db/schema.ts';
+import type { DB, IssueRow, MergeRequestRow, ProjectRow } from '../../db/schema.ts';
 import { FEATURE_LEVEL_CODES, readProjectSettings } from '../../domain/settings/project-settings.ts';
+import { badgeJson, boardsJson } from './boards-badges.ts';
+import { labelJson, milestoneJson } from './record-json.ts';
 import { type JsonObject, NdjsonWriter } from './ndjson.ts';
 
 const BATCH = 200;
@@ -24,42 +26,13 @@ export const PROJECT_RELATIONS = [
   'protected_branches',
   'protected_tags',
   'project_feature',
+  'project_badges',
   'ci_cd_settings',
+  'boards',
 ] as const;
 export type ProjectRelation = (typeof PROJECT_RELATIONS)[number];
 
 const bool = (v: unknown) => v === true || v === 1;
-
-/** The platform's label form (ProjectLabel, or GroupLabel for a group's). */
-export function labelJson(label: { id: number; title: string; color: string; description: string | null; group_id: number | null; created_at?: string; updated_at?: string }): JsonObject {
-  return {
-    id: label.id,
-    title: label.title,
-    color: label.color,
-    description: label.description ?? '',
-    ...(label.created_at ? { created_at: label.created_at, updated_at: label.updated_at } : {}),
-    template: false,
-    type: label.group_id !== null ? 'GroupLabel' : 'ProjectLabel',
-    priorities: [],
-  };
-}
-
-
-export function milestoneJson(m: MilestoneRow): JsonObject {
-  return {
-    id: m.id,
-    iid: m.iid,
-    title: m.title,
-    description: m.description,
-    state: m.state,
-    due_date: m.due_date,
-    start_date: m.start_date,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
-    group_id: m.group_id,
-    events: [],
-  };
-}
 
 export interface TreeProgress {
   (relation: string): Promise<void>;
@@ -215,8 +188,18 @@ export async function writeProjectTree(db: Kysely<DB>, project: ProjectRow, dir:
     await out.write(json);
   });
 
+  await step('project_badges', async (out) => {
+    const rows = await db.selectFrom('badges').selectAll().where('type', '=', 'ProjectBadge').where('project_id', '=', project.id).orderBy('id').execute();
+    for (const badge of rows) await out.write(badgeJson(badge));
+  });
+
   await step('ci_cd_settings', async (out) => {
     await out.write({ group_runners_enabled: true, default_git_depth: ci.ci_default_git_depth ?? null });
+  });
+
+  await step('boards', async (out) => {
+    const boards = (await boardsJson(db, { projectId: project.id })).get(project.id) ?? [];
+    for (const board of boards) await out.write(board);
   });
 }
 

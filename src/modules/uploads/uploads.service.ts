@@ -2,6 +2,7 @@
 // at most the instance's max_attachment_size (MB), then recorded. A larger file is the platform's
 // 413 and leaves nothing behind.
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { type ServiceContext, requireActor } from '../../core/context.ts';
 import { badRequest, payloadTooLarge } from '../../core/errors.ts';
@@ -47,4 +48,45 @@ export async function storeUpload(ctx: ServiceContext, projectId: number, file: 
     await storage.remove(`${projectId}/${secret}`);
     throw error;
   }
+}
+
+/** A file of an export archive's uploads/ directory: `uploads/<secret>/<name>`. */
+export interface ImportedUpload {
+  secret: string;
+  filename: string;
+  /** Its absolute path in the extracted archive. */
+  source: string;
+}
+
+/**
+ * The uploads of an imported archive, recorded and copied into the project's uploads under the
+ * secrets they had (the platform's UploadsManager), so that the Markdown that links to them,
+ * `/uploads/<secret>/<name>`, still finds them. Runs inside the import's transaction; answers the
+ * directories written, for the caller to remove should that transaction fail.
+ */
+export async function addImportedUploads(ctx: ServiceContext, projectId: number, files: readonly ImportedUpload[]): Promise<string[]> {
+  const storage = uploadsStorage(ctx.config);
+  const at = ctx.now().toISOString();
+  const written: string[] = [];
+  const rows = [];
+  try {
+    for (const file of files) {
+      const staged = await storage.stage(createReadStream(file.source));
+      const filePath = `${projectId}/${file.secret}/${file.filename}`;
+      await staged.keep(filePath);
+      written.push(`${projectId}/${file.secret}`);
+      rows.push({ project_id: projectId, uploaded_by_user_id: null, secret: file.secret, filename: file.filename, size: staged.size, file_path: filePath, created_at: at });
+    }
+    for (let i = 0; i < rows.length; i += 100) await ctx.db.insertInto('uploads').values(rows.slice(i, i + 100)).execute();
+  } catch (error) {
+    await Promise.all(written.map((dir) => storage.remove(dir)));
+    throw error;
+  }
+  return written;
+}
+
+/** Removes directories addImportedUploads wrote (its transaction failed). */
+export async function removeImportedUploads(ctx: ServiceContext, dirs: readonly string[]): Promise<void> {
+  const storage = uploadsStorage(ctx.config);
+  await Promise.all(dirs.map((dir) => storage.remove(dir)));
 }
