@@ -23,6 +23,7 @@ import { graphqlEndpoint } from './graphql/endpoint.ts';
 import { buildGraphqlSchema } from './graphql/schema.ts';
 import { openapiOptions } from './modules/api-docs/index.ts';
 import { errorTrackingGraphql } from './modules/error-tracking/index.ts';
+import { securityGraphql } from './modules/security/index.ts';
 import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
 import { pipelineLicenseRoutes } from './modules/managed-licenses/pipeline-licenses.routes.ts';
@@ -39,7 +40,7 @@ import { sessionRoutes } from './modules/sessions/sessions.routes.ts';
 import type { TestModeOptions } from './modules/testing/testing.routes.ts';
 
 /** What modules add to the GraphQL schema, one line each (src/graphql/contribution.ts). */
-const GRAPHQL_CONTRIBUTIONS: GraphqlContribution[] = [alertManagementGraphql, errorTrackingGraphql];
+const GRAPHQL_CONTRIBUTIONS: GraphqlContribution[] = [alertManagementGraphql, errorTrackingGraphql, securityGraphql];
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];

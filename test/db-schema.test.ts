@@ -81,7 +81,7 @@ const COLUMNS = {
   software_license_policies: { id: 'integer', project_id: 'integer', name: 'text', classification: 'text', created_at: 'text', updated_at: 'text' },
   security_scans: {
     id: 'integer', project_id: 'integer', pipeline_id: 'integer', build_id: 'integer', scan_type: 'text', status: 'text', errors: 'text', default_branch: 'boolean',
-    created_at: 'text',
+    created_at: 'text', warnings: 'text',
   },
   security_findings: {
     id: 'integer', scan_id: 'integer', project_id: 'integer', pipeline_id: 'integer', uuid: 'text', report_type: 'text', severity: 'text', confidence: 'text',

@@ -10,6 +10,7 @@ import { sshKey } from './fixtures/ssh-keys.ts';
 import { certificates } from './fixtures/certificates.ts';
 import { backgroundJobKinds } from '../src/jobs/kinds.ts';
 import { startWorker } from '../src/jobs/worker.ts';
+import { inProcessRunner } from './ci/builtin-runner.ts';
 
 const PYTHON = '/usr/bin/python3';
 const available = spawnSync(PYTHON, ['-c', 'import gitlab'], { encoding: 'utf8' }).status === 0;
@@ -238,4 +239,67 @@ test('python-gitlab: OAuth applications registered, listed and deleted; a user s
   const run = await runScript('python_gitlab_applications_check.py');
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'ok');
+});
+
+test('python-gitlab: managed licenses, vulnerabilities from real pipelines and their state changes, dependencies, report errors', { skip }, async () => {
+  // The findings come from pipelines the built-in runner's code runs here: a default-branch one
+  // with sast, dependency scanning and license scanning reports, and a branch one whose sast
+  // report is cut short; the script is given the project and the pipelines.
+  const sast = (version: string) =>
+    JSON.stringify({
+      version,
+      vulnerabilities: [
+        {
+          id: 'py-1', category: 'sast', message: 'SQL injection', description: 'Query built from input', cve: 'bandit:B608:app.py:4', severity: 'High', confidence: 'High',
+          scanner: { id: 'bandit', name: 'Bandit' }, location: { file: 'app.py', start_line: 4, end_line: 4 }, identifiers: [{ type: 'bandit_test_id', name: 'B608', value: 'B608' }],
+        },
+      ],
+      scan: { scanner: { id: 'bandit', name: 'Bandit', vendor: { name: 'GitLab' } }, type: 'sast', status: 'success' },
+    });
+  const ds = JSON.stringify({
+    version: '14.0.4',
+    vulnerabilities: [
+      {
+        id: 'py-2', category: 'dependency_scanning', message: 'ReDoS in minimist', cve: 'package-lock.json:minimist:gemnasium:1', severity: 'Medium', confidence: 'Unknown',
+        scanner: { id: 'gemnasium', name: 'Gemnasium' }, location: { file: 'package-lock.json', dependency: { package: { name: 'minimist' }, version: '0.0.8' } },
+        identifiers: [{ type: 'cve', name: 'CVE-2020-7598', value: 'CVE-2020-7598' }],
+      },
+    ],
+    dependency_files: [
+      { path: 'package-lock.json', package_manager: 'npm', dependencies: [{ package: { name: 'minimist' }, version: '0.0.8' }] },
+      { path: 'Gemfile.lock', package_manager: 'bundler', dependencies: [{ package: { name: 'rails' }, version: '6.1.4' }] },
+    ],
+    scan: { scanner: { id: 'gemnasium', name: 'Gemnasium', vendor: { name: 'GitLab' } }, type: 'dependency_scanning', status: 'success' },
+  });
+  const licenses = JSON.stringify({
+    version: '2.1',
+    licenses: [{ id: 'MIT', name: 'MIT License', url: 'https://opensource.org/licenses/MIT' }, { id: 'AGPL-3.0', name: 'GNU Affero General Public License v3.0', url: null }],
+    dependencies: [{ name: 'minimist', licenses: ['MIT'] }, { name: 'rails', licenses: ['MIT'] }, { name: 'copyleft', licenses: ['AGPL-3.0'] }],
+  });
+  const config = ['sast', 'dependency_scanning', 'license_scanning']
+    .map((type) => `${type}:\n  script: [cp scans/${type}.json report.json]\n  artifacts:\n    reports:\n      ${type}: report.json\n`)
+    .join('');
+  const created = await t.post('/api/v4/projects', { token: ROOT_TOKEN, body: { name: 'py-scanned', initialize_with_readme: true } });
+  assert.equal(created.statusCode, 201, created.body);
+  const project = created.json();
+  await t.runJobs();
+  const runner = await inProcessRunner(t, url, project.runners_token);
+  try {
+    const commit = async (branch: string, files: Record<string, string>, action: 'create' | 'update') => {
+      const body = { branch, ...(branch === 'main' ? {} : { start_branch: 'main' }), commit_message: 'scan', actions: Object.entries(files).map(([file_path, content]) => ({ action, file_path, content })) };
+      const res = await t.post(`/api/v4/projects/${project.id}/repository/commits`, { token: ROOT_TOKEN, body });
+      assert.equal(res.statusCode, 201, res.body);
+      await runner.drain();
+      await t.runJobs();
+      return (await t.get(`/api/v4/projects/${project.id}/pipelines`, { token: ROOT_TOKEN, query: { ref: branch } })).json()[0];
+    };
+    const main = await commit('main', { '.gitlab-ci.yml': config, 'scans/sast.json': sast('14.0.4'), 'scans/dependency_scanning.json': ds, 'scans/license_scanning.json': licenses }, 'create');
+    const broken = await commit('broken', { 'scans/sast.json': sast('14.0.4').slice(0, 100) }, 'update');
+    assert.deepEqual([main.status, broken.status], ['success', 'success']);
+    const run = await runScript('python_gitlab_security_check.py', String(project.id), project.path_with_namespace, String(main.id), String(broken.iid));
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), 'ok');
+  } finally {
+    runner.close();
+  }
 });

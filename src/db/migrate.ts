@@ -47,6 +47,7 @@ import * as m0044 from './migrations/0044_user_profile.ts';
 import * as m0045 from './migrations/0045_badges_notifications_uploads.ts';
 import * as m0046 from './migrations/0046_discussions_and_resource_events.ts';
 import * as m0047 from './migrations/0047_boards_approvals.ts';
+import * as m0048 from './migrations/0048_security_scan_warnings.ts';
 import * as m0049 from './migrations/0049_alert_assignees.ts';
 import * as m0050 from './migrations/0050_oauth_applications.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
@@ -103,6 +104,7 @@ const migrations: [string, Migration][] = [
   ['0045_badges_notifications_uploads', m0045],
   ['0046_discussions_and_resource_events', m0046],
   ['0047_boards_approvals', m0047],
+  ['0048_security_scan_warnings', m0048],
   ['0049_alert_assignees', m0049],
   ['0050_oauth_applications', m0050],
 ];

@@ -1506,10 +1506,12 @@ export interface SecurityScansTable {
   build_id: number;
   /** The report type: 'sast' or 'dependency_scanning'. */
   scan_type: string;
-  /** 'succeeded', or 'report_error' for a report that could not be parsed. */
+  /** 'succeeded', or 'report_error' for a report that could not be read. */
   status: string;
-  /** JSON array of the parsing errors' messages. */
+  /** JSON array of the report's errors, `{type, message}` (older rows: the messages alone). */
   errors: string;
+  /** JSON array of the report's warnings, `{type, message}`. */
+  warnings: Generated<string>;
   /** Whether the pipeline ran on the project's default branch when it was ingested. */
   default_branch: Generated<Bool>;
   created_at: string;

@@ -2,7 +2,7 @@
 // parser reads them: version 2 lists licenses (`id`, `name`, `url`) and dependencies naming their
 // licenses by id; version 1 names each dependency's license (or licenses) inline. Either way the
 // result is the licenses found, each with the dependencies under it. A report that cannot be read
-// is an error, never an exception.
+// is an error (in the platform's parser's words), never an exception.
 export interface ReportLicense {
   /** The SPDX identifier, when the report gives one. */
   spdxIdentifier: string | null;
@@ -83,10 +83,11 @@ export function parseLicenseReport(content: Buffer | string): ParsedLicenseRepor
   let report: unknown;
   try {
     report = JSON.parse(typeof content === 'string' ? content : content.toString('utf8'));
-  } catch (error) {
-    return { licenses: [], errors: [`JSON parsing failed: ${(error as Error).message}`] };
+  } catch {
+    return { licenses: [], errors: ['JSON parsing failed'] };
   }
-  if (!isObject(report)) return { licenses: [], errors: ['Invalid report format: the report is not a JSON object'] };
+  // The platform's parser's words for a report it could not make sense of.
+  if (!isObject(report)) return { licenses: [], errors: ['License scanning report parsing failed'] };
   const version = typeof report.version === 'string' ? report.version : '1.0';
   return { licenses: version.startsWith('2') ? parseVersion2(report) : parseVersion1(report), errors: [] };
 }

@@ -3,9 +3,13 @@
 // confidence lowercased (anything else `unknown`), identifiers fingerprinted by SHA-1 of
 // `<type>:<value>`, the first identifier primary, the location fingerprinted by SHA-1 of
 // `<file>:<start line>:<end line>` (SAST) or `<file>:<package>` (dependency scanning), the
-// project fingerprint the SHA-1 of `cve`, and the UUID from finding-uuid.ts. A report that is no
-// JSON object with a `vulnerabilities` array is an error, never an exception; an item without
-// identifiers or location is left out, as the platform does not store an invalid finding.
+// project fingerprint the SHA-1 of `cve`, and the UUID from finding-uuid.ts. What is wrong with a
+// report is said as the platform records it on the scan, `{type, message}`: a report that is no
+// JSON object is a `ParsingError`; one without what the 14.x schemas require at the top (`version`,
+// `vulnerabilities`, and `dependency_files` for dependency scanning) a `Schema` error; either way
+// it gives nothing, never an exception. A version the schemas do not know, and an item left out
+// for want of identifiers, location or scanner, are `Schema` warnings, the report still read; as
+// on the platform, a job asking for validation (`VALIDATE_SCHEMA: "true"`) makes them errors.
 // Dependency scanning reports also give the dependency list (their `dependency_files`).
 import { createHash } from 'node:crypto';
 import { findingUuid } from './finding-uuid.ts';
@@ -58,11 +62,48 @@ export interface ReportDependency {
   filePath: string;
 }
 
+/** A problem of a report as the platform records it on its scan (shown as `[type] message`). */
+export interface ReportMessage {
+  type: 'ParsingError' | 'Schema';
+  message: string;
+}
+
 export interface ParsedSecurityReport {
   findings: ReportFinding[];
   dependencies: ReportDependency[];
-  /** Why the report could not be read; empty when it was. */
-  errors: string[];
+  /** Why the report could not be read (then it gives nothing); empty when it was. */
+  errors: ReportMessage[];
+  /** What is wrong with a report that was read all the same. */
+  warnings: ReportMessage[];
+}
+
+/** The schema versions release 14.x validates these reports against. */
+export const SUPPORTED_SCHEMA_VERSIONS: readonly string[] = ['14.0.0', '14.0.1', '14.0.2', '14.0.3', '14.0.4', '14.0.5', '14.0.6', '14.1.0', '14.1.1', '14.1.2'];
+const VERSION_PATTERN = /^[0-9]+\.[0-9]+\.[0-9]+$/;
+
+export const parsingError = (message: string): ReportMessage => ({ type: 'ParsingError', message });
+const schema = (message: string): ReportMessage => ({ type: 'Schema', message });
+const failed = (...errors: ReportMessage[]): ParsedSecurityReport => ({ findings: [], dependencies: [], errors, warnings: [] });
+
+/** The top-level problems that keep a report from being read, worded as the platform's schema validation words them. */
+function topLevelErrors(type: SecurityReportType, report: Record<string, unknown>): ReportMessage[] {
+  const required = type === 'dependency_scanning' ? ['dependency_files', 'version', 'vulnerabilities'] : ['version', 'vulnerabilities'];
+  const missing = required.filter((key) => !(key in report));
+  const errors = missing.length > 0 ? [schema(`root is missing required keys: ${missing.join(', ')}`)] : [];
+  if ('version' in report && typeof report.version !== 'string') errors.push(schema("property '/version' is not of type: string"));
+  else if (typeof report.version === 'string' && !VERSION_PATTERN.test(report.version)) errors.push(schema(`property '/version' does not match pattern: ${VERSION_PATTERN.source}`));
+  for (const key of ['vulnerabilities', 'dependency_files']) {
+    if (key in report && required.includes(key) && !Array.isArray(report[key])) errors.push(schema(`property '/${key}' is not of type: array`));
+  }
+  return errors;
+}
+
+/** Why an item is left out: the required keys it lacks, as the schema validation says it. */
+function itemProblem(index: number, item: unknown, hasScanner: boolean): ReportMessage {
+  if (!isObject(item)) return schema(`property '/vulnerabilities/${index}' is not of type: object`);
+  const missing = ['identifiers', 'location', 'scanner'].filter((key) => (key === 'scanner' ? !hasScanner : !(key in item)));
+  if (missing.length > 0) return schema(`property '/vulnerabilities/${index}' is missing required keys: ${missing.join(', ')}`);
+  return schema(`property '/vulnerabilities/${index}' is not a valid finding: it needs an identifier with a type and a value, a location and a scanner`);
 }
 
 const sha1 = (text: string) => createHash('sha1').update(text, 'utf8').digest('hex');
@@ -148,25 +189,32 @@ function dependenciesOf(report: Record<string, unknown>): ReportDependency[] {
   return list;
 }
 
-/** Parses one report artifact of a project; never throws. */
-export function parseSecurityReport(type: SecurityReportType, content: Buffer | string, projectId: number): ParsedSecurityReport {
+/** Parses one report artifact of a project; never throws. `validate`: the job asked for schema validation (warnings are then errors). */
+export function parseSecurityReport(type: SecurityReportType, content: Buffer | string, projectId: number, validate = false): ParsedSecurityReport {
   let report: unknown;
   try {
     report = JSON.parse(typeof content === 'string' ? content : content.toString('utf8'));
-  } catch (error) {
-    return { findings: [], dependencies: [], errors: [`JSON parsing failed: ${(error as Error).message}`] };
+  } catch {
+    return failed(parsingError('JSON parsing failed'));
   }
-  if (!isObject(report)) return { findings: [], dependencies: [], errors: ['Invalid report format: the report is not a JSON object'] };
-  if (!Array.isArray(report.vulnerabilities)) return { findings: [], dependencies: [], errors: ['Invalid report format: vulnerabilities must be an array'] };
-  const version = text(report.version) ?? '';
+  if (!isObject(report)) return failed(parsingError('Invalid report format'));
+  const errors = topLevelErrors(type, report);
+  if (errors.length > 0) return failed(...errors);
+  const version = report.version as string;
+  const warnings: ReportMessage[] = [];
+  if (!SUPPORTED_SCHEMA_VERSIONS.includes(version)) {
+    warnings.push(schema(`Version ${version} for report type ${type} is unsupported, supported versions for this report type are: ${SUPPORTED_SCHEMA_VERSIONS.join(', ')}`));
+  }
   const topScanner = isObject(report.scan) ? scannerOf(report.scan.scanner) : null;
   const findings: ReportFinding[] = [];
-  for (const item of report.vulnerabilities) {
-    if (!isObject(item)) continue;
-    const scanner = topScanner ?? scannerOf(item.scanner);
-    const identifiers = identifiersOf(item.identifiers);
-    const location = locationOf(type, item.location);
-    if (!scanner || identifiers.length === 0 || !location) continue;
+  (report.vulnerabilities as unknown[]).forEach((item, index) => {
+    const scanner = isObject(item) ? (topScanner ?? scannerOf(item.scanner)) : null;
+    const identifiers = isObject(item) ? identifiersOf(item.identifiers) : [];
+    const location = isObject(item) ? locationOf(type, item.location) : null;
+    if (!isObject(item) || !scanner || identifiers.length === 0 || !location) {
+      warnings.push(itemProblem(index, item, scanner !== null));
+      return;
+    }
     const primary = identifiers[0];
     findings.push({
       uuid: findingUuid({ reportType: type, primaryIdentifierFingerprint: primary.fingerprint, locationFingerprint: location.fingerprint, projectId }),
@@ -184,9 +232,11 @@ export function parseSecurityReport(type: SecurityReportType, content: Buffer | 
       metadataVersion: version,
       rawMetadata: JSON.stringify(item),
     });
-  }
+  });
+  // A job that asked for validation has its report refused for what would otherwise be warnings.
+  if (validate && warnings.length > 0) return failed(...warnings);
   // One finding per UUID, the first kept (the platform deduplicates a report's findings).
   const seen = new Set<string>();
   const unique = findings.filter((f) => !seen.has(f.uuid) && seen.add(f.uuid));
-  return { findings: unique, dependencies: type === 'dependency_scanning' ? dependenciesOf(report) : [], errors: [] };
+  return { findings: unique, dependencies: type === 'dependency_scanning' ? dependenciesOf(report) : [], errors: [], warnings };
 }

@@ -28,7 +28,15 @@ export async function pipelineLicenses(db: Kysely<DB>, config: Pick<Config, 'dat
       errors.push(`Report is too large (${artifact.size} bytes)`);
       continue;
     }
-    const parsed = parseLicenseReport(await storage.readAll(artifact.file_path));
+    let content: Buffer;
+    try {
+      content = await storage.readAll(artifact.file_path);
+    } catch {
+      // A stored report gone missing is the report's error, not the request's (the storage's words name paths: not shown).
+      errors.push('Report could not be read');
+      continue;
+    }
+    const parsed = parseLicenseReport(content);
     errors.push(...parsed.errors);
     for (const license of parsed.licenses) {
       const key = (license.spdxIdentifier ?? license.name).toLowerCase();

@@ -32,7 +32,8 @@ export function presentLicenseCompliance(pipelineId: number, found: boolean, lic
   const blacklisted = count('blacklisted');
   return {
     pipeline_id: pipelineId,
-    status: !found ? 'no_report' : blacklisted > 0 ? 'failed' : 'passed',
+    // A report that could not be read may hide a denied license: the policy is not known to pass.
+    status: !found ? 'no_report' : blacklisted > 0 || errors.length > 0 ? 'failed' : 'passed',
     approved: count('approved'),
     blacklisted,
     unclassified: count('unclassified'),

@@ -26,7 +26,7 @@ export const PipelineLicenseEntity = Entity(reportedLicenseFields);
 export const ReportedLicenseEntity = Entity({ ...reportedLicenseFields, spdx_identifier: Nullable(Type.String()) });
 export type ReportedLicense = Static<typeof ReportedLicenseEntity>;
 
-/** Quarry's summary of a pipeline's licenses: `failed` when a blacklisted license is used. */
+/** Quarry's summary of a pipeline's licenses: `failed` when a blacklisted license is used or a report could not be read (`errors` says why). */
 export const LicenseComplianceEntity = Entity({
   pipeline_id: Type.Integer(),
   status: Literals(['passed', 'failed', 'no_report'] as const),

@@ -1,6 +1,7 @@
 // Ingesting a completed pipeline's security reports (notes gitlab-ci.md §6.2): every sast and
 // dependency_scanning artifact of its jobs becomes a scan, with its findings and dependency list,
-// kept per pipeline (a report that cannot be parsed is a scan with its errors). On the default
+// kept per pipeline (a report that cannot be read is a scan with its errors, one read despite
+// problems a scan with its warnings: security-summary.ts shows both). On the default
 // branch, the findings of the newest pipeline for a report type also become the project's lasting
 // findings (one per UUID, updated when found again), each new one with a vulnerability in the
 // `detected` state, and the project's vulnerabilities of that type are marked resolved on the
@@ -9,7 +10,7 @@
 import type { Kysely } from 'kysely';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import type { DB } from '../../db/schema.ts';
-import { type ParsedSecurityReport, type ReportFinding, SEVERITY_LEVEL, type SecurityReportType, parseSecurityReport } from '../../ci/reports/security.ts';
+import { type ParsedSecurityReport, type ReportFinding, SEVERITY_LEVEL, type SecurityReportType, parseSecurityReport, parsingError } from '../../ci/reports/security.ts';
 import { INGESTED_REPORT_TYPES } from '../../jobs/security-work.ts';
 import type { RunningJob } from '../../jobs/queue.ts';
 import { artifactsStorage } from '../../storage/file-storage.ts';
@@ -27,11 +28,21 @@ interface Scan {
   report: ParsedSecurityReport;
 }
 
+/** Whether the job asked for its reports to be validated against their schema (the platform's `VALIDATE_SCHEMA`). */
+function validatesSchema(yamlVariables: string): boolean {
+  try {
+    const variables = JSON.parse(yamlVariables) as { key?: unknown; value?: unknown }[];
+    return Array.isArray(variables) && variables.some((v) => v?.key === 'VALIDATE_SCHEMA' && typeof v.value === 'string' && v.value.toLowerCase() === 'true');
+  } catch {
+    return false;
+  }
+}
+
 async function readScans(ctx: ServiceContext, pipelineId: number, projectId: number): Promise<Scan[]> {
   const artifacts = await ctx.db
     .selectFrom('ci_job_artifacts')
     .innerJoin('ci_builds', 'ci_builds.id', 'ci_job_artifacts.build_id')
-    .select(['ci_job_artifacts.build_id', 'ci_job_artifacts.file_type', 'ci_job_artifacts.file_path', 'ci_job_artifacts.size'])
+    .select(['ci_job_artifacts.build_id', 'ci_job_artifacts.file_type', 'ci_job_artifacts.file_path', 'ci_job_artifacts.size', 'ci_builds.yaml_variables'])
     .where('ci_builds.pipeline_id', '=', pipelineId)
     .where('ci_builds.retried', '=', false)
     .where('ci_job_artifacts.file_type', 'in', [...INGESTED_REPORT_TYPES])
@@ -42,13 +53,15 @@ async function readScans(ctx: ServiceContext, pipelineId: number, projectId: num
   for (const artifact of artifacts) {
     const type = artifact.file_type as SecurityReportType;
     let report: ParsedSecurityReport;
+    const unread = (message: string): ParsedSecurityReport => ({ findings: [], dependencies: [], errors: [parsingError(message)], warnings: [] });
     if (artifact.size > MAX_REPORT_BYTES) {
-      report = { findings: [], dependencies: [], errors: [`Report is too large (${artifact.size} bytes; at most ${MAX_REPORT_BYTES})`] };
+      report = unread(`Report is too large (${artifact.size} bytes; at most ${MAX_REPORT_BYTES})`);
     } else {
       try {
-        report = parseSecurityReport(type, await storage.readAll(artifact.file_path), projectId);
-      } catch (error) {
-        report = { findings: [], dependencies: [], errors: [`Report could not be read: ${(error as Error).message}`] };
+        report = parseSecurityReport(type, await storage.readAll(artifact.file_path), projectId, validatesSchema(artifact.yaml_variables));
+      } catch {
+        // The storage's words name paths, which clients are not shown.
+        report = unread('Report could not be read');
       }
     }
     scans.push({ buildId: artifact.build_id, type, report });
@@ -91,6 +104,7 @@ async function storeScan(db: Kysely<DB>, at: { projectId: number; pipelineId: nu
       scan_type: scan.type,
       status: scan.report.errors.length === 0 ? 'succeeded' : 'report_error',
       errors: JSON.stringify(scan.report.errors),
+      warnings: JSON.stringify(scan.report.warnings),
       default_branch: at.defaultBranch,
       created_at: at.now,
     })

@@ -14,6 +14,7 @@ import { listeningTestApp } from '../../../test/listening.ts';
 import { expectEntities, expectEntity, expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import { PipelineLicenseEntity, LicenseComplianceEntity, ManagedLicenseEntity } from '../managed-licenses/managed-licenses.schemas.ts';
+import { SUPPORTED_SCHEMA_VERSIONS } from '../../ci/reports/security.ts';
 import { DependencyEntity, VulnerabilityDetailEntity, VulnerabilityEntity } from './vulnerabilities.schemas.ts';
 
 let t: TestApp;
@@ -205,7 +206,7 @@ describe('findings of default-branch pipelines', () => {
     const scans = await t.deps.db.selectFrom('security_scans').selectAll().where('pipeline_id', '=', broken.id).where('scan_type', '=', 'sast').execute();
     assert.equal(scans.length, 1);
     assert.equal(scans[0].status, 'report_error');
-    assert.match(JSON.parse(scans[0].errors)[0], /^JSON parsing failed/);
+    assert.deepEqual(JSON.parse(scans[0].errors), [{ type: 'ParsingError', message: 'JSON parsing failed' }]);
     list = await vulnerabilities();
     assert.equal(byTitle(list, 'Finding 2').resolved_on_default_branch, true);
     assert.equal(byTitle(list, 'Finding 1').resolved_on_default_branch, false);
@@ -224,6 +225,66 @@ describe('findings of default-branch pipelines', () => {
     const list = await vulnerabilities();
     assert.equal(list.length, 3);
     assert.equal(byTitle(list, 'Finding 3'), undefined);
+  });
+});
+
+describe('report errors and warnings in the pipeline security report summary (GraphQL)', () => {
+  const SUMMARY = `query($path: ID!, $iid: ID!) { project(fullPath: $path) { pipeline(iid: $iid) { iid status securityReportSummary {
+    sast { vulnerabilitiesCount scans { count nodes { name status errors warnings } } }
+    dependencyScanning { vulnerabilitiesCount scans { nodes { name status errors warnings } } }
+    dast { vulnerabilitiesCount }
+  } } } }`;
+  const summaryOf = async (iid: string | number, token = owner.token) => {
+    const res = await t.post('/api/graphql', { token, body: { query: SUMMARY, variables: { path: fullPath, iid: String(iid) } } });
+    expectStatus(res, 200);
+    assert.equal(res.json().errors, undefined, res.body);
+    return res.json().data.project;
+  };
+  const oldItem = { ...sastItem(7, 'Medium', 70), location: undefined };
+  const OLD_SAST = JSON.stringify({ version: '13.1.0', vulnerabilities: [sastItem(6, 'High', 60), oldItem], scan: { scanner: SCANNER, type: 'sast', status: 'success' } });
+  const VERSION_MESSAGE = `[Schema] Version 13.1.0 for report type sast is unsupported, supported versions for this report type are: ${SUPPORTED_SCHEMA_VERSIONS.join(', ')}`;
+  const MISSING_LOCATION = "[Schema] property '/vulnerabilities/1' is missing required keys: location";
+
+  test('a truncated report and one without its required keys: report errors, nothing found, the other sections null', async () => {
+    const ds = JSON.stringify({ version: '14.0.4', vulnerabilities: [], scan: { scanner: { id: 'gemnasium', name: 'Gemnasium' }, type: 'dependency_scanning', status: 'success' } });
+    const pipeline = await runPipeline({ 'scans/sast.json': FULL_SAST.slice(0, 120), 'scans/ds.json': ds }, 'broken-reports');
+    assert.equal(pipeline.status, 'success');
+    const project = await summaryOf((pipeline as any).iid);
+    assert.deepEqual(project.pipeline, {
+      iid: String((pipeline as any).iid),
+      status: 'SUCCESS',
+      securityReportSummary: {
+        sast: { vulnerabilitiesCount: 0, scans: { count: 1, nodes: [{ name: 'sast', status: 'REPORT_ERROR', errors: ['[ParsingError] JSON parsing failed'], warnings: [] }] } },
+        dependencyScanning: { vulnerabilitiesCount: 0, scans: { nodes: [{ name: 'dependency_scanning', status: 'REPORT_ERROR', errors: ['[Schema] root is missing required keys: dependency_files'], warnings: [] }] } },
+        dast: null,
+      },
+    });
+  });
+
+  test('an unknown schema version and an item without location: warnings, the rest read', async () => {
+    const pipeline = await runPipeline({ 'scans/sast.json': OLD_SAST, 'scans/ds.json': DS_REPORT }, 'old-schema');
+    const summary = (await summaryOf((pipeline as any).iid)).pipeline.securityReportSummary;
+    assert.deepEqual(summary.sast, { vulnerabilitiesCount: 1, scans: { count: 1, nodes: [{ name: 'sast', status: 'SUCCEEDED', errors: [], warnings: [VERSION_MESSAGE, MISSING_LOCATION] }] } });
+    assert.deepEqual(summary.dependencyScanning, { vulnerabilitiesCount: 1, scans: { nodes: [{ name: 'dependency_scanning', status: 'SUCCEEDED', errors: [], warnings: [] }] } });
+  });
+
+  test('a job that asks for schema validation has the same report refused', async () => {
+    const validated = CONFIG.replace('sast:\n  script:', 'sast:\n  variables:\n    VALIDATE_SCHEMA: "true"\n  script:');
+    const pipeline = await runPipeline({ '.gitlab-ci.yml': validated, 'scans/sast.json': OLD_SAST }, 'validated-schema');
+    assert.equal(pipeline.status, 'success');
+    const summary = (await summaryOf((pipeline as any).iid)).pipeline.securityReportSummary;
+    assert.deepEqual(summary.sast, { vulnerabilitiesCount: 0, scans: { count: 1, nodes: [{ name: 'sast', status: 'REPORT_ERROR', errors: [VERSION_MESSAGE, MISSING_LOCATION], warnings: [] }] } });
+  });
+
+  test('the summary is the security dashboard\'s: a reporter gets null, a stranger no project; an unknown pipeline is null', async () => {
+    const iid = (await t.get(`/api/v4/projects/${projectId}/pipelines`, { token: owner.token, query: { ref: 'broken-reports' } })).json()[0].iid;
+    const asReporter = await summaryOf(iid, reporter.token);
+    assert.equal(asReporter.pipeline.iid, String(iid));
+    assert.equal(asReporter.pipeline.securityReportSummary, null);
+    const stranger = await t.user();
+    assert.equal(await summaryOf(iid, stranger.token), null);
+    assert.equal((await summaryOf(999999)).pipeline, null);
+    assert.equal((await summaryOf('not-a-number')).pipeline, null);
   });
 });
 
@@ -373,6 +434,17 @@ describe('licenses under the project policy', () => {
     assert.deepEqual(mit.classification.approval_status, 'approved');
     assert.deepEqual(mit.dependencies, [{ name: 'lodash' }, { name: 'express' }]);
     assert.equal(mit.count, 2);
+  });
+
+  test('a license report that cannot be read: the summary fails with its error, licenses.json lists what could be read', async () => {
+    const broken = await runPipeline({ 'scans/licenses.json': LICENSE_REPORT.slice(0, 50) }, 'broken-licenses');
+    const res = await t.get(`/api/v4/projects/${projectId}/pipelines/${broken.id}/licenses`, { token: reporter.token });
+    expectStatus(res, 200);
+    expectEntity(res.json(), LicenseComplianceEntity);
+    assert.deepEqual(res.json(), { pipeline_id: broken.id, status: 'failed', approved: 0, blacklisted: 0, unclassified: 0, licenses: [], errors: ['JSON parsing failed'] });
+    const json = await t.get(`/${fullPath}/-/pipelines/${broken.id}/licenses.json`, { token: owner.token });
+    expectStatus(json, 200);
+    assert.deepEqual(json.json(), []);
   });
 
   test('licenses.json where the platform serves it; 404 without a report or for a stranger', async () => {

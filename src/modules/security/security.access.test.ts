@@ -2,10 +2,12 @@
 // the security dashboard (vulnerabilities, their actions, creation from a finding) is for
 // Developers and up, a Reporter or Guest who sees the project gets 403, someone who does not see
 // it 404 (anonymous callers too: 403 on a public project); the dependency list is for whoever may
-// read the code, signed in. Findings and vulnerabilities are seeded in the database here (the
-// pipelines that make them are exercised in security-reports.test.ts).
+// read the code, signed in; a pipeline's security report summary (GraphQL) is the dashboard's too,
+// null for other readers of the pipeline. Findings, vulnerabilities and scans are seeded in the
+// database here (the pipelines that make them are exercised in security-reports.test.ts).
+import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type Expectation, type MatrixWorld, ROLE_LEVEL, buildMatrixWorld, expectation, refusals, runMatrix } from '../../../test/access-matrix.ts';
+import { type Expectation, type MatrixWorld, ROLE_LEVEL, buildMatrixWorld, canSee, expectation, refusals, runMatrix } from '../../../test/access-matrix.ts';
 import { type TestApp, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
@@ -128,5 +130,49 @@ test('GET projects/:id/dependencies', async () => {
     errors: refusals('Project'),
     call: (c) => t.get(`/api/v4/projects/${c.project.id}/dependencies`, { token: c.caller.token }),
     verify: (res) => expectEntities(res.json(), DependencyEntity),
+  });
+});
+
+/** A pipeline of the project with a sast scan whose report could not be read; its iid. */
+async function seedScan(projectId: number): Promise<number> {
+  const { db } = t.deps;
+  const now = new Date().toISOString();
+  const pipeline = await db
+    .insertInto('ci_pipelines')
+    .values({ project_id: projectId, iid: 1, ref: 'main', sha: 'a'.repeat(40), before_sha: '0'.repeat(40), tag: false, protected: false, source: 'push', status: 'success', failure_reason: null, yaml_errors: null, user_id: 1, config_path: null, source_job_id: null, source_pipeline_id: null, source_project_id: null, trigger_id: null, schedule_id: null, duration: null, committed_at: null, started_at: null, finished_at: now, created_at: now, updated_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const build = await db
+    .insertInto('ci_builds')
+    .values({
+      pipeline_id: pipeline.id, project_id: projectId, type: 'build', name: 'semgrep-sast', stage: 'test', stage_idx: 0, status: 'success', ref: 'main', tag: false, protected: false, when: 'on_success', allow_failure: false,
+      scheduling_type: 'stage', needs: null, options: '{}', yaml_variables: '[]', tag_list: '[]', coverage_regex: null, coverage: null, resource_group: null, environment: null, interruptible: false, retried: false,
+      user_id: 1, runner_id: null, token_digest: null, failure_reason: null, exit_code: null, timeout: null, timeout_source: null, downstream_pipeline_id: null, target_url: null, description: null,
+      artifacts_expire_at: null, erased_at: null, erased_by_id: null, scheduled_at: null, queued_at: null, started_at: null, finished_at: now, created_at: now, updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('security_scans')
+    .values({ project_id: projectId, pipeline_id: pipeline.id, build_id: build.id, scan_type: 'sast', status: 'report_error', errors: JSON.stringify([{ type: 'ParsingError', message: 'JSON parsing failed' }]), created_at: now })
+    .execute();
+  return 1;
+}
+
+test('GraphQL project { pipeline(iid:) { securityReportSummary } }', async () => {
+  for (const project of Object.values(world.projects)) await seedScan(project.id);
+  const query = 'query($p: ID!) { project(fullPath: $p) { pipeline(iid: "1") { iid securityReportSummary { sast { scans { nodes { name status errors warnings } } } } } } }';
+  const summary = { sast: { scans: { nodes: [{ name: 'semgrep-sast', status: 'REPORT_ERROR', errors: ['[ParsingError] JSON parsing failed'], warnings: [] }] } } };
+  await runMatrix(world, {
+    // A blocked account may not use the API at all (the endpoint's own test).
+    except: ['blocked'],
+    expect: () => 200,
+    call: (c) => t.post('/api/graphql', { token: c.caller.token, body: { query, variables: { p: c.project.full_path } } }),
+    verify: (res, c) => {
+      // Whoever sees the project reads its pipelines (public jobs, the default); the summary is the security dashboard's.
+      const dashboard = c.role === 'admin' || ROLE_LEVEL[c.role] >= ACCESS.DEVELOPER;
+      const project = canSee(c.role, c.visibility) ? { pipeline: { iid: '1', securityReportSummary: dashboard ? summary : null } } : null;
+      assert.deepEqual(res.json(), { data: { project } });
+    },
   });
 });
