@@ -57,6 +57,8 @@ export async function removeSnippets(db: Kysely<DB>, selection: SnippetSelection
     const batch = doomed.slice(at, at + REMOVAL_BATCH);
     const ids = batch.map((s) => s.id);
     await db.deleteFrom('snippet_repository_storage_moves').where('snippet_id', 'in', ids).execute();
+    // Their comments go with them (the platform's `has_many :notes, dependent: :destroy`).
+    await db.deleteFrom('notes').where('noteable_type', '=', 'Snippet').where('noteable_id', 'in', ids).execute();
     await db.deleteFrom('snippets').where('id', 'in', ids).execute();
     await enqueueMany(db, removeSnippetRepositoryJob, batch.map((s) => ({ payload: { snippetId: s.id, storage: s.repository_storage } })));
   }

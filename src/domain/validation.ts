@@ -12,6 +12,21 @@ export const INVALID_COLOR = 'must be a valid color code';
 export const isColorCode = (value: string) => /^#(?:[0-9A-Fa-f]{3}){1,2}$/.test(value);
 
 export const tooLong = (maximum: number) => `is too long (maximum is ${maximum} characters)`;
+/** ActiveSupport's number_to_human_size: 1024-based, `precision` (3) significant digits, trailing zeros dropped. */
+export function humanSize(bytes: number, precision = 3): string {
+  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'Byte' : 'Bytes'}`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${String(Number(value.toPrecision(precision)))} ${units[unit]}`;
+}
+
+/** A text over a size limit in bytes (wiki page content, snippet content). */
+export const tooLarge = (size: number, maximum: number) => `is too long (${humanSize(size)}). The maximum size is ${humanSize(maximum)}.`;
 export const tooShort = (minimum: number) => `is too short (minimum is ${minimum} characters)`;
 export const atLeast = (minimum: number) => `must be greater than or equal to ${minimum}`;
 export const atMost = (maximum: number) => `must be less than or equal to ${maximum}`;

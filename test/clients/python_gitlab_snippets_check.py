@@ -1,4 +1,4 @@
-"""Drives a running Quarry's snippets with python-gitlab, then clones and pushes one over HTTP.
+"""Drives a running Quarry's snippets (and a project snippet's notes and discussions) with python-gitlab, then clones and pushes one over HTTP.
 
 usage: python3 python_gitlab_snippets_check.py <url> <root token>
 Prints "ok" when every step behaves as on the real platform; fails with a traceback otherwise.
@@ -71,6 +71,28 @@ with tempfile.TemporaryDirectory() as scratch:
     project_clone = f"{host.scheme}://root:{root_token}@{host.netloc}/{project.path_with_namespace}/snippets/{code.id}.git"
     subprocess.run(["git", "clone", "--quiet", project_clone, scratch + "/clone"], check=True, env=env)
     assert open(scratch + "/clone/setup.sh").read() == "echo hi\n"
+# Comments and threads on the project snippet.
+note = code.notes.create({"body": "Works for me"})
+assert note.noteable_type == "Snippet" and note.noteable_id == code.id and note.noteable_iid is None, note.attributes
+second = code.notes.create({"body": "Me too"})
+assert [n.id for n in code.notes.list(all=True)] == [second.id, note.id]
+assert [n.id for n in code.notes.list(all=True, sort="asc", order_by="updated_at")] == [note.id, second.id]
+note = code.notes.get(note.id)
+note.body = "Works for me, too"
+note.save()
+assert code.notes.get(note.id).body == "Works for me, too"
+second.delete()
+refused(lambda: code.notes.get(second.id), 404, "404 Not found")
+refused(lambda: code.notes.create({"body": " "}), 400, "400 Bad request - Note {:note=>[\"can't be blank\"]}")
+thread = code.discussions.create({"body": "Why sh?"})
+assert thread.individual_note is False and thread.attributes["notes"][0]["type"] == "DiscussionNote", thread.attributes
+reply = thread.notes.create({"body": "Portable"})
+assert [n["body"] for n in code.discussions.get(thread.id).attributes["notes"]] == ["Why sh?", "Portable"]
+assert [d.individual_note for d in code.discussions.list(all=True)] == [True, False]
+reply = thread.notes.get(reply.id)
+reply.body = "Portable enough"
+reply.save()
+reply.delete()
 refused(lambda: project.snippets.create({"title": "t", "file_name": "a", "content": "a", "visibility": "secret"}), 400, "visibility does not have a valid value")
 code.delete()
 assert project.snippets.list(all=True) == []

@@ -14,7 +14,9 @@ import { commitChanges, countCommits, logCommitIds, readCommits } from '../../gi
 import { type Commit, openRepository, readTagObject } from '../../git/objects.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import { resolveCommit, resolveRef } from '../../git/refs.ts';
-import { existingProjectRepository } from '../../git/repository.ts';
+import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
+import { readBlob } from '../../git/commits.ts';
+import { existingSnippetRepository } from '../../domain/snippet-repositories.ts';
 import { commitWebUrl, projectWebUrl } from '../../domain/urls.ts';
 import { rubyTime as webHookTime } from '../../jobs/web-hooks.ts';
 import { detailedStatus } from '../pipelines/pipelines.presenter.ts';
@@ -438,6 +440,12 @@ export async function noteData(db: Kysely<DB>, config: Config, noteId: number, u
       data.merge_request = mr.attrs;
       url = mr.attrs.url as string;
     }
+  } else if (note.noteable_type === 'Snippet' && note.noteable_id !== null) {
+    const snippet = await snippetAttrs(db, config, note.noteable_id, webUrl);
+    if (snippet) {
+      data.snippet = snippet;
+      url = snippet.url as string;
+    }
   } else if (note.commit_id) {
     data.commit = await commitOf(config, subject, note.commit_id);
     url = commitWebUrl(webUrl, note.commit_id);
@@ -470,6 +478,32 @@ export async function noteData(db: Kysely<DB>, config: Config, noteId: number, u
     url: `${url}#note_${note.id}`,
   };
   return { data, confidential, projectId: note.project_id };
+}
+
+/**
+ * Snippet#hook_attrs of a project's snippet: its record, with the content of its first file (the
+ * legacy single-file `content`), and its web page.
+ */
+async function snippetAttrs(db: Kysely<DB>, config: Config, snippetId: number, projectUrl: string): Promise<Json | null> {
+  const snippet = await db.selectFrom('snippets').selectAll().where('id', '=', snippetId).executeTakeFirst();
+  if (!snippet) return null;
+  const gitDir = existingSnippetRepository(config, snippet);
+  const branch = gitDir === null ? null : await readDefaultBranch(gitDir);
+  const blob = gitDir !== null && branch !== null && snippet.file_name ? await readBlob(gitDir, `refs/heads/${branch}`, snippet.file_name).catch(() => null) : null;
+  return {
+    id: snippet.id,
+    title: snippet.title,
+    description: snippet.description,
+    content: blob ? blob.content.toString('utf8') : '',
+    author_id: snippet.author_id,
+    project_id: snippet.project_id,
+    created_at: rubyTime(snippet.created_at),
+    updated_at: rubyTime(snippet.updated_at),
+    file_name: snippet.file_name,
+    type: snippet.project_id === null ? 'PersonalSnippet' : 'ProjectSnippet',
+    visibility_level: snippet.visibility_level,
+    url: `${projectUrl}/-/snippets/${snippet.id}`,
+  };
 }
 
 // ---- Pipelines and jobs --------------------------------------------------------------------------

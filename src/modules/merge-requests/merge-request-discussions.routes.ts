@@ -25,8 +25,8 @@ import {
   UpdateDiscussionNoteBody,
 } from '../notes/notes.schemas.ts';
 import { type Noteable, createDiscussion, deleteComment, replyToDiscussion, setNotesResolved, updateComment } from '../notes/notes.service.ts';
-import { mayAdministerNote, mayResolveNotes, noteCreatedAt } from '../issues/issue-notes.routes.ts';
-import { requireMergeRequestCommenter, requireMergeRequestNote, requireMergeRequestNoteable } from './merge-request-notes.routes.ts';
+import { mayAdministerNote, mayResolveNotes, noteCreatedAt, requireNoteOf } from '../notes/notes.routes.ts';
+import { requireMergeRequestCommenter, requireMergeRequestNoteable } from './merge-request-notes.routes.ts';
 
 const REQUIRED = { auth: 'required' } as const;
 const MergeRequestParams = Params({ id: IdOrPath, noteable_id: Type.Integer() });
@@ -101,18 +101,18 @@ export const mergeRequestDiscussionRoutes: FastifyPluginAsyncTypebox = async (ap
 
   api.get(`${base}/:discussion_id/notes/:note_id`, { schema: { params: DiscussionNoteParams, response: { 200: NoteEntity } }, ...readable }, async (req) => {
     const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
-    return (await presentNotes([await requireMergeRequestNote(req, noteable, req.params.note_id)], noteable))[0];
+    return (await presentNotes([await requireNoteOf(req, noteable, req.params.note_id)], noteable))[0];
   });
 
   api.put(`${base}/:discussion_id/notes/:note_id`, { schema: { params: DiscussionNoteParams, body: UpdateDiscussionNoteBody, response: { 200: NoteEntity } }, ...readable }, async (req) => {
     const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
-    const note = await requireMergeRequestNote(req, noteable, req.params.note_id);
+    const note = await requireNoteOf(req, noteable, req.params.note_id);
     if (req.body.resolved !== undefined) {
       // resolve_note: the note's author, the merge request's author, Developers and up.
       if (note.author_id !== req.actor!.user.id && !mayResolveNotes(req, noteable)) throw forbidden();
       if (!note.resolvable) throw badRequest('Note is not resolvable');
       await setNotesResolved(serviceContext(req), [note], req.body.resolved);
-      return (await presentNotes([await requireMergeRequestNote(req, noteable, note.id)], noteable))[0];
+      return (await presentNotes([await requireNoteOf(req, noteable, note.id)], noteable))[0];
     }
     if (!mayAdministerNote(req, note)) throw forbidden();
     return (await presentNotes([await updateComment(serviceContext(req), note, req.body.body as string)], noteable))[0];
@@ -120,7 +120,7 @@ export const mergeRequestDiscussionRoutes: FastifyPluginAsyncTypebox = async (ap
 
   api.delete(`${base}/:discussion_id/notes/:note_id`, { schema: { params: DiscussionNoteParams, response: { 204: NoContent } }, ...readable }, async (req, reply) => {
     const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
-    const note = await requireMergeRequestNote(req, noteable, req.params.note_id);
+    const note = await requireNoteOf(req, noteable, req.params.note_id);
     if (!mayAdministerNote(req, note)) throw forbidden();
     await deleteComment(serviceContext(req), note);
     return reply.code(204).send();

@@ -1,4 +1,4 @@
-// Notes on issues, commits (and, later, merge requests): comments people write and the system
+// Notes on issues, merge requests, project snippets and commits: comments people write and the system
 // notes that record changes ("closed", "assigned to @x", "added ~1 label"). A comment records a `commented`
 // activity event (target Note) and the to-dos of whom it mentions; a system note records neither.
 import { type ServiceContext, requireActor, withTransaction } from '../../core/context.ts';
@@ -13,13 +13,16 @@ import { type DiffNotePosition, type DiffRefs, type PositionInput, checkPosition
 
 export type { DiffNotePosition, DiffRefs, PositionInput };
 
-/** What a note is about: an issue, a merge request or an alert of a project. */
+/** What a note is about: an issue, a merge request, an alert or a snippet of a project. */
 export interface Noteable {
-  type: 'Issue' | 'MergeRequest' | 'AlertManagement::Alert';
+  type: 'Issue' | 'MergeRequest' | 'AlertManagement::Alert' | 'Snippet';
   id: number;
-  iid: number;
+  /** Null for a snippet, which has none. */
+  iid: number | null;
   projectId: number;
   title: string;
+  /** Whoever wrote the noteable (who may resolve its threads), when that matters. */
+  authorId?: number | null;
 }
 
 /** The platform's limit on a note's text. */
@@ -153,7 +156,8 @@ async function insertComment(ctx: ServiceContext, noteable: Noteable, body: stri
     await touchNoteable(tx, noteable);
     // A note has no title: the event's target_title is null, as on the platform.
     await recordEvent(tx, { projectId: noteable.projectId, authorId: author.id, action: 'commented', targetType: 'Note', targetId: note.id });
-    await noteTodos(tx, { type: noteable.type, id: noteable.id, projectId: noteable.projectId }, { id: note.id, body });
+    // Notes on snippets make no to-dos (Note#can_create_todo?).
+    if (noteable.type !== 'Snippet') await noteTodos(tx, { type: noteable.type, id: noteable.id, projectId: noteable.projectId }, { id: note.id, body });
     await enqueueHookEvent(tx.db, { projectId: noteable.projectId }, { kind: 'note', noteId: note.id, userId: author.id });
     return note;
   });
@@ -205,8 +209,11 @@ export async function deleteComment(ctx: ServiceContext, note: NoteRow): Promise
   await ctx.db.deleteFrom('notes').where('id', '=', note.id).execute();
 }
 
+/** A note touches what it is on (the note's `belongs_to :noteable, touch: true`). */
+const NOTEABLE_TABLES = { Issue: 'issues', MergeRequest: 'merge_requests', Snippet: 'snippets', 'AlertManagement::Alert': 'alert_management_alerts' } as const;
+
 async function touchNoteable(ctx: ServiceContext, noteable: Noteable): Promise<void> {
-  const table = noteable.type === 'Issue' ? 'issues' : 'merge_requests';
+  const table = NOTEABLE_TABLES[noteable.type];
   await ctx.db.updateTable(table).set({ updated_at: ctx.now().toISOString() }).where('id', '=', noteable.id).execute();
 }
 

@@ -7,7 +7,10 @@ import { projectFeatureAvailable } from '../../core/access/abilities.ts';
 import { accessToProject, findProjectByFullPath } from '../../core/access/loaders.ts';
 import type { Actor } from '../../core/auth/actor.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
+import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { readFeatureLevel } from '../../domain/settings/project-settings.ts';
+import { humanSize } from '../../domain/validation.ts';
+import { repositorySize } from '../../git/statistics.ts';
 import { existingSnippetRepository } from '../../domain/snippet-repositories.ts';
 import type { GitService } from '../../git/smart-http.ts';
 import { type ProjectSnippetScope, canChangeSnippet, canReadSnippet } from './snippets.access.ts';
@@ -55,5 +58,16 @@ export async function checkSnippetGitAccess(req: FastifyRequest, ref: { projectP
   if (service === 'git-upload-pack') return { ok: true, gitDir };
   if (!canChangeSnippet(actor, snippet, scope)) return refuse(403, SNIPPET_GIT_MESSAGES.updateSnippet);
   if (snippet.repository_read_only) return refuse(403, REPOSITORY_READ_ONLY_MESSAGE);
+  const limit = (await applicationSettings(db)).snippet_size_limit;
+  const size = await repositorySize(gitDir);
+  if (size > limit) return refuse(403, sizeExceeded(limit, size - limit));
   return { ok: true, gitDir };
+}
+
+/**
+ * A push to a snippet repository already over the instance's snippet_size_limit (GitAccess's
+ * check_size_before_push!, in the words of RepositorySizeErrorMessage#push_error: two significant digits).
+ */
+function sizeExceeded(limit: number, excess: number): string {
+  return `Your push has been rejected, because this repository has exceeded its size limit of ${humanSize(limit, 2)} by ${humanSize(excess, 2)}. Please contact your GitLab administrator for more information.`;
 }

@@ -3,13 +3,15 @@
 // read them, Reporters and up create, Maintainers (not being the author) change and remove, the
 // user agent detail is for administrators; a caller who sees the project without the role gets
 // 403, one who does not 404, an anonymous caller 401 where signing in is required. Personal
-// snippets: the lists for every signed-in user, one public snippet for anyone.
+// snippets: the lists for every signed-in user, one public snippet for anyone. Notes on project
+// snippets: signed-in readers list them and comment, Maintainers change and remove another's.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type MatrixCall, type MatrixWorld, type Role, buildMatrixWorld, expectation, refusals, runMatrix } from '../../../test/access-matrix.ts';
 import { ROOT_TOKEN, type TestApp, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
+import { DiscussionEntity, NoteEntity } from '../notes/notes.schemas.ts';
 import { SnippetEntity, UserAgentDetailEntity } from './snippets.schemas.ts';
 
 let t: TestApp;
@@ -107,4 +109,63 @@ test('personal snippet lists: every signed-in user; one public snippet: anyone',
     const wantCreate = role === 'anonymous' ? 401 : role === 'blocked' || role === 'external' ? 403 : 201;
     assert.equal(create.statusCode, wantCreate, `${role} POST: ${create.body}`);
   }
+});
+
+/** A root comment on a new snippet of the call's project: [snippet id, note id]. */
+async function freshNote(c: MatrixCall): Promise<[number, number]> {
+  const id = await fresh(c);
+  const res = await t.post(`${base(c)}/${id}/notes`, { token: ROOT_TOKEN, body: { body: 'by root' } });
+  assert.equal(res.statusCode, 201, res.body);
+  return [id, res.json().id];
+}
+
+test('project snippet notes and discussions: readers list and comment; Maintainers change and remove another\'s', async () => {
+  const readersSignedIn = expectation({ auth: 'required', success: 200 });
+  await runMatrix(world, {
+    expect: readersSignedIn,
+    errors,
+    call: async (c) => t.get(`${base(c)}/${(await freshNote(c))[0]}/notes`, { token: c.caller.token }),
+    verify: (res) => {
+      expectEntities(res.json(), NoteEntity);
+      assert.equal(res.json().length, 1);
+    },
+  });
+  await runMatrix(world, {
+    expect: readersSignedIn,
+    errors,
+    call: async (c) => t.get(`${base(c)}/${(await freshNote(c))[0]}/discussions`, { token: c.caller.token }),
+    verify: (res) => expectEntities(res.json(), DiscussionEntity),
+  });
+  await runMatrix(world, {
+    expect: expectation({ auth: 'required', success: 201 }),
+    errors,
+    call: async (c) => t.post(`${base(c)}/${await fresh(c)}/notes`, { token: c.caller.token, body: { body: `from ${c.role}` } }),
+    verify: (res, c) => {
+      expectEntity(res.json(), NoteEntity);
+      assert.deepEqual([res.json().body, res.json().noteable_type], [`from ${c.role}`, 'Snippet']);
+    },
+  });
+  await runMatrix(world, {
+    expect: expectation({ auth: 'required', success: 201 }),
+    errors,
+    call: async (c) => t.post(`${base(c)}/${await fresh(c)}/discussions`, { token: c.caller.token, body: { body: `thread of ${c.role}` } }),
+    verify: (res) => expectEntity(res.json(), DiscussionEntity),
+  });
+  await runMatrix(world, {
+    expect: expectation({ auth: 'required', success: 200, minLevel: ACCESS.MAINTAINER }),
+    errors,
+    call: async (c) => {
+      const [id, noteId] = await freshNote(c);
+      return t.put(`${base(c)}/${id}/notes/${noteId}`, { token: c.caller.token, body: { body: 'edited' } });
+    },
+    verify: (res) => expectEntity(res.json(), NoteEntity),
+  });
+  await runMatrix(world, {
+    expect: expectation({ auth: 'required', success: 204, minLevel: ACCESS.MAINTAINER }),
+    errors,
+    call: async (c) => {
+      const [id, noteId] = await freshNote(c);
+      return t.del(`${base(c)}/${id}/notes/${noteId}`, { token: c.caller.token });
+    },
+  });
 });

@@ -1,11 +1,13 @@
 // A real client against a listening server: @gitbeaker/rest keeps personal and project snippets
-// (several files, file actions, raw content, user agent details) and moves a snippet's repository.
+// (several files, file actions, raw content, user agent details, a project snippet's notes and
+// discussions) and moves a snippet's repository.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Gitlab } from '@gitbeaker/rest';
 import { ROOT_TOKEN, type TestApp } from '../../../test/harness.ts';
 import { failureOf, listeningTestApp } from '../../../test/listening.ts';
 import { expectEntities, expectEntity } from '../../../test/matchers.ts';
+import { DiscussionEntity, NoteEntity } from '../notes/notes.schemas.ts';
 import { SnippetStorageMoveEntity } from '../repository-storage-moves/repository-storage-moves.schemas.ts';
 import { SnippetEntity, UserAgentDetailEntity } from './snippets.schemas.ts';
 
@@ -63,6 +65,24 @@ test('@gitbeaker/rest: ProjectSnippets', async () => {
   assert.equal(edited.file_name, 'install.sh');
   assert.equal(await api.ProjectSnippets.showRepositoryFileContent(project.id, snippet.id as number, 'main', 'install.sh'), 'echo hi');
   expectEntity(await api.ProjectSnippets.showUserAgentDetails(project.id, snippet.id as number), UserAgentDetailEntity);
+  // Its comments and threads.
+  const note = await api.ProjectSnippetNotes.create(project.id, snippet.id as number, 'Runs everywhere');
+  expectEntity(note, NoteEntity);
+  assert.deepEqual([note.noteable_type, note.noteable_id], ['Snippet', snippet.id]);
+  const notes = await api.ProjectSnippetNotes.all(project.id, snippet.id as number, { sort: 'asc' });
+  expectEntities(notes, NoteEntity);
+  assert.deepEqual(notes.map((n) => n.id), [note.id]);
+  expectEntity(await api.ProjectSnippetNotes.show(project.id, snippet.id as number, note.id), NoteEntity);
+  assert.equal((await api.ProjectSnippetNotes.edit(project.id, snippet.id as number, note.id, { body: 'Runs anywhere' })).body, 'Runs anywhere');
+  await api.ProjectSnippetNotes.remove(project.id, snippet.id as number, note.id);
+  assert.deepEqual(await api.ProjectSnippetNotes.all(project.id, snippet.id as number), []);
+  const thread = await api.ProjectSnippetDiscussions.create(project.id, snippet.id as number, 'Why echo?');
+  expectEntity(thread, DiscussionEntity);
+  expectEntity(await api.ProjectSnippetDiscussions.addNote(project.id, snippet.id as number, thread.id, 'Why not'), NoteEntity);
+  const threads = await api.ProjectSnippetDiscussions.all(project.id, snippet.id as number);
+  expectEntities(threads, DiscussionEntity);
+  assert.deepEqual(threads.map((d) => d.notes?.map((n) => n.body)), [['Why echo?', 'Why not']]);
+
   const refusal = await failureOf(api.ProjectSnippets.create(project.id, 'no files', { visibility: 'private' }));
   assert.equal(refusal.status, 400);
   await api.ProjectSnippets.remove(project.id, snippet.id as number);

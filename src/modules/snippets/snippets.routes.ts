@@ -61,16 +61,21 @@ const snippetNotFound = () => notFound('Snippet');
 const recordNotFound = () => apiError(404, '404 Not found');
 
 /** What the caller holds on the loaded project, for the snippet checks. */
-function loadedScope(req: FastifyRequest): ProjectSnippetScope {
+export function loadedScope(req: FastifyRequest): ProjectSnippetScope {
   const project = loadedProject(req);
   return { access: project.access, archived: project.row.archived };
 }
 
-/** check_snippets_enabled: the project's snippets feature, open to the caller, else 403. */
-async function snippetsEnabled(req: FastifyRequest): Promise<void> {
+/** Whether the loaded project's snippets feature is open to the caller. */
+export async function snippetsFeatureOpen(req: FastifyRequest): Promise<boolean> {
   const project = loadedProject(req);
   const level = await readFeatureLevel(req.server.deps.db, project.row, 'snippets');
-  if (!projectFeatureAvailable(req.actor, project.row, project.access, 'snippets', level)) throw forbidden();
+  return projectFeatureAvailable(req.actor, project.row, project.access, 'snippets', level);
+}
+
+/** check_snippets_enabled: the project's snippets feature, open to the caller, else 403. */
+async function snippetsEnabled(req: FastifyRequest): Promise<void> {
+  if (!(await snippetsFeatureOpen(req))) throw forbidden();
 }
 
 export const snippetRoutes: FastifyPluginAsyncTypebox = async (api) => {

@@ -11,7 +11,7 @@ import type { SnippetRow } from '../../db/schema.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { applicationSettings, chooseRepositoryStorage, defaultBranchName, restrictedVisibility } from '../../domain/settings/application-settings.ts';
 import { removeSnippets, snippetRepositoryDir } from '../../domain/snippet-repositories.ts';
-import { tooLong } from '../../domain/validation.ts';
+import { tooLarge, tooLong } from '../../domain/validation.ts';
 import { ActionError, type FileAction, createCommit } from '../../git/commits.ts';
 import { resolveRef } from '../../git/refs.ts';
 import { createRepository, deleteRepository, placeNewRepository, snippetRepositoryPath, stagingRepositoryPath } from '../../git/repository.ts';
@@ -51,6 +51,16 @@ async function checkVisibility(ctx: ServiceContext, level: number): Promise<void
   if (restricted) throw failure(403, `Visibility level ${restricted.charAt(0).toUpperCase()}${restricted.slice(1)}`);
 }
 
+/**
+ * The model's limit on its content (the first file's text), the instance's snippet_size_limit,
+ * counted in characters as the platform's length validation counts them.
+ */
+function checkContentSize(content: string | undefined, limit: number): void {
+  if (content === undefined) return;
+  const size = [...content].length;
+  if (size > limit) throw failure(400, `Content ${tooLarge(size, limit)}`);
+}
+
 function checkTitle(title: string | undefined): void {
   if (title !== undefined && [...title].length > TITLE_MAX) throw failure(400, `Title ${tooLong(TITLE_MAX)}`);
 }
@@ -87,6 +97,7 @@ export async function createSnippet(ctx: ServiceContext, input: NewSnippet): Pro
   await checkVisibility(ctx, level);
   checkTitle(input.title);
   const instance = await applicationSettings(ctx.db);
+  checkContentSize(input.files[0]?.content, instance.snippet_size_limit);
   const storage = chooseRepositoryStorage(instance, Object.keys(ctx.config.repositoryStorages));
   const storageDir = storageDirectory(ctx.config.repositoryStorages, storage) as string;
   const branch = defaultBranchName(instance);
@@ -205,6 +216,8 @@ export async function updateSnippet(ctx: ServiceContext, snippet: SnippetRecord,
 
   const gitDir = snippetRepositoryDir(ctx.config, snippet);
   const instance = await applicationSettings(ctx.db);
+  // What the model's content becomes: the first action's text, or the legacy content.
+  checkContentSize(body.files ? body.files[0]?.content : body.content, instance.snippet_size_limit);
   const current = await readSnippetFiles(gitDir, defaultBranchName(instance));
   // The legacy parameters name the snippet's one file: with several, `files` must say which.
   if ((body.content !== undefined || body.file_name !== undefined) && current.paths.length > 1) {

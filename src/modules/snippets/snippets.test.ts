@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type GitCli, gitCli, gitUrl } from '../../../test/git-cli.ts';
 import { PASSWORD, ROOT_TOKEN, type TestApp, type TestUser } from '../../../test/harness.ts';
-import { addMember, createProject } from '../../../test/factories.ts';
+import { addMember, createProject, setInstanceSettings } from '../../../test/factories.ts';
 import { listeningTestApp } from '../../../test/listening.ts';
 import { expectEntities, expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
@@ -426,5 +426,53 @@ describe('repository storage moves', () => {
     const all = await t.get('/api/v4/snippet_repository_storage_moves', { token: ROOT_TOKEN, query: { per_page: '100' } });
     expectEntities(all.json(), SnippetStorageMoveEntity);
     assert.ok(all.json().some((m: { snippet: { id: number }; state: string }) => m.snippet.id === created.id && m.state === 'finished'));
+  });
+});
+
+describe('the snippet size limit', () => {
+  const tooLong = (size: string, limit: string) => ({ message: { error: `Content is too long (${size}). The maximum size is ${limit}.` } });
+
+  test('a content over snippet_size_limit is refused on create and update, in the model\'s words', async () => {
+    await setInstanceSettings(t, { snippet_size_limit: 10 });
+    try {
+      expectError(await t.post('/api/v4/snippets', { token: author.token, body: { title: 'Big', file_name: 'big.txt', content: '12345678901' } }), 400, tooLong('11 Bytes', '10 Bytes'));
+      // With `files`, the first file's content is the snippet's content.
+      const files = [
+        { file_path: 'a.txt', content: 'x'.repeat(2048) },
+        { file_path: 'b.txt', content: 'y' },
+      ];
+      expectError(await t.post(`/api/v4/projects/${project.id}/snippets`, { token: author.token, body: { title: 'Big', visibility: 'public', files } }), 400, tooLong('2 KB', '10 Bytes'));
+      // Characters are counted, not bytes.
+      const fits = await createPersonal({ title: 'Fits', file_name: 'ok.txt', content: 'éééééééééé' });
+      expectError(await t.put(`/api/v4/snippets/${fits.id}`, { token: author.token, body: { content: 'x'.repeat(1500) } }), 400, tooLong('1.46 KB', '10 Bytes'));
+      expectError(await t.put(`/api/v4/snippets/${fits.id}`, { token: author.token, body: { files: [{ action: 'update', file_path: 'ok.txt', content: 'x'.repeat(11) }] } }), 400, tooLong('11 Bytes', '10 Bytes'));
+      // What is refused leaves the snippet as it was; a change within the limit, or of no content, passes.
+      assert.equal((await t.get(`/api/v4/snippets/${fits.id}/raw`, { token: author.token })).body, 'éééééééééé');
+      expectStatus(await t.put(`/api/v4/snippets/${fits.id}`, { token: author.token, body: { title: 'Renamed' } }), 200);
+      expectStatus(await t.put(`/api/v4/snippets/${fits.id}`, { token: author.token, body: { content: 'short' } }), 200);
+      assert.equal((await t.get(`/api/v4/snippets/${fits.id}/raw`, { token: author.token })).body, 'short');
+    } finally {
+      await setInstanceSettings(t, { snippet_size_limit: 52428800 });
+    }
+  });
+
+  test('a push to a snippet repository already over the limit is refused', async () => {
+    const created = await createPersonal({ title: 'Pushed', visibility: 'public', files: [{ file_path: 'a.txt', content: 'A\n' }] });
+    const dir = path.join(git.root, `clone-${Math.random().toString(16).slice(2)}`);
+    const cloned = await git.run(['clone', '--quiet', gitUrl(host, `snippets/${created.id}`, { login: author.user.username, password: author.token }), dir]);
+    assert.equal(cloned.code, 0, cloned.stderr);
+    await git.commit(dir, 'b.txt', 'B\n', 'Add b');
+    await setInstanceSettings(t, { snippet_size_limit: 1000 });
+    try {
+      const refused = await git.run(['push', 'origin', 'HEAD:main'], dir);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /Your push has been rejected, because this repository has exceeded its size limit of 1000 Bytes by [\d.]+ (Bytes|KB)\. Please contact your GitLab administrator for more information\./);
+      // Reading is not limited.
+      assert.equal((await git.run(['fetch', 'origin'], dir)).code, 0);
+    } finally {
+      await setInstanceSettings(t, { snippet_size_limit: 52428800 });
+    }
+    const pushed = await git.run(['push', 'origin', 'HEAD:main'], dir);
+    assert.equal(pushed.code, 0, pushed.stderr);
   });
 });

@@ -1,7 +1,8 @@
 // The pure rules of wiki pages: which files are pages, slugs and titles, renames, limits, links.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { attachmentFileName, attachmentMarkdown, humanSize, normalizeTitle, pageErrors, pageOfPath, renamedTitle, slugOfTitle } from './wiki-pages.ts';
+import { humanSize } from '../../domain/validation.ts';
+import { attachmentFileName, attachmentMarkdown, normalizeTitle, pageErrors, pageOfPath, renamedTitle, slugOfTitle } from './wiki-pages.ts';
 
 test('a page is a file with a markup extension; its title is its name with hyphens as blanks', () => {
   assert.deepEqual(pageOfPath('guides/Getting--started.md'), { path: 'guides/Getting--started.md', slug: 'guides/Getting--started', title: 'Getting started', format: 'markdown' });

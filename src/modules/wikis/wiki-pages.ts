@@ -2,7 +2,7 @@
 // `<slug>.<extension>` on the wiki's branch, where the extension names the markup format, the
 // slug is the title with its spaces as hyphens (directories kept), and the title shown is the
 // file's base name with its hyphens as spaces. Pure: no git, no database.
-import { BLANK } from '../../domain/validation.ts';
+import { BLANK, tooLarge } from '../../domain/validation.ts';
 
 /** The formats a page may be written in, in the platform's order (Wiki::MARKUPS). */
 export const WIKI_FORMATS = ['markdown', 'rdoc', 'asciidoc', 'org'] as const;
@@ -98,21 +98,8 @@ export function pageErrors(title: string, content: string, maxContentBytes: numb
     if (Buffer.byteLength(dir) > MAX_DIRECTORY_BYTES) add('title', `exceeds the limit of ${MAX_DIRECTORY_BYTES} bytes for directory name "${dir}"`);
   }
   const size = Buffer.byteLength(content);
-  if (size > maxContentBytes) add('content', `is too long (${humanSize(size)}). The maximum size is ${humanSize(maxContentBytes)}.`);
+  if (size > maxContentBytes) add('content', tooLarge(size, maxContentBytes));
   return errors;
-}
-
-/** ActiveSupport's number_to_human_size: 1024-based, three significant digits, trailing zeros dropped. */
-export function humanSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'Byte' : 'Bytes'}`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${String(Number(value.toPrecision(3)))} ${units[unit]}`;
 }
 
 /** Whether an attachment's name makes it embeddable (FileTypeDetection: an image or a video). */
