@@ -69,6 +69,7 @@ const COLUMNS = {
     updated_at: 'text',
   },
   alert_management_alert_assignees: { id: 'integer', alert_id: 'integer', user_id: 'integer' },
+  push_leases: { id: 'integer', repository: 'text', node: 'text', expires_at: 'text', created_at: 'text' },
   clusters: {
     id: 'integer', project_id: 'integer', user_id: 'integer?', name: 'text', domain: 'text?', enabled: 'boolean', managed: 'boolean', provider_type: 'text',
     environment_scope: 'text', management_project_id: 'integer?', api_url: 'text', ca_cert: 'text?', namespace: 'text?', authorization_type: 'text',

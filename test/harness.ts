@@ -79,11 +79,31 @@ export interface TestAppOptions {
   now?: () => Date;
   /** Ephemeral mode's /-/test routes, resetting to the state right after prepare (SQLite only). */
   testMode?: boolean;
+  /**
+   * Another node of that app's deployment: the same database and repository storages, a data
+   * directory of its own (its push directories, caches), as nodes that share only the database
+   * and the storages. Closing it leaves the database to the first app.
+   */
+  nodeOf?: TestApp;
+}
+
+/** The database each test app opened, for the nodes started beside it. */
+const databases = new WeakMap<TestApp, { database: ReturnType<typeof openDatabase>; schema?: string }>();
+
+/** A node's environment beside `first`: its storages (absolute), and its data directory seeded with the instance's identity and keys. */
+function nodeEnv(first: TestApp, dataDir: string): Record<string, string> {
+  for (const entry of fs.readdirSync(first.deps.config.dataDir, { withFileTypes: true })) {
+    if (entry.isFile()) fs.copyFileSync(path.join(first.deps.config.dataDir, entry.name), path.join(dataDir, entry.name));
+  }
+  const storages = Object.entries(first.deps.config.repositoryStorages).map(([name, dir]) => `${name}=${dir}`);
+  return { QUARRY_REPOSITORY_STORAGES: storages.join(',') };
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-test-'));
   const url = process.env.DATABASE_URL || null;
+  const first = options.nodeOf ? databases.get(options.nodeOf) : undefined;
+  if (options.nodeOf && !first) throw new Error('nodeOf: not a test app');
   const config = loadConfig({
     QUARRY_DATA_DIR: dataDir,
     QUARRY_EXTERNAL_URL: BASE_URL,
@@ -98,10 +118,11 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     // No SSH server unless a test starts one (on a free port): test apps never contend for 2222.
     QUARRY_SSH_PORT: '0',
     ...(url ? { DATABASE_URL: url } : {}),
+    ...(options.nodeOf ? nodeEnv(options.nodeOf, dataDir) : {}),
     ...env,
   });
-  const schema = url ? await createSchema(url) : undefined;
-  const database = openDatabase({ url, pgSchema: schema, poolSize: 4 });
+  const schema = first ? first.schema : url ? await createSchema(url) : undefined;
+  const database = first ? first.database : openDatabase({ url, pgSchema: schema, poolSize: 4 });
   const deps: Deps = { ...createDeps(config, database), ...(options.now ? { now: options.now } : {}) };
   await prepare(deps);
   const startState = options.testMode ? await captureStartState(deps) : null;
@@ -122,7 +143,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     return app.inject({ method, url: target, headers, payload, query: options.query });
   };
 
-  return {
+  const testApp: TestApp = {
     app,
     deps,
     request,
@@ -151,9 +172,13 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     },
     async close() {
       await app.close();
-      await database.close();
-      if (url && schema) await dropSchema(url, schema);
+      if (!first) {
+        await database.close();
+        if (url && schema) await dropSchema(url, schema);
+      }
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  databases.set(testApp, { database, schema });
+  return testApp;
 }

@@ -1356,6 +1356,7 @@ export interface DB {
   alert_management_http_integrations: AlertManagementHttpIntegrationsTable;
   alert_management_alerts: AlertManagementAlertsTable;
   alert_management_alert_assignees: AlertManagementAlertAssigneesTable;
+  push_leases: PushLeasesTable;
   error_tracking_settings: ErrorTrackingSettingsTable;
   error_tracking_client_keys: ErrorTrackingClientKeysTable;
   error_tracking_errors: ErrorTrackingErrorsTable;
@@ -1826,6 +1827,15 @@ export interface AlertManagementAlertsTable {
 export type AlertManagementAlertRow = Selectable<AlertManagementAlertsTable>;
 
 /** A user an alert is assigned to. */
+/** A push under way (0055): the repository it writes (`project:<id>`, `snippet:<id>`, …), the node serving it, and when its lease runs out. */
+export interface PushLeasesTable {
+  id: Generated<number>;
+  repository: string;
+  node: string;
+  expires_at: string;
+  created_at: string;
+}
+
 export interface AlertManagementAlertAssigneesTable {
   id: Generated<number>;
   alert_id: number;

@@ -9,6 +9,7 @@ import type { DB } from './schema.ts';
  */
 export const DATA_TABLES = [
   'background_jobs',
+  'push_leases',
   'background_job_stats',
   'import_failures',
   'project_exports',

@@ -1,8 +1,8 @@
 // The commands an SSH client may run, answered as the platform's shell (gitlab-shell, 14.x, behind
 // OpenSSH) answers them, byte for byte: no command greets the key's owner; git-upload-pack,
-// git-receive-pack and git-upload-archive run git on the project's repository; git-lfs-authenticate,
-// personal_access_token, 2fa_recovery_codes and 2fa_verify answer as the platform does where LFS
-// and two-factor authentication are off. Anything else is refused; nothing else is ever run.
+// git-receive-pack and git-upload-archive run git on a project's, a snippet's or a wiki's
+// repository; git-lfs-authenticate, personal_access_token, 2fa_recovery_codes and 2fa_verify
+// answer as the platform does where LFS and two-factor authentication are off. Anything else is refused; nothing else is ever run.
 import type { Readable, Writable } from 'node:stream';
 import { actingUser } from '../core/auth/actor.ts';
 import type { BaseContext, ServiceContext } from '../core/context.ts';
@@ -10,6 +10,8 @@ import { type SshGitCommand, isSshGitCommand, serveGitCommand } from '../git/ssh
 import { issueToken } from '../modules/access-tokens/access-tokens.service.ts';
 import type { ActiveKey } from '../modules/keys/keys.finder.ts';
 import { type PushLog, openPushSession, pushRulesFor } from '../modules/pushes/index.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../domain/project-repository.ts';
+import { beginPush } from '../domain/push-leases.ts';
 import { type GitAction, checkSshGitAccess, keyRefusal } from './access.ts';
 import { CommandLineError, parseCommandLine } from './command-line.ts';
 
@@ -103,14 +105,22 @@ async function git(session: ShellSession, command: SshGitCommand, repository: st
   const access = await checkSshGitAccess(ctx, session.key, ACTIONS[command], repository);
   if (!access.ok) return fail(access.message);
   const { project, gitDir, writer } = access;
-  const push = writer ? await openPushSession(ctx.config, await pushRulesFor(ctx, { row: project }, writer.pusher), { projectId: project.id, userId: writer.userId }) : null;
-  // Git over HTTP caps the size of a push's request; here git itself caps the pack.
-  const config = push ? [...push.config, `receive.maxInputSize=${ctx.config.gitMaxPushBytes}`] : [];
-  const exit = await serveGitCommand(gitDir, command, { input: channel.stdin, output: channel.stdout, errors: channel.stderr, closed: channel.closed }, { protocol: session.protocol, config, env: push?.env });
-  // What the push changed is recorded before the client hears that it is done.
-  await push?.finish(serviceContextOf(session), session.log);
-  if (exit.timedOut) session.log.error({ command, project: project.id }, 'a git command over SSH timed out');
-  return exit.exitCode ?? 1;
+  // A push holds a lease on its repository until it is over, which storage moves on every node wait for.
+  const lease = command === 'git-receive-pack' ? await beginPush(ctx, access.pushed) : null;
+  if (command === 'git-receive-pack' && lease === null) return fail(REPOSITORY_READ_ONLY_MESSAGE);
+  try {
+    // A snippet's or a wiki's push runs no push rules and records no push event, as over HTTP.
+    const push = writer && project ? await openPushSession(ctx.config, await pushRulesFor(ctx, { row: project }, writer.pusher), { projectId: project.id, userId: writer.userId }) : null;
+    // Git over HTTP caps the size of a push's request; here git itself caps the pack.
+    const config = command === 'git-receive-pack' ? [...(push?.config ?? []), `receive.maxInputSize=${ctx.config.gitMaxPushBytes}`] : [];
+    const exit = await serveGitCommand(gitDir, command, { input: channel.stdin, output: channel.stdout, errors: channel.stderr, closed: channel.closed }, { protocol: session.protocol, config, env: push?.env });
+    // What the push changed is recorded before the client hears that it is done.
+    await push?.finish(serviceContextOf(session), session.log);
+    if (exit.timedOut) session.log.error({ command, repository: access.pushed }, 'a git command over SSH timed out');
+    return exit.exitCode ?? 1;
+  } finally {
+    await lease?.release();
+  }
 }
 
 /** git-lfs-authenticate <repository> <download|upload>: the access check of git, then nothing, as where LFS is off. */

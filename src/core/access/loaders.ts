@@ -70,8 +70,8 @@ async function findProjectBy(db: Kysely<DB>, ref: { id: number } | { path: strin
   return { row, namespace };
 }
 
-/** What an actor (none: anonymous) may do to a project. */
-async function accessOf(db: Kysely<DB>, actor: Actor | null, row: ProjectRow): Promise<{ access: number; can: Set<ProjectAbility> }> {
+/** What an actor (none: anonymous) may do to a project, outside a request (git over SSH, say). */
+export async function accessOf(db: Kysely<DB>, actor: Actor | null, row: ProjectRow): Promise<{ access: number; can: Set<ProjectAbility> }> {
   const access = actor ? await projectAccessLevel(db, actor.user.id, row.id) : ACCESS.NO_ACCESS;
   return { access, can: projectAbilities(actor, row, access) };
 }
@@ -110,10 +110,25 @@ export async function findGroup(req: FastifyRequest, raw: string): Promise<Names
 }
 
 /** What the request's actor may do to a group. */
-export async function accessToGroup(req: FastifyRequest, row: NamespaceRow): Promise<{ access: number; can: Set<GroupAbility> }> {
+export function accessToGroup(req: FastifyRequest, row: NamespaceRow): Promise<{ access: number; can: Set<GroupAbility> }> {
   const { db, now } = req.server.deps;
-  const actor = req.actor;
-  const access = actor ? await groupAccessLevel(db, actor.user.id, row.traversal_path, now()) : ACCESS.NO_ACCESS;
+  return groupAccessOf(db, now(), req.actor, row);
+}
+
+/** Finds a group by its full path only (case-insensitive), as git clients name its wiki. */
+export async function findGroupByFullPath(db: Kysely<DB>, fullPath: string): Promise<NamespaceRow | null> {
+  const row = await db
+    .selectFrom('namespaces')
+    .selectAll()
+    .where('type', '=', 'Group')
+    .where((eb) => eb(eb.fn('lower', ['full_path']), '=', fullPath.toLowerCase()))
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** What an actor (none: anonymous) may do to a group, outside a request. */
+export async function groupAccessOf(db: Kysely<DB>, now: Date, actor: Actor | null, row: NamespaceRow): Promise<{ access: number; can: Set<GroupAbility> }> {
+  const access = actor ? await groupAccessLevel(db, actor.user.id, row.traversal_path, now) : ACCESS.NO_ACCESS;
   const subject = groupSubject(row);
   let can = groupAbilities(actor, subject, access, false);
   // A private group is visible to whoever reaches a project inside it.

@@ -30,22 +30,16 @@ import { applicationSettings } from '../../domain/settings/application-settings.
 import { authenticatePassword } from '../users/index.ts';
 import { HIDDEN_FROM_PUSHES, openPushSession, pushRulesFor } from '../pushes/index.ts';
 import { checkSnippetGitAccess, snippetRepositoryRef } from '../snippets/index.ts';
-import { existingWikiDir, wikiDirForWrite, wikiGitAccess } from '../wikis/index.ts';
+import { checkWikiGitAccess, wikiRepository } from '../wikis/index.ts';
 import { GIT_ACCESS_MESSAGES, checkDeployTokenGitAccess, checkGitAccess, credentialAllows } from './git-http.access.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
+import { type PushedRepository, beginPush } from '../../domain/push-leases.ts';
 
 /** Groups nest up to MAX_ANCESTORS + 1 deep, and the project comes last. */
 const MAX_SEGMENTS = MAX_ANCESTORS + 2;
 const GIT_SUFFIX = '.git';
 const WIKI_SUFFIX = '.wiki';
 
-/** Gitlab::GitAccessWiki's messages. */
-const WIKI_ACCESS_MESSAGES = {
-  notFound: 'The wiki you were looking for could not be found.',
-  noRepository: 'A repository for this wiki does not exist yet.',
-  download: 'You are not allowed to download files from this wiki.',
-  write: "You are not allowed to write to this project's wiki.",
-} as const;
 /** A segment the platform's path format allows: only such paths are redirected to their `.git` form. */
 const PATH_SEGMENT = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
 
@@ -86,6 +80,8 @@ function fullPathOf(segments: readonly string[]): string | null {
 
 interface Target {
   service: GitService;
+  /** The repository a push writes, which holds a lease while it runs. */
+  pushed: PushedRepository;
   /** Null for a snippet's or a wiki's repository, whose pushes run no push rules and start no pipelines. */
   project: LoadedProject | null;
   gitDir: string;
@@ -123,7 +119,7 @@ async function deployTokenAccess(req: FastifyRequest, credentials: { login: stri
   const access = checkDeployTokenGitAccess({ readRepository: token.read_repository, command, projectExists: found !== null, repositoryExists: gitDir !== null });
   if (!access.ok) return access;
   const project = { ...(found as NonNullable<FoundProject>), ...(await accessToProject(req, (found as NonNullable<FoundProject>).row)) };
-  return { service: access.service, project, gitDir: gitDir as string, actor: null };
+  return { service: access.service, pushed: { kind: 'project', id: project.row.id }, project, gitDir: gitDir as string, actor: null };
 }
 
 /** The user (or token) that git credentials name; refused credentials count towards the address's ban. */
@@ -161,9 +157,9 @@ async function authorizeSnippet(req: FastifyRequest, ref: { projectPath: string 
   if (actor === null && service === 'git-receive-pack') return ASK_FOR_CREDENTIALS;
   if (!credentialAllows(actor, service)) return { status: 403, message: service === 'git-upload-pack' ? GIT_ACCESS_MESSAGES.authDownload : GIT_ACCESS_MESSAGES.authUpload };
   req.actor = actor;
-  const access = await checkSnippetGitAccess(req, ref, actor, service);
+  const access = await checkSnippetGitAccess(req.server.deps, ref, actor, service);
   if (!access.ok) return actor === null && access.unreadable ? ASK_FOR_CREDENTIALS : access;
-  return { service, project: null, gitDir: access.gitDir, actor };
+  return { service, pushed: { kind: 'snippet', id: access.snippetId }, project: null, gitDir: access.gitDir, actor };
 }
 
 /**
@@ -211,13 +207,13 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   const gitDir = project ? existingProjectRepository(deps.config.repositoryStorages, project.row) : null;
   const access = checkGitAccess({ actor, command, project, repositoryExists: gitDir !== null });
   if (!access.ok) return access;
-  return { service: access.service, project: project as LoadedProject, gitDir: gitDir as string, actor };
+  return { service: access.service, pushed: { kind: 'project', id: (project as LoadedProject).row.id }, project: project as LoadedProject, gitDir: gitDir as string, actor };
 }
 
 /**
- * A wiki's repository (Gitlab::GitAccessWiki): fetched by whoever may read the wiki, pushed to by
- * whoever may write it, over the same credentials as projects' repositories. A push to a wiki
- * that has no repository yet creates it, as its first write through the API does.
+ * A wiki's repository (the wikis module decides, for SSH too): over the same credentials as
+ * projects' repositories; an anonymous caller fetches what anyone reads, and is asked to sign in
+ * for anything else.
  */
 async function authorizeWiki(req: FastifyRequest, containerPath: string, command: string | undefined, credentials: { login: string; password: string } | null): Promise<Target | Refusal> {
   const service = command === 'git-upload-pack' || command === 'git-receive-pack' ? command : null;
@@ -225,22 +221,14 @@ async function authorizeWiki(req: FastifyRequest, containerPath: string, command
   if ('status' in authenticated) return authenticated;
   const { actor } = authenticated;
   req.actor = actor;
-  const wiki = await wikiGitAccess(req, containerPath);
-  if (!credentials && (service !== 'git-upload-pack' || !wiki?.read)) return ASK_FOR_CREDENTIALS;
+  if (actor === null && service !== 'git-upload-pack') return ASK_FOR_CREDENTIALS;
   if (service !== null && !credentialAllows(actor, service)) {
     return { status: 403, message: service === 'git-upload-pack' ? GIT_ACCESS_MESSAGES.authDownload : GIT_ACCESS_MESSAGES.authUpload };
   }
   if (service === null) return { status: 403, message: GIT_ACCESS_MESSAGES.commandNotAllowed };
-  if (!wiki?.visible) return { status: 404, message: WIKI_ACCESS_MESSAGES.notFound };
-  const ctx = serviceContext(req);
-  if (service === 'git-upload-pack') {
-    if (!wiki.read) return { status: 403, message: WIKI_ACCESS_MESSAGES.download };
-    const gitDir = await existingWikiDir(ctx.db, ctx.config, wiki.container);
-    return gitDir === null ? { status: 404, message: WIKI_ACCESS_MESSAGES.noRepository } : { service, gitDir, actor, project: null };
-  }
-  if (!wiki.write) return { status: 403, message: WIKI_ACCESS_MESSAGES.write };
-  if (wiki.readOnly) return { status: 403, message: REPOSITORY_READ_ONLY_MESSAGE };
-  return { service, gitDir: await wikiDirForWrite(ctx, wiki.container), actor, project: null };
+  const access = await checkWikiGitAccess(serviceContext(req), { actor }, containerPath, service);
+  if (!access.ok) return actor === null && access.unreadable ? ASK_FOR_CREDENTIALS : access;
+  return { service, pushed: wikiRepository(access.container), gitDir: access.gitDir, actor, project: null };
 }
 
 export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -289,22 +277,37 @@ export const gitHttpRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (Number(req.headers['content-length'] ?? 0) > maxBytes) return plain(reply, 413, 'Request Entity Too Large');
 
       const { project, gitDir, actor } = target;
-      const push =
-        service === 'git-receive-pack' && actor && project
-          ? await openPushSession(deps.config, await pushRulesFor(deps, project, pusherOf(project, actor)), { projectId: project.row.id, userId: actor.user.id })
-          : null;
-      const session = serviceRpc(
-        gitDir,
-        service,
-        { body: req.raw, gzip: encoding !== 'identity', maxBytes },
-        {
-          protocol: gitProtocol(req.headers['git-protocol']),
-          config: push?.config,
-          env: push?.env,
-          // What the push changed is recorded before the client hears that it is done.
-          beforeEnd: async () => push?.finish(serviceContext(req), req.log),
-        },
-      );
+      // A push holds a lease on its repository until it is over, which storage moves on every node wait for.
+      const lease = service === 'git-receive-pack' ? await beginPush(deps, target.pushed) : null;
+      if (service === 'git-receive-pack' && lease === null) return plain(reply, 403, REPOSITORY_READ_ONLY_MESSAGE);
+      let session: ReturnType<typeof serviceRpc>;
+      try {
+        const push =
+          service === 'git-receive-pack' && actor && project
+            ? await openPushSession(deps.config, await pushRulesFor(deps, project, pusherOf(project, actor)), { projectId: project.row.id, userId: actor.user.id })
+            : null;
+        session = serviceRpc(
+          gitDir,
+          service,
+          { body: req.raw, gzip: encoding !== 'identity', maxBytes },
+          {
+            protocol: gitProtocol(req.headers['git-protocol']),
+            config: push?.config,
+            env: push?.env,
+            // What the push changed is recorded before the client hears that it is done.
+            beforeEnd: async () => {
+              try {
+                await push?.finish(serviceContext(req), req.log);
+              } finally {
+                await lease?.release();
+              }
+            },
+          },
+        );
+      } catch (error) {
+        await lease?.release();
+        throw error;
+      }
       const output = await session.output;
       if (output) return reply.code(200).headers(NO_CACHE_HEADERS).type(resultType(service)).send(output);
       const exit = await session.done;

@@ -3,7 +3,7 @@
 // a restart) resumes where it was when its job runs again:
 //
 //   scheduled → started: the repository is read-only (since scheduling), marked so in the
-//     repository too, and the pushes already under way are waited for;
+//     repository too, and the pushes already under way, on any node, are waited for;
 //   started → replicated: copied to the destination (its wiki's repository with it), verified (the refs and every object's
 //     checksum equal on both sides, and the original unchanged meanwhile, else copied again), and
 //     switched to in one transaction that also makes the project writable again;
@@ -12,10 +12,10 @@
 //
 // A failure before the switch leaves the project where it was, writable, and the move `failed`.
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import type { ProjectRepositoryStorageMoveRow } from '../../db/schema.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
+import { waitForPushes } from '../../domain/push-leases.ts';
 import { MOVE_STATE } from '../../domain/repository-storage-moves.ts';
 import { refsChecksum } from '../../git/checksums.ts';
 import { replicateRepository } from '../../git/replicate.ts';
@@ -30,7 +30,6 @@ import {
 } from '../../git/repository.ts';
 import { storageDirectory } from '../../git/storages.ts';
 import type { RunningJob } from '../../jobs/queue.ts';
-import { pushesInProgress } from '../pushes/index.ts';
 
 /** How long a move waits for the pushes under way when it starts; they are refused from then on. */
 const PUSH_WAIT_MS = 10 * 60 * 1000;
@@ -60,15 +59,6 @@ async function advance(ctx: ServiceContext, move: Move, from: number, to: number
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Waits until no push to the project is under way on this node (those that begin now are refused). */
-async function waitForPushes(ctx: ServiceContext, projectId: number): Promise<void> {
-  const deadline = Date.now() + PUSH_WAIT_MS;
-  while ((await pushesInProgress(ctx.config, projectId, PUSH_WAIT_MS)) > 0) {
-    if (Date.now() > deadline) throw new Error('pushes to the repository were still under way when the move had waited for them long enough');
-    await sleep(50);
-  }
-}
-
 /** The project's repositories, relative to a storage: its own, then its wiki's, which moves with it. */
 const repositoriesOf = (projectId: number) => [repositoryRelativePath(projectId), projectWikiRelativePath(projectId)];
 
@@ -82,7 +72,8 @@ async function moveRepository(ctx: ServiceContext, move: Move): Promise<boolean>
   const sourceDir = directoryOf(ctx, move.source_storage_name);
   const destinationDir = directoryOf(ctx, move.destination_storage_name);
   for (const relative of repositoriesOf(project.id)) await markReadOnly(path.join(sourceDir, relative), REPOSITORY_READ_ONLY_MESSAGE);
-  await waitForPushes(ctx, project.id);
+  // Pushes on every node (its own repository's and its wiki's), not only this one's.
+  await waitForPushes(ctx, [{ kind: 'project', id: project.id }, { kind: 'project_wiki', id: project.id }], PUSH_WAIT_MS);
   for (const relative of repositoriesOf(project.id)) await replicateRepository(path.join(sourceDir, relative), path.join(destinationDir, relative), destinationDir);
   return withTransaction(ctx, async (tx) => {
     const now = ctx.now().toISOString();

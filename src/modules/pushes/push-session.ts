@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { LoadedProject } from '../../core/access/loaders.ts';
 import type { Deps } from '../../core/deps.ts';
 import type { Config } from '../../config.ts';
-import { isLeftover, ownerTag, removeLeftoverEntries } from '../../core/processes.ts';
+import { ownerTag, removeLeftoverEntries } from '../../core/processes.ts';
 import { PUSH_DIR_ENV, PUSH_OPTIONS_FILE, REF_UPDATES_FILE, parseRefLines, writeHooks } from '../../git/hooks/hooks.ts';
 import type { RefUpdate } from '../../git/refs.ts';
 import { type BaseContext, type ServiceContext, systemContext } from '../../core/context.ts';
@@ -132,26 +132,6 @@ export async function openPushSession(config: Pick<Config, 'dataDir'>, rules: Pu
   return session;
 }
 
-/**
- * How many pushes to the project this node's processes are serving (their directories exist and
- * their processes run), within the last `maxAgeMs`: a storage move waits for them before copying.
- */
-export async function pushesInProgress(config: Pick<Config, 'dataDir'>, projectId: number, maxAgeMs: number): Promise<number> {
-  const parent = pushesDir(config);
-  const names = await fs.readdir(parent).catch(() => [] as string[]);
-  const now = Date.now();
-  let count = 0;
-  for (const name of names) {
-    if (name === COMPILE_CACHE) continue;
-    const dir = path.join(parent, name);
-    const stat = await fs.stat(dir).catch(() => null);
-    if (stat === null || isLeftover(name, stat.mtimeMs, now, maxAgeMs)) continue;
-    const origin = await fs.readFile(path.join(dir, ORIGIN_FILE), 'utf8').then((text) => JSON.parse(text) as PushOrigin, () => null);
-    if (origin?.projectId === projectId) count += 1;
-  }
-  return count;
-}
-
 /** Enqueues the record of a push left behind with its updates (its server stopped before recording it). */
 async function recordLeftoverPush(ctx: BaseContext, dir: string): Promise<void> {
   const updates = await readRefUpdates(dir);
@@ -161,7 +141,7 @@ async function recordLeftoverPush(ctx: BaseContext, dir: string): Promise<void> 
 }
 
 /**
- * Removes push directories left over by processes that died mid-push (see isLeftover), recording
+ * Removes push directories left over by processes that died mid-push (see core/processes.ts), recording
  * first the pushes whose refs had moved; returns how many went.
  */
 export function removePushLeftovers(ctx: BaseContext, maxAgeMs: number): Promise<number> {

@@ -2,13 +2,14 @@
 // moves): one snippet's, or every snippet of a storage in the background. A scheduled move makes
 // the snippet read-only in the transaction that records it and enqueues its work; the work goes
 // through the platform's states, each recorded before the next begins, so that a move cut short
-// resumes where it was: scheduled → started (the copy, checked against an original that did not
+// resumes where it was: scheduled → started (the pushes under way on any node waited for, the copy, checked against an original that did not
 // change meanwhile) → replicated (the switch, in one transaction that makes the snippet writable
 // again) → finished (the original removed). A failure before the switch leaves the snippet
 // where it was, writable, and the move `failed`.
 import { Type } from '@sinclair/typebox';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { DomainError, invalidFields } from '../../core/errors.ts';
+import { waitForPushes } from '../../domain/push-leases.ts';
 import { MOVE_STATE } from '../../domain/repository-storage-moves.ts';
 import { applicationSettings, chooseRepositoryStorage } from '../../domain/settings/application-settings.ts';
 import { NOT_INCLUDED } from '../../domain/validation.ts';
@@ -28,6 +29,9 @@ export const bulkSnippetStorageMovesDeclaration = {
   payload: Type.Object({ source: Type.String({ minLength: 1 }), destination: Type.Union([Type.String({ minLength: 1 }), Type.Null()]) }, { additionalProperties: false }),
   maxAttempts: 5,
 } satisfies JobDeclaration;
+
+/** How long a move waits for the pushes under way when it starts; they are refused from then on. */
+const PUSH_WAIT_MS = 10 * 60 * 1000;
 
 /** Snippets scheduled per query by a bulk move. */
 const BULK_BATCH = 100;
@@ -128,6 +132,8 @@ export async function runSnippetStorageMove(ctx: ServiceContext, moveId: number)
       if (!snippet) throw new MoveFailure('the snippet is gone');
       if (snippet.repository_storage !== move.source_storage_name) throw new MoveFailure(`the snippet is on storage "${snippet.repository_storage}", not "${move.source_storage_name}"`);
       if (move.source_storage_name === move.destination_storage_name) throw new MoveFailure('the source and destination storages are the same');
+      // Read-only since scheduling: the pushes already under way, on any node, are waited for.
+      await waitForPushes(ctx, [{ kind: 'snippet', id: snippet.id }], PUSH_WAIT_MS);
       const destinationDir = directoryOf(ctx, move.destination_storage_name);
       const destination = snippetRepositoryPath(destinationDir, snippet.id);
       await replicateRepository(snippetRepositoryPath(directoryOf(ctx, move.source_storage_name), snippet.id), destination, destinationDir);

@@ -8,12 +8,20 @@ import type { ServiceContext } from '../../core/context.ts';
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import { repositoryReadOnly } from '../../domain/project-repository.ts';
+import { type PushedRepository, waitForPushes } from '../../domain/push-leases.ts';
 import { copyRepositoryAt, deleteRepository, ensureRepository, groupWikiRelativePath, projectWikiRelativePath, repositoryExists } from '../../git/repository.ts';
 import { DEFAULT_STORAGE, storageDirectory } from '../../git/storages.ts';
 import { WIKI_BRANCH } from './wiki-pages.ts';
 
+/** How long a group wiki's move waits for the pushes under way when it starts. */
+const PUSH_WAIT_MS = 10 * 60 * 1000;
+
 /** Whose wiki: a project's, or a group's (premium). */
 export type WikiContainer = { kind: 'project'; project: Pick<ProjectRow, 'id' | 'repository_storage'> } | { kind: 'group'; group: Pick<NamespaceRow, 'id'> };
+
+/** The wiki's repository as a push's lease names it. */
+export const wikiRepository = (container: WikiContainer): PushedRepository =>
+  container.kind === 'project' ? { kind: 'project_wiki', id: container.project.id } : { kind: 'group_wiki', id: container.group.id };
 
 /** The wiki's repository path relative to a storage. */
 export const wikiRelativePath = (container: WikiContainer): string =>
@@ -82,6 +90,8 @@ export async function moveGroupWiki(ctx: ServiceContext, groupId: number, destin
   const toDir = storageDirectory(ctx.config.repositoryStorages, destination);
   if (fromDir === null || toDir === null) throw new Error(`repository storage "${fromDir === null ? current.repository_storage : destination}" is not configured`);
   const relative = groupWikiRelativePath(groupId);
+  // Read-only since scheduling: the pushes already under way, on any node, are waited for.
+  await waitForPushes(ctx, [{ kind: 'group_wiki', id: groupId }], PUSH_WAIT_MS);
   // What a copy cut short left at the destination belongs to this move.
   await deleteRepository(path.join(toDir, relative));
   const copied = await copyRepositoryAt(relative, fromDir, toDir);
