@@ -5,10 +5,11 @@
 // as scheduled with the archive kept beside the project's files, and enqueues the import job in
 // the same transaction. The job reads the archive into scratch under the rules of archive.ts,
 // checks its VERSION and tree, verifies and fetches the repository's bundle into a repository
-// built aside, then restores the tree in one transaction whose last step puts the repository in
-// place: a failure anywhere leaves the project as it was created, empty, with import_status
-// `failed` and the reason in import_error; scratch is removed whatever happened. With
-// `overwrite`, the project is imported beside the one at the path and takes its place once done.
+// built aside, then restores the tree in one transaction that copies in the archive's uploads and
+// whose last step puts the repository in place: a failure anywhere leaves the project as it was
+// created, empty (uploads copied in are removed again), with import_status `failed` and the
+// reason in import_error; scratch is removed whatever happened. With `overwrite`, the project is
+// imported beside the one at the path and takes its place once done.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
