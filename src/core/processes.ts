@@ -20,12 +20,13 @@ export function processAlive(pid: number): boolean {
 export const ownerTag = (): string => `${thisHost()}~${process.pid}`;
 
 /**
- * Whether an entry named with ownerTag() (or not) is left over: its owner was a process of this
- * host that no longer runs, or it is older than maxAgeMs whoever made it.
+ * Whether an entry named with ownerTag() (or not) is left over: for an owner on this host, when
+ * that process no longer runs (a live one is still at work, however long it takes: an export of a
+ * large project); otherwise when it is older than maxAgeMs.
  */
 export function isLeftover(name: string, modifiedMs: number, nowMs: number, maxAgeMs: number): boolean {
   const match = /^(.+)~(\d+)[.~-]/.exec(name);
-  if (match && match[1] === thisHost() && !processAlive(Number(match[2]))) return true;
+  if (match && match[1] === thisHost()) return !processAlive(Number(match[2]));
   return nowMs - modifiedMs > maxAgeMs;
 }
 

@@ -1,7 +1,8 @@
 // Scratch work that a process stopped in the middle of (a repository being built or deleted, a
-// push's hook directory) is removed at start-up and then hourly: at once when its process is gone
-// from this host, after an hour otherwise (longer than any git operation may run). A push whose
-// refs had moved is recorded first. Uploads being written (artifacts) go after an hour.
+// push's hook directory, an export's or import's scratch) is removed at start-up and then hourly:
+// at once when its process is gone from this host, never while that process runs, and after an
+// hour when another host made it (longer than any git operation may run). A push whose refs had
+// moved is recorded first. Uploads being written (artifacts) go after an hour.
 import type { BaseContext } from '../core/context.ts';
 import { removeScratchLeftovers } from '../git/repository.ts';
 import { removePushLeftovers } from '../modules/pushes/index.ts';

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, test } from 'node:test';
+import { ownerTag, thisHost } from '../core/processes.ts';
 import { fileStorage } from './file-storage.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'quarry-storage-'));
@@ -42,8 +43,14 @@ test('stale scratch goes, fresh scratch stays; emptying removes everything', asy
   fs.writeFileSync(path.join(tmp, 'old'), 'x');
   fs.utimesSync(path.join(tmp, 'old'), new Date(0), new Date(0));
   fs.writeFileSync(path.join(tmp, 'new'), 'x');
-  assert.equal(await storage.removeStaleTemps(60_000), 1);
-  assert.deepEqual(fs.readdirSync(tmp), ['new']);
+  // Work of a live process of this host stays however old; a dead one's goes at once.
+  const mine = `${ownerTag()}-export-1-abc`;
+  fs.mkdirSync(path.join(tmp, mine));
+  fs.utimesSync(path.join(tmp, mine), new Date(0), new Date(0));
+  fs.mkdirSync(path.join(tmp, `${thisHost()}~999999999-import-2-abc`));
+  assert.equal(await storage.removeStaleTemps(60_000), 2);
+  assert.deepEqual(fs.readdirSync(tmp).sort(), ['new', mine].sort());
+  fs.rmSync(path.join(tmp, mine), { recursive: true });
   await storage.removeAll();
   assert.equal(fs.existsSync(path.join(root, 'files')), false);
   assert.deepEqual(fs.readdirSync(root), []);

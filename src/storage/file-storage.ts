@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { removeLeftoverEntries } from '../core/processes.ts';
 
 /** A file written under tmp/, not yet in its place. */
 export interface StagedFile {
@@ -36,7 +37,7 @@ export interface FileStorage {
   remove(target: string): Promise<void>;
   /** Renames a file or a directory written under tmp/ (through localPath) into its place. */
   move(from: string, to: string): Promise<void>;
-  /** Removes scratch older than `ageMs` (writes a stopped process left); returns how many. */
+  /** Removes the scratch that processes left (see isLeftover: a dead owner on this host, or older than `ageMs`); returns how many. */
   removeStaleTemps(ageMs: number): Promise<number>;
   /** Empties the storage: everything is moved aside at once (writes that follow start afresh), then removed. */
   removeAll(): Promise<void>;
@@ -119,23 +120,8 @@ export function fileStorage(root: string): FileStorage {
     },
     remove: (target) => fs.rm(checkedPath(root, target), { recursive: true, force: true }),
     move: (from, to) => moveInto(checkedPath(root, from), to),
-    async removeStaleTemps(ageMs) {
-      let names: string[];
-      try {
-        names = await fs.readdir(tmpDir);
-      } catch {
-        return 0;
-      }
-      let removed = 0;
-      for (const name of names) {
-        const file = path.join(tmpDir, name);
-        const stat = await fs.stat(file).catch(() => null);
-        if (stat && Date.now() - stat.mtimeMs > ageMs) {
-          await fs.rm(file, { recursive: true, force: true });
-          removed += 1;
-        }
-      }
-      return removed;
+    removeStaleTemps(ageMs) {
+      return removeLeftoverEntries(tmpDir, ageMs);
     },
     async removeAll() {
       const aside = `${root}.removed-${randomBytes(6).toString('hex')}`;

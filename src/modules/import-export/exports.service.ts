@@ -10,6 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
+import { ownerTag } from '../../core/processes.ts';
 import type { Config } from '../../config.ts';
 import { OutboundError, checkedRequest } from '../../core/outbound-http.ts';
 import type { ProjectExportRow, ProjectRow } from '../../db/schema.ts';
@@ -55,11 +56,14 @@ export async function writeVersionFiles(dir: string): Promise<void> {
   await fs.writeFile(path.join(dir, 'GITLAB_REVISION'), PRODUCT_REVISION);
 }
 
-/** A directory of its own under the storage's tmp for one export or import; its caller removes it. */
+/**
+ * A directory of its own under the storage's tmp for one export or import; its caller removes it.
+ * Named after this process, so that the hourly sweep leaves it alone while the work goes on.
+ */
 export async function newScratch(config: Config, prefix: string): Promise<string> {
   const tmp = artifactsStorage(config).localPath('tmp');
   await fs.mkdir(tmp, { recursive: true });
-  return fs.mkdtemp(path.join(tmp, prefix));
+  return fs.mkdtemp(path.join(tmp, `${ownerTag()}-${prefix}`));
 }
 
 /** The stored directory of a project's exports, under its other files. */

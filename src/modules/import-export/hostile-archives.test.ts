@@ -61,7 +61,7 @@ async function failedImport(archive: Buffer): Promise<string> {
   assert.ok(!fs.existsSync(path.join('/tmp', outside)));
   // The scratch of the import is gone.
   const tmp = path.join(t.deps.config.dataDir, 'artifacts', 'tmp');
-  assert.deepEqual(fs.existsSync(tmp) ? fs.readdirSync(tmp).filter((f) => f.startsWith('import-')) : [], []);
+  assert.deepEqual(fs.existsSync(tmp) ? fs.readdirSync(tmp).filter((f) => f.includes('-import-')) : [], []);
   return status.json().import_error as string;
 }
 
