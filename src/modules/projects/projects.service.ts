@@ -46,7 +46,7 @@ import { BLANK, NOT_INCLUDED, TAKEN, addError as add, tooLong } from '../../doma
 import { recordEvent } from '../events/events.service.ts';
 import { refsUpdatedJob } from '../pushes/push.service.ts';
 import { projectArtifactsDir } from '../../storage/artifact-paths.ts';
-import { removeArtifactFilesLater, removePackageFilesLater } from '../../storage/deferred-removal.ts';
+import { removeArtifactFilesLater, removePackageFilesLater, removeUploadFilesLater } from '../../storage/deferred-removal.ts';
 import { removeRepositoryJob } from './projects.jobs.ts';
 import { scheduleProjectStorageMove } from './project-storage-moves.service.ts';
 import { normalizeTopics } from './projects.finder.ts';
@@ -457,7 +457,7 @@ export async function unstarProject(ctx: ServiceContext, projectId: number): Pro
 /**
  * DELETE /projects/:id. The platform marks the project pending deletion and removes it in the
  * background; here the rows go at once (everything that hangs off a project cascades), and the
- * removal of its repository and of its job artifacts is enqueued in the same transaction, so that
+ * removal of its repository, its job artifacts, packages and uploads is enqueued in the same transaction, so that
  * it happens even if the server stops now (ids are not handed out again, so nothing can take its
  * place meanwhile).
  */
@@ -472,5 +472,6 @@ export async function deleteProject(ctx: ServiceContext, row: ProjectRow): Promi
     await enqueue(db, removeRepositoryJob, { projectId: row.id, storage: row.repository_storage });
     await removeArtifactFilesLater(db, [projectArtifactsDir(row.id)]);
     await removePackageFilesLater(db, [projectArtifactsDir(row.id)]);
+    await removeUploadFilesLater(db, [String(row.id)]);
   });
 }

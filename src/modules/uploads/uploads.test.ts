@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { multipart } from '../../../test/ci/ci-test-helpers.ts';
-import { type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
+import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { createGroup, createProject, setInstanceSettings } from '../../../test/factories.ts';
 import { expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
@@ -121,5 +121,18 @@ describe('GET /<project>/uploads/<secret>/<name>', () => {
     assert.equal((await t.get(`/${elsewhere.full_path}/uploads/${secret}/mine.txt`, { token: member.token })).statusCode, 404);
     // The bytes are in the uploads storage under the project's id, not its path.
     assert.equal(await uploadsStorage(t.deps.config).exists(`${project.id}/${secret}/mine.txt`), true);
+  });
+});
+
+describe('a deleted project', () => {
+  test('its uploads leave the storage with it', async () => {
+    const doomed = await createProject(t, { path: 'doomed', members: [[member.user.id, ACCESS.GUEST]] });
+    const res = await upload('gone.txt', 'bye', member.token, doomed.id);
+    expectStatus(res, 201);
+    const stored = `${doomed.id}/${res.json().url.split('/')[2]}/gone.txt`;
+    assert.equal(await uploadsStorage(t.deps.config).exists(stored), true);
+    expectStatus(await t.del(`/api/v4/projects/${doomed.id}`, { token: ROOT_TOKEN }), 202);
+    await t.runJobs();
+    assert.equal(await uploadsStorage(t.deps.config).exists(String(doomed.id)), false);
   });
 });
