@@ -22,6 +22,7 @@ import type { GraphqlContribution } from './graphql/contribution.ts';
 import { graphqlEndpoint } from './graphql/endpoint.ts';
 import { buildGraphqlSchema } from './graphql/schema.ts';
 import { openapiOptions } from './modules/api-docs/index.ts';
+import { errorTrackingWebRoutes } from './modules/error-tracking/error-tracking-web.routes.ts';
 import { errorTrackingGraphql } from './modules/error-tracking/index.ts';
 import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
 import { gitHttpRoutes } from './modules/git-http/git-http.routes.ts';
@@ -106,6 +107,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(uploadFileRoutes);
   await app.register(pipelineLicenseRoutes);
   await app.register(alertNotifyRoutes);
+  await app.register(errorTrackingWebRoutes);
   await app.register(apiV4, { prefix: '/api/v4' });
   await app.register(graphqlEndpoint, { schema: buildGraphqlSchema(GRAPHQL_CONTRIBUTIONS) });
   // Loaded only when used: the seed's schema and YAML parser stay out of an ordinary start.

@@ -165,17 +165,20 @@ describe('the routes of the application', () => {
       'POST /users/sign_up',
       'PUT /api/v4/jobs/:id',
     ]);
-    // Under a project's full path: git over HTTP, a pipeline's licenses.json (JSON, with its schema),
-    // the alert receivers (which answer JSON), and uploaded files (to readers, signed in or not).
+    // Under a project's full path: git over HTTP, a pipeline's licenses.json and an error's status
+    // change (JSON, with their schemas), the alert receivers (which answer JSON), and uploaded files
+    // (to readers, signed in or not).
     const byPath = routes.filter((r) => r.url.startsWith('/:s0') && r.method !== 'OPTIONS');
     const licenses = byPath.filter((r) => r.url.endsWith('/-/pipelines/:pipeline_id/licenses.json'));
     const alerts = byPath.filter((r) => r.url.includes('/-/alerts/notify'));
     const uploads = byPath.filter((r) => r.url.endsWith('/uploads/:secret/:filename'));
-    const git = byPath.filter((r) => !licenses.includes(r) && !alerts.includes(r) && !uploads.includes(r));
+    const errors = byPath.filter((r) => r.url.endsWith('/-/error_tracking/:issue_id.json'));
+    const git = byPath.filter((r) => !licenses.includes(r) && !alerts.includes(r) && !uploads.includes(r) && !errors.includes(r));
     assert.ok(git.length > 0 && git.every((r) => r.config?.json === false && r.config.auth === 'none'));
     assert.ok(licenses.length > 0 && licenses.every((r) => r.config?.json !== false && r.config?.auth === 'optional'));
     assert.ok(alerts.length > 0 && alerts.every((r) => r.config?.json === undefined && r.config?.auth === 'none'));
     assert.ok(uploads.length > 0 && uploads.every((r) => r.config?.json === false && r.config?.auth === 'optional'));
+    assert.ok(errors.length > 0 && errors.every((r) => r.method === 'PUT' && r.config?.json !== false && r.config?.auth === 'optional'));
   });
 });
 
