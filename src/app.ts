@@ -33,6 +33,7 @@ import { invitePageRoutes } from './modules/invitations/invite-page.routes.ts';
 import { metricsRoutes } from './modules/metrics/metrics.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { authorizeRoutes } from './modules/oauth/authorize.routes.ts';
+import { userApplicationRoutes } from './modules/applications/user-applications.routes.ts';
 import { installPagesSites } from './modules/pages/index.ts';
 import { registrationRoutes } from './modules/registrations/registrations.routes.ts';
 import { emailConfirmationRoutes } from './modules/emails/email-confirmation.routes.ts';
@@ -99,6 +100,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(apiDocsRoutes);
   await app.register(oauthRoutes);
   await app.register(authorizeRoutes);
+  await app.register(userApplicationRoutes);
   await app.register(sessionRoutes);
   await app.register(registrationRoutes);
   await app.register(emailConfirmationRoutes);

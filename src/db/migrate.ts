@@ -49,6 +49,7 @@ import * as m0046 from './migrations/0046_discussions_and_resource_events.ts';
 import * as m0047 from './migrations/0047_boards_approvals.ts';
 import * as m0049 from './migrations/0049_alert_assignees.ts';
 import * as m0050 from './migrations/0050_oauth_applications.ts';
+import * as m0053 from './migrations/0053_oauth_application_owners.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
 export type { MigrationContext };
@@ -105,6 +106,7 @@ const migrations: [string, Migration][] = [
   ['0047_boards_approvals', m0047],
   ['0049_alert_assignees', m0049],
   ['0050_oauth_applications', m0050],
+  ['0053_oauth_application_owners', m0053],
 ];
 
 /** An arbitrary constant naming Quarry's migration lock among PostgreSQL's advisory locks. */
