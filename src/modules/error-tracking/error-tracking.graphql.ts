@@ -17,7 +17,6 @@ import {
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
-  GraphQLScalarType,
   GraphQLString,
   type GraphQLFieldConfigMap,
 } from 'graphql';
@@ -27,7 +26,7 @@ import { type ConnectionArgs, connectionArgs, connectionType, keysetConnection }
 import { type GraphqlContext, mutationContext, resourceNotAvailable } from '../../graphql/context.ts';
 import { accessToProject, findProjectByFullPath } from '../../core/access/loaders.ts';
 import type { GraphqlContribution, GraphqlProject } from '../../graphql/contribution.ts';
-import { globalId, parseGlobalId } from '../../graphql/ids.ts';
+import { globalId, globalIdScalar, parseGlobalId } from '../../graphql/ids.ts';
 import { TimeType } from '../../graphql/types.ts';
 import { ERROR_ORDER, countErrors, findError, findSettings, latestEvent, projectErrors } from './error-tracking.finder.ts';
 import { presentEvent } from './error-tracking.presenter.ts';
@@ -47,15 +46,7 @@ interface DetailedNode extends ErrorNode {
   event: ErrorTrackingErrorEventRow | null;
 }
 
-const DetailedErrorIdType = new GraphQLScalarType<string, string>({
-  name: 'GitlabErrorTrackingDetailedErrorID',
-  description: 'A `GitlabErrorTrackingDetailedErrorID` is a global ID. It is encoded as a string.',
-  serialize: (value) => String(value),
-  parseValue: (value) => {
-    if (typeof value !== 'string') throw new TypeError(`"${String(value)}" is not a valid Global ID`);
-    return value;
-  },
-});
+const DetailedErrorIdType = globalIdScalar('GitlabErrorTrackingDetailedErrorID', DETAILED_ERROR_MODEL);
 
 const StatusType = new GraphQLEnumType({
   name: 'SentryErrorStatus',

@@ -258,7 +258,7 @@ describe('reading errors', () => {
     const stranger = await t.user();
     assert.deepEqual((await t.post('/api/graphql', { token: stranger.token, body: { query, variables: { path: project.full_path } } })).json(), { data: { project: null } });
     const wrong = await t.post('/api/graphql', { token: reporter.token, body: { query: `query($path: ID!) { project(fullPath: $path) { sentryErrors { detailedError(id: "gid://gitlab/Issue/1") { id } } } }`, variables: { path: project.full_path } } });
-    assert.match(wrong.json().errors[0].message, /does not represent an instance of Gitlab::ErrorTracking::DetailedError/);
+    assert.equal(wrong.json().errors[0].message, `Argument 'id' on Field 'detailedError' has an invalid value ("gid://gitlab/Issue/1"). Expected type 'GitlabErrorTrackingDetailedErrorID!'.`);
   });
 });
 
@@ -354,7 +354,16 @@ describe("changing an error's status", () => {
     await addMember(t, project, reader.user.id, ACCESS.MAINTAINER);
     assert.deepEqual((await call(reader.token, {})).json(), refused);
     const wrong = (await call(reporter.token, { id: 'gid://gitlab/Issue/1' })).json();
-    assert.match(wrong.errors[0].message, /does not represent an instance of Gitlab::ErrorTracking::DetailedError/);
+    assert.deepEqual(wrong.errors, [
+      {
+        message: 'Variable $input of type UpdateSentryErrorStatusInput! was provided invalid value for id ("gid://gitlab/Issue/1" does not represent an instance of Gitlab::ErrorTracking::DetailedError)',
+        locations: [{ line: 1, column: 10 }],
+        extensions: {
+          value: { projectPath: project.full_path, id: 'gid://gitlab/Issue/1', status: 'RESOLVED' },
+          problems: [{ path: ['id'], explanation: '"gid://gitlab/Issue/1" does not represent an instance of Gitlab::ErrorTracking::DetailedError' }],
+        },
+      },
+    ]);
     assert.equal((await typeError()).status, 'unresolved');
   });
 });
