@@ -22,6 +22,7 @@ import type { GraphqlContribution } from './graphql/contribution.ts';
 import { graphqlEndpoint } from './graphql/endpoint.ts';
 import { buildGraphqlSchema } from './graphql/schema.ts';
 import { openapiOptions } from './modules/api-docs/index.ts';
+import { errorTrackingWebRoutes } from './modules/error-tracking/error-tracking-web.routes.ts';
 import { errorTrackingGraphql } from './modules/error-tracking/index.ts';
 import { securityGraphql } from './modules/security/index.ts';
 import { apiDocsRoutes } from './modules/api-docs/api-docs.routes.ts';
@@ -33,6 +34,7 @@ import { invitePageRoutes } from './modules/invitations/invite-page.routes.ts';
 import { metricsRoutes } from './modules/metrics/metrics.routes.ts';
 import { oauthRoutes } from './modules/oauth/oauth.routes.ts';
 import { authorizeRoutes } from './modules/oauth/authorize.routes.ts';
+import { userApplicationRoutes } from './modules/applications/user-applications.routes.ts';
 import { installPagesSites } from './modules/pages/index.ts';
 import { registrationRoutes } from './modules/registrations/registrations.routes.ts';
 import { emailConfirmationRoutes } from './modules/emails/email-confirmation.routes.ts';
@@ -99,6 +101,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(apiDocsRoutes);
   await app.register(oauthRoutes);
   await app.register(authorizeRoutes);
+  await app.register(userApplicationRoutes);
   await app.register(sessionRoutes);
   await app.register(registrationRoutes);
   await app.register(emailConfirmationRoutes);
@@ -107,6 +110,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(uploadFileRoutes);
   await app.register(pipelineLicenseRoutes);
   await app.register(alertNotifyRoutes);
+  await app.register(errorTrackingWebRoutes);
   await app.register(apiV4, { prefix: '/api/v4' });
   await app.register(graphqlEndpoint, { schema: buildGraphqlSchema(GRAPHQL_CONTRIBUTIONS) });
   // Loaded only when used: the seed's schema and YAML parser stay out of an ordinary start.

@@ -264,7 +264,7 @@ const COLUMNS = {
   },
   oauth_applications: {
     id: 'integer', name: 'text', uid: 'text', secret_digest: 'text', redirect_uri: 'text', scopes: 'text', confidential: 'boolean',
-    trusted: 'boolean', created_at: 'text', updated_at: 'text',
+    trusted: 'boolean', owner_id: 'integer?', owner_type: 'text?', created_at: 'text', updated_at: 'text',
   },
   personal_access_tokens: {
     id: 'integer', user_id: 'integer', name: 'text', token_digest: 'text', scopes: 'text', impersonation: 'boolean', revoked: 'boolean',

@@ -50,6 +50,7 @@ import * as m0047 from './migrations/0047_boards_approvals.ts';
 import * as m0048 from './migrations/0048_security_scan_warnings.ts';
 import * as m0049 from './migrations/0049_alert_assignees.ts';
 import * as m0050 from './migrations/0050_oauth_applications.ts';
+import * as m0053 from './migrations/0053_oauth_application_owners.ts';
 import * as m0055 from './migrations/0055_push_leases.ts';
 import type { MigrationContext } from './migrations/helpers.ts';
 
@@ -108,6 +109,7 @@ const migrations: [string, Migration][] = [
   ['0048_security_scan_warnings', m0048],
   ['0049_alert_assignees', m0049],
   ['0050_oauth_applications', m0050],
+  ['0053_oauth_application_owners', m0053],
   ['0055_push_leases', m0055],
 ];
 

@@ -107,6 +107,10 @@ export interface OauthApplicationsTable {
   scopes: string;
   confidential: Generated<boolean>;
   trusted: Generated<boolean>;
+  /** The user who registered it on their applications page; null for an instance-wide application. */
+  owner_id: number | null;
+  /** 'User' with an owner, null without (the platform's polymorphic owner). */
+  owner_type: string | null;
   created_at: string;
   updated_at: string;
 }

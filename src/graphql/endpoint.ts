@@ -31,6 +31,7 @@ import { DomainError } from '../core/errors.ts';
 import { THROTTLED_BODY, throttledHeaders } from '../core/rate-limit.ts';
 import { Entity } from '../core/schema.ts';
 import type { GraphqlContext } from './context.ts';
+import { platformValidationErrors, variableErrors } from './platform-errors.ts';
 
 /** The platform's limit on a query's text, in characters. */
 export const MAX_QUERY_SIZE = 10_000;
@@ -165,7 +166,10 @@ async function run(req: FastifyRequest, schema: GraphQLSchema, operation: Operat
   if (document instanceof GraphQLError) return { errors: [document.toJSON()] };
   const max = context.actor ? MAX_DEPTH.authenticated : MAX_DEPTH.anonymous;
   const faults = validate(schema, document, [...specifiedRules, depthLimit(max)]);
-  if (faults.length > 0) return { errors: faults.map((f) => f.toJSON()) };
+  if (faults.length > 0) return { errors: platformValidationErrors(schema, document, faults).map((f) => f.toJSON()) };
+  const operationNode = getOperationAST(document, operation.operationName);
+  const invalid = operationNode ? variableErrors(schema, operationNode, operation.variables) : [];
+  if (invalid.length > 0) return { errors: invalid.map((f) => f.toJSON()) };
   const result = await execute({ schema, document, variableValues: operation.variables, operationName: operation.operationName, contextValue: context });
   return formatResult(req, result);
 }

@@ -89,10 +89,11 @@ describe('the routes of the application', () => {
     assert.deepEqual(contractViolations(routes), []);
   });
 
-  test('the routes that say they are not JSON are the git, raw file, snippet raw, archive, project and group export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation (of accounts and of further addresses), invitation, admin mode, terms, OAuth authorization and API reference page routes', () => {
+  test('the routes that say they are not JSON are the git, raw file, snippet raw, archive, project and group export, job log, job artifact, package file, runner update and upload, health, metrics, landing, sign-in, sign-up, confirmation (of accounts and of further addresses), invitation, admin mode, terms, OAuth authorization, OAuth applications and API reference page routes', () => {
     const notJson = new Set(routes.filter((r) => r.config?.json === false && !r.url.startsWith('/:s0')).map(nameOf));
     // OPTIONS answers every known path alike: 204, no body.
     assert.deepEqual([...notJson].sort(), [
+      'DELETE /oauth/applications/:id',
       'DELETE /oauth/authorize',
       'GET /',
       'GET /-/api-docs',
@@ -119,6 +120,8 @@ describe('the routes of the application', () => {
       'GET /api/v4/projects/:id/snippets/:snippet_id/raw',
       'GET /api/v4/snippets/:id/files/:ref/:file_path/raw',
       'GET /api/v4/snippets/:id/raw',
+      'GET /oauth/applications',
+      'GET /oauth/applications/:id',
       'GET /oauth/authorize',
       'GET /oauth/authorize/native',
       'GET /users/confirmation',
@@ -149,6 +152,8 @@ describe('the routes of the application', () => {
       'HEAD /api/v4/projects/:id/snippets/:snippet_id/raw',
       'HEAD /api/v4/snippets/:id/files/:ref/:file_path/raw',
       'HEAD /api/v4/snippets/:id/raw',
+      'HEAD /oauth/applications',
+      'HEAD /oauth/applications/:id',
       'HEAD /oauth/authorize',
       'HEAD /oauth/authorize/native',
       'HEAD /users/confirmation',
@@ -159,23 +164,28 @@ describe('the routes of the application', () => {
       'POST /admin/session',
       'POST /admin/session/destroy',
       'POST /api/v4/jobs/:id/artifacts',
+      'POST /oauth/applications',
+      'POST /oauth/applications/:id',
       'POST /oauth/authorize',
       'POST /users/sign_in',
       'POST /users/sign_out',
       'POST /users/sign_up',
       'PUT /api/v4/jobs/:id',
     ]);
-    // Under a project's full path: git over HTTP, a pipeline's licenses.json (JSON, with its schema),
-    // the alert receivers (which answer JSON), and uploaded files (to readers, signed in or not).
+    // Under a project's full path: git over HTTP, a pipeline's licenses.json and an error's status
+    // change (JSON, with their schemas), the alert receivers (which answer JSON), and uploaded files
+    // (to readers, signed in or not).
     const byPath = routes.filter((r) => r.url.startsWith('/:s0') && r.method !== 'OPTIONS');
     const licenses = byPath.filter((r) => r.url.endsWith('/-/pipelines/:pipeline_id/licenses.json'));
     const alerts = byPath.filter((r) => r.url.includes('/-/alerts/notify'));
     const uploads = byPath.filter((r) => r.url.endsWith('/uploads/:secret/:filename'));
-    const git = byPath.filter((r) => !licenses.includes(r) && !alerts.includes(r) && !uploads.includes(r));
+    const errors = byPath.filter((r) => r.url.endsWith('/-/error_tracking/:issue_id.json'));
+    const git = byPath.filter((r) => !licenses.includes(r) && !alerts.includes(r) && !uploads.includes(r) && !errors.includes(r));
     assert.ok(git.length > 0 && git.every((r) => r.config?.json === false && r.config.auth === 'none'));
     assert.ok(licenses.length > 0 && licenses.every((r) => r.config?.json !== false && r.config?.auth === 'optional'));
     assert.ok(alerts.length > 0 && alerts.every((r) => r.config?.json === undefined && r.config?.auth === 'none'));
     assert.ok(uploads.length > 0 && uploads.every((r) => r.config?.json === false && r.config?.auth === 'optional'));
+    assert.ok(errors.length > 0 && errors.every((r) => r.method === 'PUT' && r.config?.json !== false && r.config?.auth === 'optional'));
   });
 });
 

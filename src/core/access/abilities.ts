@@ -42,6 +42,7 @@ export type ProjectAbility =
   | 'read_alert_management_alert'
   | 'update_alert_management_alert'
   | 'read_sentry_issue'
+  | 'update_sentry_issue'
   | 'admin_operations'
   | 'read_package'
   | 'create_package'
@@ -112,8 +113,10 @@ export function projectAbilities(viewer: Viewer | null, project: ProjectSubject,
   can.add('read_project').add('read_project_member').add('read_label').add('read_release');
   if (level >= DOWNLOAD_CODE_MINIMUM || publicAccess) can.add('download_code');
   if (level >= ACCESS.REPORTER) can.add('read_statistics');
-  // The errors an error tracker gathered are for reporters and up; its settings and keys, for maintainers.
-  if (level >= ACCESS.REPORTER) can.add('read_sentry_issue');
+  // The errors an error tracker gathered are for reporters and up, who may also resolve or ignore
+  // them (14.x gives update_sentry_issue to Reporters; later releases to Developers); its settings
+  // and keys are for maintainers.
+  if (level >= ACCESS.REPORTER) can.add('read_sentry_issue').add('update_sentry_issue');
   // Packages: read by reporters, and by every reader of a public or internal project; published by
   // developers and removed by maintainers (release 14.x), neither in an archived project.
   if (level >= ACCESS.REPORTER || publicAccess) can.add('read_package');

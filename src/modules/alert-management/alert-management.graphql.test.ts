@@ -143,9 +143,13 @@ describe('httpIntegrationUpdate, httpIntegrationResetToken, httpIntegrationDestr
       assert.equal(body.errors?.[0].message, RESOURCE_NOT_AVAILABLE);
     }
     const wrong = await gql(RESET, { input: { id: `gid://gitlab/Project/${p.id}` } });
-    assert.equal(wrong.errors?.[0].message, `"gid://gitlab/Project/${p.id}" does not represent an instance of AlertManagement::HttpIntegration`);
+    // The platform's words for a variable it refuses: where in the value, and why.
+    assert.equal(
+      wrong.errors?.[0].message,
+      `Variable $input of type HttpIntegrationResetTokenInput! was provided invalid value for id ("gid://gitlab/Project/${p.id}" does not represent an instance of AlertManagement::HttpIntegration)`,
+    );
     const garbage = await gql(RESET, { input: { id: '12' } });
-    assert.equal(garbage.errors?.[0].message, '"12" is not a valid Global ID');
+    assert.equal(garbage.errors?.[0].message, 'Variable $input of type HttpIntegrationResetTokenInput! was provided invalid value for id ("12" is not a valid Global ID)');
   });
 });
 

@@ -36,7 +36,7 @@ import type { AlertManagementAlertRow, AlertManagementHttpIntegrationRow, Projec
 import { type ConnectionArgs, connectionArgs, connectionType, keysetConnection } from '../../graphql/connection.ts';
 import { type GraphqlContext, mutationContext, resourceNotAvailable } from '../../graphql/context.ts';
 import type { GraphqlContribution, GraphqlProject } from '../../graphql/contribution.ts';
-import { globalId, parseGlobalId } from '../../graphql/ids.ts';
+import { globalId, globalIdScalar, parseGlobalId } from '../../graphql/ids.ts';
 import { TimeType } from '../../graphql/types.ts';
 import { findIntegration, projectAlerts, projectIntegrations } from './alert-management.finder.ts';
 import { alertWebUrl, fieldMappings, integrationUrl } from './alert-management.presenter.ts';
@@ -100,19 +100,7 @@ const PathSegmentType = new GraphQLScalarType<string | number, string | number>(
 });
 
 /** The global ID of an HTTP integration, as text. */
-const IntegrationIdType = new GraphQLScalarType<string, string>({
-  name: 'AlertManagementHttpIntegrationID',
-  description: 'A `AlertManagementHttpIntegrationID` is a global ID. It is encoded as a string.',
-  serialize: (value) => String(value),
-  parseValue: (value) => {
-    if (typeof value !== 'string') throw new GraphQLError('AlertManagementHttpIntegrationID must be a string');
-    return value;
-  },
-  parseLiteral: (ast: ValueNode) => {
-    if (ast.kind !== Kind.STRING) throw new GraphQLError('AlertManagementHttpIntegrationID must be a string');
-    return ast.value;
-  },
-});
+const IntegrationIdType = globalIdScalar('AlertManagementHttpIntegrationID', INTEGRATION_MODEL);
 
 const MappingFieldType = new GraphQLObjectType<ReturnType<typeof fieldMappings>[number], GraphqlContext>({
   name: 'AlertManagementPayloadAlertMappingField',

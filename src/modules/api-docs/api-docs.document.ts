@@ -104,8 +104,8 @@ export function operationIdOf(method: string, url: string): string {
 /** The module: the first segment after /api/v4; outside it, OAuth's token routes, the instance's /-/ routes, or the web pages. */
 function tagOf(url: string): string {
   if (url.startsWith(`${API_PREFIX}/`)) return url.split('/')[3];
-  // The authorization pages are for people, the token routes for programs.
-  if (url.startsWith('/oauth/')) return url.startsWith('/oauth/authorize') ? 'web' : 'oauth';
+  // The authorization and applications pages are for people, the token routes for programs.
+  if (url.startsWith('/oauth/')) return url.startsWith('/oauth/authorize') || url.startsWith('/oauth/applications') ? 'web' : 'oauth';
   // An invitation's link, the terms of service and an email's confirmation are pages for people, under /-/ as on the platform.
   const page = url.startsWith('/-/invites/') || url.startsWith('/-/users/terms') || url.startsWith('/-/profile/');
   return url.startsWith('/-/') && !page ? 'instance' : 'web';

@@ -162,7 +162,7 @@ describe('GET /-/openapi.json', () => {
     for (const { url, op } of operations) {
       if (url.startsWith('/api/v4/')) assert.deepEqual(op.tags, [url.split('/')[3]], url);
       else {
-        const page = url.startsWith('/-/invites/') || url.startsWith('/-/users/terms') || url.startsWith('/-/profile/') || url.startsWith('/oauth/authorize');
+        const page = url.startsWith('/-/invites/') || url.startsWith('/-/users/terms') || url.startsWith('/-/profile/') || url.startsWith('/oauth/authorize') || url.startsWith('/oauth/applications');
         assert.deepEqual(op.tags, [url.startsWith('/oauth/') && !page ? 'oauth' : url.startsWith('/-/') && !page ? 'instance' : 'web'], url);
       }
     }

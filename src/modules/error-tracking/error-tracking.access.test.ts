@@ -85,3 +85,22 @@ test('GET error_tracking/errors/:error_id', async () => {
     verify: (res) => expectEntity(res.json(), ErrorDetailEntity),
   });
 });
+
+test('PUT error_tracking/errors/:error_id (Reporters and up change the status)', async () => {
+  await runMatrix(world, {
+    expect: expectation({ auth: 'required', success: 200, minLevel: ACCESS.REPORTER }),
+    errors: refusals('Project'),
+    call: (c) => t.put(`${base(c)}/errors/${errorOf.get(c.project.id)}`, { token: c.caller.token, body: { status: 'resolved' } }),
+    verify: (res) => expectEntity(res.json(), ErrorEntity),
+  });
+});
+
+test("PUT <full path>/-/error_tracking/:issue_id.json (the platform's web route: 404 to whoever may not change it)", async () => {
+  const web = expectation({ auth: 'optional', success: 200, minLevel: ACCESS.REPORTER, denied: 404 });
+  await runMatrix(world, {
+    expect: (role, visibility) => (role === 'anonymous' ? 404 : web(role, visibility)),
+    errors: { 404: { message: '404 Not Found' } },
+    call: (c) => t.put(`/${c.project.full_path}/-/error_tracking/${errorOf.get(c.project.id)}.json`, { token: c.caller.token, body: { status: 'ignored' } }),
+    verify: (res) => assert.equal(res.json().result.status, 'success'),
+  });
+});

@@ -1,7 +1,8 @@
 // A project's error tracking (spec Part 1 §4.12): settings and client keys for Maintainers and up
 // (a project the caller may not see is 404, one they see without the role 403, anonymous 401);
 // and the integrated tracker's errors, a REST list and detail that the platform serves only
-// through GraphQL (a Quarry extension), for Reporters and up.
+// through GraphQL (a Quarry extension), for Reporters and up, who may also change an error's status
+// (the platform does that through its web interface's JSON route, error-tracking-web.routes.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { loadProject, loadedProject } from '../../core/access/loaders.ts';
@@ -23,8 +24,9 @@ import {
   ProjectParams,
   PutSettingsBody,
   SettingsEntity,
+  UpdateErrorBody,
 } from './error-tracking.schemas.ts';
-import { createClientKey, deleteClientKey, patchSettings, putSettings, settingsNotFound } from './error-tracking.service.ts';
+import { createClientKey, deleteClientKey, patchSettings, putSettings, settingsNotFound, updateErrorStatus } from './error-tracking.service.ts';
 
 const SIGNED_IN = { auth: 'required' } as const;
 const READ = { auth: 'optional' } as const;
@@ -33,6 +35,7 @@ export const errorTrackingRoutes: FastifyPluginAsyncTypebox = async (api) => {
   const { db, config } = api.deps;
   const maintainers = loadProject('admin_operations');
   const reporters = loadProject('read_sentry_issue');
+  const updaters = loadProject('update_sentry_issue');
 
   api.get(
     '/projects/:id/error_tracking/settings',
@@ -101,6 +104,16 @@ export const errorTrackingRoutes: FastifyPluginAsyncTypebox = async (api) => {
       const error = await findError(db, loadedProject(req).row.id, req.params.error_id);
       if (!error) throw apiError(404, '404 Error Not Found');
       return presentErrorDetail(error, await latestEvent(db, error.id));
+    },
+  );
+
+  api.put(
+    '/projects/:id/error_tracking/errors/:error_id',
+    { schema: { params: ErrorParams, body: UpdateErrorBody, response: { 200: ErrorEntity } }, config: SIGNED_IN, preHandler: updaters },
+    async (req) => {
+      const error = await findError(db, loadedProject(req).row.id, req.params.error_id);
+      if (!error) throw apiError(404, '404 Error Not Found');
+      return presentError(await updateErrorStatus(serviceContext(req), error, req.body.status));
     },
   );
 };

@@ -12,7 +12,7 @@ import { blockedUrlMessage } from '../../domain/url-blocker.ts';
 import type { CollectedEvent } from './collector-payload.ts';
 import { findSettings } from './error-tracking.finder.ts';
 import { apiUrlSlugs } from './error-tracking.presenter.ts';
-import type { PatchSettingsBody, PutSettingsBody } from './error-tracking.schemas.ts';
+import type { ErrorStatus, PatchSettingsBody, PutSettingsBody } from './error-tracking.schemas.ts';
 
 export const settingsNotFound = () => notFound('Error Tracking Setting');
 
@@ -138,4 +138,18 @@ export async function collectEvent(ctx: ServiceContext, project: ProjectRow, eve
       .execute();
     return error;
   });
+}
+
+/**
+ * Sets an error's status (the integrated tracker's unresolved, resolved or ignored). A resolved
+ * error opens again when its next event arrives (collectEvent); an ignored one stays ignored.
+ */
+export async function updateErrorStatus(ctx: ServiceContext, error: ErrorTrackingErrorRow, status: ErrorStatus): Promise<ErrorTrackingErrorRow> {
+  if (error.status === status) return error;
+  return ctx.db
+    .updateTable('error_tracking_errors')
+    .set({ status, updated_at: ctx.now().toISOString() })
+    .where('id', '=', error.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -258,6 +258,112 @@ describe('reading errors', () => {
     const stranger = await t.user();
     assert.deepEqual((await t.post('/api/graphql', { token: stranger.token, body: { query, variables: { path: project.full_path } } })).json(), { data: { project: null } });
     const wrong = await t.post('/api/graphql', { token: reporter.token, body: { query: `query($path: ID!) { project(fullPath: $path) { sentryErrors { detailedError(id: "gid://gitlab/Issue/1") { id } } } }`, variables: { path: project.full_path } } });
-    assert.match(wrong.json().errors[0].message, /does not represent an instance of Gitlab::ErrorTracking::DetailedError/);
+    assert.equal(wrong.json().errors[0].message, `Argument 'id' on Field 'detailedError' has an invalid value ("gid://gitlab/Issue/1"). Expected type 'GitlabErrorTrackingDetailedErrorID!'.`);
+  });
+});
+
+describe("changing an error's status", () => {
+  const gid = (id: number) => `gid://gitlab/Gitlab::ErrorTracking::DetailedError/${id}`;
+  const MUTATION = `mutation($input: UpdateSentryErrorStatusInput!) { updateSentryErrorStatus(input: $input) { clientMutationId errors error { id status count } } }`;
+  const typeError = async () => (await t.get(`${base()}/errors?search_term=typeerror`, { token: reporter.token })).json()[0] as { id: number; status: string; events_count: number };
+
+  before(async () => {
+    const res = await t.put(`${base()}/settings`, { token: ROOT_TOKEN, body: { active: true, integrated: true } });
+    assert.equal(res.statusCode, 200, res.body);
+  });
+
+  test('REST: a reporter resolves and ignores; the status is kept and filters the list', async () => {
+    const error = await typeError();
+    const resolved = await t.put(`${base()}/errors/${error.id}`, { token: reporter.token, body: { status: 'resolved' } });
+    assert.equal(resolved.statusCode, 200, resolved.body);
+    expectEntity(resolved.json(), ErrorEntity);
+    assert.equal(resolved.json().status, 'resolved');
+    const row = await t.deps.db.selectFrom('error_tracking_errors').select('status').where('id', '=', error.id).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'resolved');
+    const listed = await t.get(`${base()}/errors?status=resolved`, { token: reporter.token });
+    assert.deepEqual(listed.json().map((e: { id: number }) => e.id), [error.id]);
+    expectError(await t.put(`${base()}/errors/${error.id}`, { token: reporter.token, body: { status: 'resolvedInNextRelease' } }), 400, { error: 'status does not have a valid value' });
+    expectError(await t.put(`${base()}/errors/${error.id}`, { token: reporter.token, body: {} }), 400, { error: 'status is missing' });
+    expectError(await t.put(`${base()}/errors/999999`, { token: reporter.token, body: { status: 'ignored' } }), 404, { message: '404 Error Not Found' });
+    const back = await t.put(`${base()}/errors/${error.id}`, { token: reporter.token, body: { status: 'unresolved' } });
+    assert.equal(back.json().status, 'unresolved');
+  });
+
+  test('a resolved error opens again when a new event arrives; an ignored one stays ignored', async () => {
+    const error = await typeError();
+    await t.put(`${base()}/errors/${error.id}`, { token: reporter.token, body: { status: 'resolved' } });
+    assert.equal((await store(event({ timestamp: '2024-05-02T10:00:00Z' }))).statusCode, 200);
+    const reopened = await typeError();
+    assert.deepEqual([reopened.status, reopened.events_count], ['unresolved', error.events_count + 1]);
+    await t.put(`${base()}/errors/${error.id}`, { token: reporter.token, body: { status: 'ignored' } });
+    assert.equal((await store(event({ timestamp: '2024-05-02T11:00:00Z' }))).statusCode, 200);
+    assert.equal((await typeError()).status, 'ignored');
+    await t.put(`${base()}/errors/${error.id}`, { token: reporter.token, body: { status: 'unresolved' } });
+  });
+
+  test("the platform's web route: PUT <full path>/-/error_tracking/:issue_id.json", async () => {
+    const error = await typeError();
+    const url = `/${project.full_path}/-/error_tracking/${error.id}.json`;
+    const res = await t.put(url, { token: reporter.token, body: { status: 'resolved' } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), { result: { status: 'success', updated: true, closed_issue_iid: null } });
+    assert.equal((await typeError()).status, 'resolved');
+    assert.deepEqual((await t.put(url, { token: reporter.token, body: { status: 'resolved' } })).json(), { result: { status: 'success', updated: false, closed_issue_iid: null } });
+    expectError(await t.put(`/${project.full_path}/-/error_tracking/999999.json`, { token: reporter.token, body: { status: 'resolved' } }), 404, { message: '404 Not Found' });
+    expectError(await t.put(`/${project.full_path}/-/error_tracking/abc.json`, { token: reporter.token, body: { status: 'resolved' } }), 404, { message: '404 Not Found' });
+    const guest = await t.user();
+    await addMember(t, project, guest.user.id, ACCESS.GUEST);
+    expectError(await t.put(url, { token: guest.token, body: { status: 'ignored' } }), 404, { message: '404 Not Found' });
+    expectError(await t.put(url, { body: { status: 'ignored' } }), 404, { message: '404 Not Found' });
+    await t.request('PATCH', `${base()}/settings`, { token: ROOT_TOKEN, body: { active: false } });
+    try {
+      expectError(await t.put(url, { token: reporter.token, body: { status: 'ignored' } }), 400, { message: 'Error Tracking is not enabled' });
+    } finally {
+      await t.request('PATCH', `${base()}/settings`, { token: ROOT_TOKEN, body: { active: true } });
+    }
+    await t.put(url, { token: reporter.token, body: { status: 'unresolved' } });
+  });
+
+  test('GraphQL: updateSentryErrorStatus', async () => {
+    const error = await typeError();
+    const input = { projectPath: project.full_path, id: gid(error.id), status: 'IGNORED', clientMutationId: 'm1' };
+    const res = await t.post('/api/graphql', { token: reporter.token, body: { query: MUTATION, variables: { input } } });
+    assert.deepEqual(res.json(), {
+      data: { updateSentryErrorStatus: { clientMutationId: 'm1', errors: [], error: { id: `gid://gitlab/Gitlab::ErrorTracking::Error/${error.id}`, status: 'IGNORED', count: error.events_count } } },
+    });
+    assert.equal((await typeError()).status, 'ignored');
+    // The integrated tracker knows no releases: the change is refused beside the unchanged error.
+    const next = await t.post('/api/graphql', { token: reporter.token, body: { query: MUTATION, variables: { input: { ...input, status: 'RESOLVED_IN_NEXT_RELEASE' } } } });
+    assert.deepEqual(next.json().data.updateSentryErrorStatus.errors, ['Status is not supported by the integrated error tracker']);
+    assert.equal(next.json().data.updateSentryErrorStatus.error.status, 'IGNORED');
+    const back = await t.post('/api/graphql', { token: reporter.token, body: { query: MUTATION, variables: { input: { ...input, status: 'UNRESOLVED' } } } });
+    assert.equal(back.json().data.updateSentryErrorStatus.error.status, 'UNRESOLVED');
+  });
+
+  test('GraphQL: refusals are the platform\'s one error, whatever is missing', async () => {
+    const error = await typeError();
+    const refused = { data: { updateSentryErrorStatus: null }, errors: [{ message: "The resource that you are attempting to access does not exist or you don't have permission to perform this action", locations: [{ line: 1, column: 51 }], path: ['updateSentryErrorStatus'] }] };
+    const call = (token: string | undefined, input: Record<string, unknown>) => t.post('/api/graphql', { token, body: { query: MUTATION, variables: { input: { projectPath: project.full_path, id: gid(error.id), status: 'RESOLVED', ...input } } } });
+    const guest = await t.user();
+    await addMember(t, project, guest.user.id, ACCESS.GUEST);
+    assert.deepEqual((await call(guest.token, {})).json(), refused);
+    assert.deepEqual((await call(undefined, {})).json(), refused);
+    assert.deepEqual((await call(reporter.token, { id: gid(999999) })).json(), refused);
+    assert.deepEqual((await call(reporter.token, { projectPath: 'no/such' })).json(), refused);
+    const reader = await t.user({}, ['read_api']);
+    await addMember(t, project, reader.user.id, ACCESS.MAINTAINER);
+    assert.deepEqual((await call(reader.token, {})).json(), refused);
+    const wrong = (await call(reporter.token, { id: 'gid://gitlab/Issue/1' })).json();
+    assert.deepEqual(wrong.errors, [
+      {
+        message: 'Variable $input of type UpdateSentryErrorStatusInput! was provided invalid value for id ("gid://gitlab/Issue/1" does not represent an instance of Gitlab::ErrorTracking::DetailedError)',
+        locations: [{ line: 1, column: 10 }],
+        extensions: {
+          value: { projectPath: project.full_path, id: 'gid://gitlab/Issue/1', status: 'RESOLVED' },
+          problems: [{ path: ['id'], explanation: '"gid://gitlab/Issue/1" does not represent an instance of Gitlab::ErrorTracking::DetailedError' }],
+        },
+      },
+    ]);
+    assert.equal((await typeError()).status, 'unresolved');
   });
 });
