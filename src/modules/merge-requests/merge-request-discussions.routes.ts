@@ -7,14 +7,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { loadProject, loadedProject } from '../../core/access/loaders.ts';
 import { serviceContext } from '../../core/context.ts';
-import { badRequest, forbidden, notFound } from '../../core/errors.ts';
+import { badRequest, forbidden } from '../../core/errors.ts';
 import { paginate } from '../../core/pagination.ts';
 import { IdOrPath, Params } from '../../core/params.ts';
 import { NoContent } from '../../core/schema.ts';
-import type { NoteRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
 import { discussionNotes, noteAuthors, noteableDiscussionIds } from '../notes/notes.finder.ts';
-import { presentDiscussion, presentDiscussions, presentNote } from '../notes/notes.presenter.ts';
+import { presentDiscussions } from '../notes/notes.presenter.ts';
 import {
   CreateDiffDiscussionBody,
   DiscussionEntity,
@@ -24,8 +23,8 @@ import {
   ResolveDiscussionBody,
   UpdateDiscussionNoteBody,
 } from '../notes/notes.schemas.ts';
-import { type Noteable, createDiscussion, deleteComment, replyToDiscussion, setNotesResolved, updateComment } from '../notes/notes.service.ts';
-import { mayAdministerNote, mayResolveNotes, noteCreatedAt, requireNoteOf } from '../notes/notes.routes.ts';
+import { createDiscussion, deleteComment, replyToDiscussion, setNotesResolved, updateComment } from '../notes/notes.service.ts';
+import { mayAdministerNote, mayResolveNotes, noteCreatedAt, presentNotes, presentThread, requireNoteOf, requireThread } from '../notes/notes.routes.ts';
 import { requireMergeRequestCommenter, requireMergeRequestNoteable } from './merge-request-notes.routes.ts';
 
 const REQUIRED = { auth: 'required' } as const;
@@ -38,21 +37,6 @@ export const mergeRequestDiscussionRoutes: FastifyPluginAsyncTypebox = async (ap
   const readable = { config: REQUIRED, preHandler: loadProject('read_project') };
   const base = '/projects/:id/merge_requests/:noteable_id/discussions';
 
-  async function presentNotes(notes: NoteRow[], noteable: Noteable) {
-    const users = await noteAuthors(db, notes);
-    return notes.map((note) => presentNote(note, users, noteable.iid, config.externalUrl));
-  }
-
-  async function requireThread(noteable: Noteable, discussionId: string, what: string): Promise<NoteRow[]> {
-    const notes = await discussionNotes(db, noteable, [discussionId]);
-    if (notes.length === 0) throw notFound(what);
-    return notes;
-  }
-
-  async function presentThread(notes: NoteRow[], noteable: Noteable) {
-    return presentDiscussion(notes, await noteAuthors(db, notes), noteable.iid, config.externalUrl);
-  }
-
   api.get(base, { schema: { params: MergeRequestParams, querystring: ListDiscussionsQuery, response: { 200: Type.Array(DiscussionEntity) } }, ...readable }, async (req, reply) => {
     const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
     const ids = (await paginate(req, reply, noteableDiscussionIds(db, noteable))).map((row) => row.discussion_id as string);
@@ -62,7 +46,7 @@ export const mergeRequestDiscussionRoutes: FastifyPluginAsyncTypebox = async (ap
 
   api.get(`${base}/:discussion_id`, { schema: { params: DiscussionParams, response: { 200: DiscussionEntity } }, ...readable }, async (req) => {
     const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
-    return presentThread(await requireThread(noteable, req.params.discussion_id, 'Discussion'), noteable);
+    return presentThread(req, await requireThread(req, noteable, req.params.discussion_id, 'Discussion'), noteable);
   });
 
   api.post(base, { schema: { params: MergeRequestParams, body: CreateDiffDiscussionBody, response: { 201: DiscussionEntity } }, ...readable }, async (req, reply) => {
@@ -72,36 +56,36 @@ export const mergeRequestDiscussionRoutes: FastifyPluginAsyncTypebox = async (ap
     const diff = { gitDir: repositoryDir(config, loadedProject(req).row), refs: { base_sha: row.base_sha, start_sha: row.start_sha, head_sha: row.head_sha } };
     const note = await createDiscussion(serviceContext(req), noteable, req.body.body, { createdAt: noteCreatedAt(req, req.body.created_at), position: req.body.position, diff });
     reply.code(201);
-    return presentThread([note], noteable);
+    return presentThread(req, [note], noteable);
   });
 
   // resolve: the merge request's author, Developers and up (ResolvableDiscussion#can_resolve?).
   api.put(`${base}/:discussion_id`, { schema: { params: DiscussionParams, body: ResolveDiscussionBody, response: { 200: DiscussionEntity } }, ...readable }, async (req) => {
     const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
-    const notes = await requireThread(noteable, req.params.discussion_id, 'Discussion');
+    const notes = await requireThread(req, noteable, req.params.discussion_id, 'Discussion');
     if (!notes.some((n) => n.resolvable) || !mayResolveNotes(req, noteable)) throw forbidden();
     await setNotesResolved(serviceContext(req), notes, req.body.resolved);
-    return presentThread(await requireThread(noteable, req.params.discussion_id, 'Discussion'), noteable);
+    return presentThread(req, await requireThread(req, noteable, req.params.discussion_id, 'Discussion'), noteable);
   });
 
   api.get(`${base}/:discussion_id/notes`, { schema: { params: DiscussionParams, response: { 200: Type.Array(NoteEntity) } }, ...readable }, async (req) => {
     const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
-    return presentNotes(await requireThread(noteable, req.params.discussion_id, 'Notes'), noteable);
+    return presentNotes(req, await requireThread(req, noteable, req.params.discussion_id, 'Notes'), noteable);
   });
 
   api.post(`${base}/:discussion_id/notes`, { schema: { params: DiscussionParams, body: ReplyBody, response: { 201: NoteEntity } }, ...readable }, async (req, reply) => {
     const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
-    const [first] = await requireThread(noteable, req.params.discussion_id, 'Discussion');
+    const [first] = await requireThread(req, noteable, req.params.discussion_id, 'Discussion');
     if (first.system) throw badRequest('Discussion can not be replied to.');
     requireMergeRequestCommenter(req, noteable);
     const note = await replyToDiscussion(serviceContext(req), noteable, first, req.body.body, noteCreatedAt(req, req.body.created_at));
     reply.code(201);
-    return (await presentNotes([note], noteable))[0];
+    return (await presentNotes(req, [note], noteable))[0];
   });
 
   api.get(`${base}/:discussion_id/notes/:note_id`, { schema: { params: DiscussionNoteParams, response: { 200: NoteEntity } }, ...readable }, async (req) => {
     const noteable = await requireMergeRequestNoteable(req, req.params.noteable_id);
-    return (await presentNotes([await requireNoteOf(req, noteable, req.params.note_id)], noteable))[0];
+    return (await presentNotes(req, [await requireNoteOf(req, noteable, req.params.note_id)], noteable))[0];
   });
 
   api.put(`${base}/:discussion_id/notes/:note_id`, { schema: { params: DiscussionNoteParams, body: UpdateDiscussionNoteBody, response: { 200: NoteEntity } }, ...readable }, async (req) => {
@@ -112,10 +96,10 @@ export const mergeRequestDiscussionRoutes: FastifyPluginAsyncTypebox = async (ap
       if (note.author_id !== req.actor!.user.id && !mayResolveNotes(req, noteable)) throw forbidden();
       if (!note.resolvable) throw badRequest('Note is not resolvable');
       await setNotesResolved(serviceContext(req), [note], req.body.resolved);
-      return (await presentNotes([await requireNoteOf(req, noteable, note.id)], noteable))[0];
+      return (await presentNotes(req, [await requireNoteOf(req, noteable, note.id)], noteable))[0];
     }
     if (!mayAdministerNote(req, note)) throw forbidden();
-    return (await presentNotes([await updateComment(serviceContext(req), note, req.body.body as string)], noteable))[0];
+    return (await presentNotes(req, [await updateComment(serviceContext(req), note, req.body.body as string)], noteable))[0];
   });
 
   api.delete(`${base}/:discussion_id/notes/:note_id`, { schema: { params: DiscussionNoteParams, response: { 204: NoContent } }, ...readable }, async (req, reply) => {

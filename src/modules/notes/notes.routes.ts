@@ -50,6 +50,25 @@ export async function requireNoteOf(req: FastifyRequest, noteable: Noteable, id:
   return note;
 }
 
+/** Notes as the notes and discussions routes answer them, with their authors. */
+export async function presentNotes(req: FastifyRequest, notes: NoteRow[], noteable: Noteable) {
+  const { db, config } = req.server.deps;
+  const users = await noteAuthors(db, notes);
+  return notes.map((note) => presentNote(note, users, noteable.iid, config.externalUrl));
+}
+
+/** The notes of a discussion of the noteable, oldest first; `what` names it in the 404. */
+export async function requireThread(req: FastifyRequest, noteable: Noteable, discussionId: string, what: string): Promise<NoteRow[]> {
+  const notes = await discussionNotes(req.server.deps.db, noteable, [discussionId]);
+  if (notes.length === 0) throw notFound(what);
+  return notes;
+}
+
+/** A discussion as the discussions routes answer it. */
+export async function presentThread(req: FastifyRequest, notes: NoteRow[], noteable: Noteable) {
+  return presentDiscussion(notes, await noteAuthors(req.server.deps.db, notes), noteable.iid, req.server.deps.config.externalUrl);
+}
+
 /** How one kind of noteable is reached from its routes. */
 export interface NoteableKind<N extends Noteable> {
   /** The path segment after the project: `issues`, `snippets`. */
@@ -69,11 +88,7 @@ export function noteableRoutes<N extends Noteable>(kind: NoteableKind<N>): Fasti
     const readable = { config: REQUIRED, preHandler: loadProject('read_project') };
     const notesBase = `/projects/:id/${kind.collection}/:noteable_id/notes`;
 
-    async function presentNotes(notes: NoteRow[], noteable: Noteable) {
-      const users = await noteAuthors(db, notes);
-      return notes.map((note) => presentNote(note, users, noteable.iid, config.externalUrl));
-    }
-    const presentOne = async (note: NoteRow, noteable: Noteable) => (await presentNotes([note], noteable))[0];
+    const presentOne = async (req: FastifyRequest, note: NoteRow, noteable: Noteable) => (await presentNotes(req, [note], noteable))[0];
 
     /** A note the caller may change or remove (admin_note), else 403. */
     async function administeredNote(req: FastifyRequest, noteable: N, id: number): Promise<NoteRow> {
@@ -85,12 +100,12 @@ export function noteableRoutes<N extends Noteable>(kind: NoteableKind<N>): Fasti
     api.get(notesBase, { schema: { params: NoteableParams, querystring: ListNotesQuery, response: { 200: Type.Array(NoteEntity) } }, ...readable }, async (req, reply) => {
       const noteable = await kind.load(req, req.params.noteable_id);
       const { order_by: orderBy = 'created_at', sort = 'desc', activity_filter: activityFilter = 'all_notes' } = req.query;
-      return presentNotes(await paginate(req, reply, noteableNotes(db, noteable, { orderBy, sort, activityFilter })), noteable);
+      return presentNotes(req, await paginate(req, reply, noteableNotes(db, noteable, { orderBy, sort, activityFilter })), noteable);
     });
 
     api.get(`${notesBase}/:note_id`, { schema: { params: NoteParams, response: { 200: NoteEntity } }, ...readable }, async (req) => {
       const noteable = await kind.load(req, req.params.noteable_id);
-      return presentOne(await requireNoteOf(req, noteable, req.params.note_id), noteable);
+      return presentOne(req, await requireNoteOf(req, noteable, req.params.note_id), noteable);
     });
 
     api.post(notesBase, { schema: { params: NoteableParams, body: CreateNoteBody, response: { 201: NoteEntity } }, ...readable }, async (req, reply) => {
@@ -98,13 +113,13 @@ export function noteableRoutes<N extends Noteable>(kind: NoteableKind<N>): Fasti
       await kind.requireCommenter(req, noteable);
       const note = await createComment(serviceContext(req), noteable, req.body.body, noteCreatedAt(req, req.body.created_at));
       reply.code(201);
-      return presentOne(note, noteable);
+      return presentOne(req, note, noteable);
     });
 
     api.put(`${notesBase}/:note_id`, { schema: { params: NoteParams, body: UpdateNoteBody, response: { 200: NoteEntity } }, ...readable }, async (req) => {
       const noteable = await kind.load(req, req.params.noteable_id);
       const note = await administeredNote(req, noteable, req.params.note_id);
-      return presentOne(req.body.body === undefined ? note : await updateComment(serviceContext(req), note, req.body.body), noteable);
+      return presentOne(req, req.body.body === undefined ? note : await updateComment(serviceContext(req), note, req.body.body), noteable);
     });
 
     api.delete(`${notesBase}/:note_id`, { schema: { params: NoteParams, response: { 204: NoContent } }, ...readable }, async (req, reply) => {
@@ -116,17 +131,6 @@ export function noteableRoutes<N extends Noteable>(kind: NoteableKind<N>): Fasti
     if (!kind.discussions) return;
     const base = `/projects/:id/${kind.collection}/:noteable_id/discussions`;
 
-    /** The notes of a discussion of the noteable, oldest first; `what` names it in the 404. */
-    async function requireThread(noteable: Noteable, discussionId: string, what: string): Promise<NoteRow[]> {
-      const notes = await discussionNotes(db, noteable, [discussionId]);
-      if (notes.length === 0) throw notFound(what);
-      return notes;
-    }
-
-    async function presentThread(notes: NoteRow[], noteable: Noteable) {
-      return presentDiscussion(notes, await noteAuthors(db, notes), noteable.iid, config.externalUrl);
-    }
-
     api.get(base, { schema: { params: NoteableParams, querystring: ListDiscussionsQuery, response: { 200: Type.Array(DiscussionEntity) } }, ...readable }, async (req, reply) => {
       const noteable = await kind.load(req, req.params.noteable_id);
       const ids = (await paginate(req, reply, noteableDiscussionIds(db, noteable))).map((row) => row.discussion_id as string);
@@ -136,7 +140,7 @@ export function noteableRoutes<N extends Noteable>(kind: NoteableKind<N>): Fasti
 
     api.get(`${base}/:discussion_id`, { schema: { params: DiscussionParams, response: { 200: DiscussionEntity } }, ...readable }, async (req) => {
       const noteable = await kind.load(req, req.params.noteable_id);
-      return presentThread(await requireThread(noteable, req.params.discussion_id, 'Discussion'), noteable);
+      return presentThread(req, await requireThread(req, noteable, req.params.discussion_id, 'Discussion'), noteable);
     });
 
     api.post(base, { schema: { params: NoteableParams, body: CreateDiscussionBody, response: { 201: DiscussionEntity } }, ...readable }, async (req, reply) => {
@@ -144,27 +148,27 @@ export function noteableRoutes<N extends Noteable>(kind: NoteableKind<N>): Fasti
       await kind.requireCommenter(req, noteable);
       const note = await createDiscussion(serviceContext(req), noteable, req.body.body, { createdAt: noteCreatedAt(req, req.body.created_at) });
       reply.code(201);
-      return presentThread([note], noteable);
+      return presentThread(req, [note], noteable);
     });
 
     api.get(`${base}/:discussion_id/notes`, { schema: { params: DiscussionParams, response: { 200: Type.Array(NoteEntity) } }, ...readable }, async (req) => {
       const noteable = await kind.load(req, req.params.noteable_id);
-      return presentNotes(await requireThread(noteable, req.params.discussion_id, 'Notes'), noteable);
+      return presentNotes(req, await requireThread(req, noteable, req.params.discussion_id, 'Notes'), noteable);
     });
 
     api.post(`${base}/:discussion_id/notes`, { schema: { params: DiscussionParams, body: ReplyBody, response: { 201: NoteEntity } }, ...readable }, async (req, reply) => {
       const noteable = await kind.load(req, req.params.noteable_id);
-      const [first] = await requireThread(noteable, req.params.discussion_id, 'Discussion');
+      const [first] = await requireThread(req, noteable, req.params.discussion_id, 'Discussion');
       if (first.system) throw badRequest('Discussion can not be replied to.');
       await kind.requireCommenter(req, noteable);
       const note = await replyToDiscussion(serviceContext(req), noteable, first, req.body.body, noteCreatedAt(req, req.body.created_at));
       reply.code(201);
-      return presentOne(note, noteable);
+      return presentOne(req, note, noteable);
     });
 
     api.get(`${base}/:discussion_id/notes/:note_id`, { schema: { params: DiscussionNoteParams, response: { 200: NoteEntity } }, ...readable }, async (req) => {
       const noteable = await kind.load(req, req.params.noteable_id);
-      return presentOne(await requireNoteOf(req, noteable, req.params.note_id), noteable);
+      return presentOne(req, await requireNoteOf(req, noteable, req.params.note_id), noteable);
     });
 
     api.put(`${base}/:discussion_id/notes/:note_id`, { schema: { params: DiscussionNoteParams, body: UpdateDiscussionNoteBody, response: { 200: NoteEntity } }, ...readable }, async (req) => {
@@ -176,7 +180,7 @@ export function noteableRoutes<N extends Noteable>(kind: NoteableKind<N>): Fasti
         throw badRequest('Note is not resolvable');
       }
       if (!mayAdministerNote(req, note)) throw forbidden();
-      return presentOne(await updateComment(serviceContext(req), note, req.body.body as string), noteable);
+      return presentOne(req, await updateComment(serviceContext(req), note, req.body.body as string), noteable);
     });
 
     api.delete(`${base}/:discussion_id/notes/:note_id`, { schema: { params: DiscussionNoteParams, response: { 204: NoContent } }, ...readable }, async (req, reply) => {
