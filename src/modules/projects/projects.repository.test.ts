@@ -259,10 +259,15 @@ describe('changes', () => {
     assert.equal(entries.find((p) => p.name === 'plain')?.empty_repo, true);
   });
 
-  test('deleting the project removes its repository (and its job artifacts)', async () => {
+  test('deleting the project removes its repository (and its job artifacts, packages and uploads)', async () => {
     await t.runJobs();
     expectStatus(await t.del(`/api/v4/projects/${project.id}`, { token: alice.token }), 202);
-    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [['project.repository.remove', true], ['storage.files.remove', true], ['storage.files.remove', true]]);
+    assert.deepEqual((await t.runJobs()).map((o) => [o.kind, o.ok]), [
+      ['project.repository.remove', true],
+      ['storage.files.remove', true],
+      ['storage.files.remove', true],
+      ['storage.files.remove', true],
+    ]);
     assert.equal(fs.existsSync(dir), false);
     assert.deepEqual(fs.readdirSync(path.dirname(dir)), []);
   });
