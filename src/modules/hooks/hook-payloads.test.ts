@@ -4,41 +4,27 @@
 // exactly the platform's headers. Shapes are checked whole: the keys of each payload and of its
 // nested objects, and the values a receiver relies on.
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { commitConfig } from '../../../test/ci/ci-test-helpers.ts';
 import { setInstanceSettings } from '../../../test/factories.ts';
+import { type HookReceiver, type ReceivedHook, startHookReceiver } from '../../../test/hook-receiver.ts';
 import { type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import { REPORTED_VERSION } from '../../version.ts';
 
 type Json = Record<string, any>;
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: Json;
-}
 
 let t: TestApp;
 let ada: TestUser;
-let receiver: http.Server;
+let receiver: HookReceiver;
 let base: string;
-const received: Received[] = [];
+let received: ReceivedHook[];
 let project: Json;
 
 before(async () => {
-  receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startHookReceiver();
+  ({ base, received } = receiver);
   t = await createTestApp();
   await setInstanceSettings(t, { allow_local_requests_from_web_hooks_and_services: true });
   ada = await t.user({ username: 'ada', name: 'Ada' });
@@ -52,7 +38,7 @@ after(async () => {
   receiver.close();
 });
 
-const take = (path: string) => received.filter((r) => r.path === path);
+const take = (path: string) => receiver.take(path);
 const keys = (o: Json) => Object.keys(o).sort();
 const sorted = (list: string[]) => [...list].sort();
 

@@ -3,45 +3,28 @@
 // push, member and test events with the 14.x headers, failures logged and resent, the address
 // rules at delivery, and the access matrix of each kind of hook.
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { buildMatrixWorld, expectation, refusals, runMatrix, type MatrixWorld } from '../../../test/access-matrix.ts';
 import { setInstanceSettings } from '../../../test/factories.ts';
+import { type HookReceiver, startHookReceiver } from '../../../test/hook-receiver.ts';
 import { ROOT_TOKEN, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntities, expectEntity, expectStatus } from '../../../test/matchers.ts';
 import { ACCESS } from '../../core/access/levels.ts';
 import { REPORTED_VERSION } from '../../version.ts';
 import { GroupHookEntity, HookEventEntity, ProjectHookEntity, SystemHookEntity } from './hooks.schemas.ts';
 
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
 
 let t: TestApp;
 let mia: TestUser;
-let receiver: http.Server;
+let receiver: HookReceiver;
 let base: string;
-const received: Received[] = [];
 /** Status the receiver answers, by path. */
-const answers = new Map<string, number>();
+let answers: Map<string, number>;
 let projectId: number;
 
 before(async () => {
-  receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') });
-      const status = answers.get(req.url ?? '') ?? 200;
-      res.writeHead(status, { 'content-type': 'text/plain', 'x-answer': 'yes' });
-      res.end(status === 200 ? 'ok' : 'broken');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startHookReceiver();
+  ({ base, answers } = receiver);
   t = await createTestApp();
   await setInstanceSettings(t, { allow_local_requests_from_web_hooks_and_services: true });
   mia = await t.user({ username: 'mia', name: 'Mia' });
@@ -56,7 +39,7 @@ after(async () => {
 });
 
 const hooksOf = (id: number) => `/api/v4/projects/${id}/hooks`;
-const take = (path: string) => received.filter((r) => r.path === path);
+const take = (path: string) => receiver.take(path);
 
 describe('project hooks', () => {
   test('created with the 14.x defaults; the token is never shown; read, listed, changed, removed', async () => {

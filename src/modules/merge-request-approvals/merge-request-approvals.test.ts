@@ -4,10 +4,9 @@
 // branch moves, if the project says so; what an approval and its withdrawal record (event, system
 // note, to-dos, the merge request hooks' actions).
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { addMember, setInstanceSettings } from '../../../test/factories.ts';
+import { startHookReceiver } from '../../../test/hook-receiver.ts';
 import { AUTHOR } from '../../../test/fixtures/repository.ts';
 import { BASE_URL, PASSWORD, type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
 import { expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
@@ -205,22 +204,13 @@ describe('merge request approvals', () => {
 
 describe('what an approval records', () => {
   test('an approved event, the system notes, the approver\'s to-dos done, and the hook actions approval, approved, unapproved, unapproval', async () => {
-    const hookActions: string[] = [];
-    const receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        if (req.headers['x-gitlab-event'] === 'Merge Request Hook') hookActions.push(body.object_attributes.action);
-        res.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiver = await startHookReceiver();
+    const hookActions = () => receiver.take('/mr').map((hook) => hook.body.object_attributes.action);
     try {
       await setInstanceSettings(t, { allow_local_requests_from_web_hooks_and_services: true });
       const hook = await t.post(`/api/v4/projects/${project.id}/hooks`, {
         token: owner.token,
-        body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/mr`, merge_requests_events: true, push_events: false },
+        body: { url: `${receiver.base}/mr`, merge_requests_events: true, push_events: false },
       });
       expectStatus(hook, 201);
       await setSettings({ approvals_before_merge: 2, require_password_to_approve: false, merge_requests_author_approval: false });
@@ -234,7 +224,7 @@ describe('what an approval records', () => {
       const pendingTodos = async () => (await t.get('/api/v4/todos', { token: approver.token })).json().filter((todo: { target: { id: number } }) => todo.target.id === mr.json().id);
       assert.equal((await pendingTodos()).length, 1);
       await t.runJobs();
-      hookActions.length = 0;
+      receiver.received.length = 0;
 
       expectStatus(await t.post(url('approve'), { token: approver.token }), 201);
       assert.deepEqual(await pendingTodos(), []);
@@ -242,7 +232,7 @@ describe('what an approval records', () => {
       expectStatus(await t.post(url('unapprove'), { token: approver.token }), 201);
       expectStatus(await t.post(url('unapprove'), { token: owner.token }), 201);
       await t.runJobs();
-      assert.deepEqual(hookActions, ['approval', 'approved', 'unapproved', 'unapproval']);
+      assert.deepEqual(hookActions(), ['approval', 'approved', 'unapproved', 'unapproval']);
 
       const notes = await t.get(url('notes?sort=asc&order_by=created_at'), { token: owner.token });
       const system = notes.json().filter((note: { system: boolean }) => note.system);
