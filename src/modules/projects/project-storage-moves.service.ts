@@ -4,9 +4,9 @@
 // makes the project read-only in the same transaction that records it and enqueues its work.
 import { Type } from '@sinclair/typebox';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
-import { DomainError, invalidFields } from '../../core/errors.ts';
+import { invalidFields } from '../../core/errors.ts';
 import type { ProjectRepositoryStorageMoveRow } from '../../db/schema.ts';
-import { MOVE_STATE } from '../../domain/repository-storage-moves.ts';
+import { MOVE_STATE, scheduleMovesOn } from '../../domain/repository-storage-moves.ts';
 import { applicationSettings, chooseRepositoryStorage } from '../../domain/settings/application-settings.ts';
 import { NOT_INCLUDED } from '../../domain/validation.ts';
 import { storageDirectory } from '../../git/storages.ts';
@@ -23,9 +23,6 @@ export const bulkProjectStorageMovesDeclaration = {
   payload: Type.Object({ source: Type.String({ minLength: 1 }), destination: Type.Union([Type.String({ minLength: 1 }), Type.Null()]) }, { additionalProperties: false }),
   maxAttempts: 5,
 } satisfies JobDeclaration;
-
-/** Projects scheduled per transaction by a bulk move. */
-const BULK_BATCH = 100;
 
 /**
  * Schedules a move of the project's repository from the storage it is on to `destination` (when
@@ -69,33 +66,7 @@ export async function scheduleBulkProjectStorageMoves(ctx: ServiceContext, sourc
   await enqueue(ctx.db, bulkProjectStorageMovesDeclaration, { source, destination });
 }
 
-/**
- * The bulk job's work: a move for each writable project on `source`, a batch at a time; those
- * that another move holds are left to it. Running again schedules only what is still there.
- */
-export async function scheduleStorageMovesOn(ctx: ServiceContext, source: string, destination: string | null): Promise<number> {
-  let after = 0;
-  let scheduled = 0;
-  for (;;) {
-    const batch = await ctx.db
-      .selectFrom('projects')
-      .select('id')
-      .where('repository_storage', '=', source)
-      .where('repository_read_only', '=', false)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(BULK_BATCH)
-      .execute();
-    if (batch.length === 0) return scheduled;
-    for (const { id } of batch) {
-      try {
-        await scheduleProjectStorageMove(ctx, id, destination);
-        scheduled += 1;
-      } catch (error) {
-        // A project another move made read-only since the batch was read.
-        if (!(error instanceof DomainError && error.status === 400)) throw error;
-      }
-    }
-    after = batch[batch.length - 1].id;
-  }
+/** The bulk job's work: a move for each writable project on `source` (domain/repository-storage-moves). */
+export function scheduleStorageMovesOn(ctx: ServiceContext, source: string, destination: string | null): Promise<number> {
+  return scheduleMovesOn(ctx, 'projects', source, (id) => scheduleProjectStorageMove(ctx, id, destination));
 }

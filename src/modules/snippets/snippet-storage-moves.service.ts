@@ -8,9 +8,9 @@
 // where it was, writable, and the move `failed`.
 import { Type } from '@sinclair/typebox';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
-import { DomainError, invalidFields } from '../../core/errors.ts';
+import { invalidFields } from '../../core/errors.ts';
 import { waitForPushes } from '../../domain/push-leases.ts';
-import { MOVE_STATE } from '../../domain/repository-storage-moves.ts';
+import { MOVE_STATE, scheduleMovesOn } from '../../domain/repository-storage-moves.ts';
 import { applicationSettings, chooseRepositoryStorage } from '../../domain/settings/application-settings.ts';
 import { NOT_INCLUDED } from '../../domain/validation.ts';
 import { replicateRepository } from '../../git/replicate.ts';
@@ -32,9 +32,6 @@ export const bulkSnippetStorageMovesDeclaration = {
 
 /** How long a move waits for the pushes under way when it starts; they are refused from then on. */
 const PUSH_WAIT_MS = 10 * 60 * 1000;
-
-/** Snippets scheduled per query by a bulk move. */
-const BULK_BATCH = 100;
 
 /**
  * Schedules a move of the snippet's repository to `destination` (when null, one chosen by the
@@ -78,31 +75,9 @@ export async function scheduleBulkSnippetStorageMoves(ctx: ServiceContext, sourc
   await enqueue(ctx.db, bulkSnippetStorageMovesDeclaration, { source, destination });
 }
 
-/** The bulk job's work: a move for each writable snippet on `source`; those another move holds are left to it. */
-export async function scheduleSnippetMovesOn(ctx: ServiceContext, source: string, destination: string | null): Promise<number> {
-  let after = 0;
-  let scheduled = 0;
-  for (;;) {
-    const batch = await ctx.db
-      .selectFrom('snippets')
-      .select('id')
-      .where('repository_storage', '=', source)
-      .where('repository_read_only', '=', false)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(BULK_BATCH)
-      .execute();
-    if (batch.length === 0) return scheduled;
-    for (const { id } of batch) {
-      try {
-        await scheduleSnippetStorageMove(ctx, id, destination);
-        scheduled += 1;
-      } catch (error) {
-        if (!(error instanceof DomainError && error.status === 400)) throw error;
-      }
-    }
-    after = batch[batch.length - 1].id;
-  }
+/** The bulk job's work: a move for each writable snippet on `source` (domain/repository-storage-moves). */
+export function scheduleSnippetMovesOn(ctx: ServiceContext, source: string, destination: string | null): Promise<number> {
+  return scheduleMovesOn(ctx, 'snippets', source, (id) => scheduleSnippetStorageMove(ctx, id, destination));
 }
 
 class MoveFailure extends Error {}
