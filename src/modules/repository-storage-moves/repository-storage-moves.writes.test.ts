@@ -117,8 +117,13 @@ async function moveDuringWrite(options: {
     await sleep(500);
     assert.equal(await moveState(options.table, moveId), MOVE_STATE.started, 'the move waits for the write');
   } finally {
+    // Once the write's lease is gone the move may copy, switch and remove the original before
+    // the write has read back what it answers with (it found the repository there): a lease row of
+    // the test's keeps the original until the answer is in.
+    const now = new Date();
+    await t.deps.db.insertInto('push_leases').values({ repository: options.lease, node: 'test~answer', expires_at: new Date(now.getTime() + 60_000).toISOString(), created_at: now.toISOString() }).execute();
     options.gate.open();
-    answer = await write;
+    answer = await write.finally(() => t.deps.db.deleteFrom('push_leases').where('node', '=', 'test~answer').execute());
   }
   expectStatus(answer, options.status);
   await running;
@@ -207,37 +212,36 @@ describe('an API write under way when a move begins is waited for, and lands in 
     const refused = async () => {
       expectError(await t.put(`/api/v4/snippets/${id}`, { token: developer.token, body: { content: 'late' } }), 400, { message: { error: REPOSITORY_READ_ONLY_MESSAGE } });
     };
-    const schedule = `/api/v4/snippets/${id}/repository_storage_moves`;
     if (process.env.DATABASE_URL) {
-      await moveDuringWrite({
-        gate: holdRefWrites(snippetRepositoryPath(storageDir('default'), id)),
-        start: () => t.put(`/api/v4/snippets/${id}`, { token: developer.token, body: { content: 'during' } }),
-        status: 200,
-        lease: `snippet:${id}`,
-        schedule,
-        table: 'snippet_repository_storage_moves',
-        refused,
-      });
-    } else {
-      // SQLite has one connection: a snippet's commit, the last step of its transaction, holds
-      // every other statement of the process, so it cannot be held open here. Its lease is the
-      // one a push takes: a lease held by the test stands for it.
-      const lease = await beginPush(t.deps, { kind: 'snippet', id });
-      assert.ok(lease);
-      const scheduled = await t.post(schedule, { ...admin, body: { destination_storage_name: 'other' } });
-      expectStatus(scheduled, 201);
-      const running = t.runJobs();
-      try {
-        await until('the move has started', async () => (await moveState('snippet_repository_storage_moves', scheduled.json().id)) === MOVE_STATE.started);
-        await refused();
-        await sleep(300);
-        assert.equal(await moveState('snippet_repository_storage_moves', scheduled.json().id), MOVE_STATE.started);
-      } finally {
-        await lease.release();
-      }
-      await running;
-      expectStatus(await t.put(`/api/v4/snippets/${id}`, { token: developer.token, body: { content: 'during' } }), 200);
+      // A change held inside git holds the snippet's lease (on SQLite, its transaction holds the
+      // one connection, so nothing else could look meanwhile).
+      const gate = holdRefWrites(snippetRepositoryPath(storageDir('default'), id));
+      const write = t.put(`/api/v4/snippets/${id}`, { token: developer.token, body: { content: 'held' } });
+      await gate.entered();
+      assert.equal((await leasesOn(`snippet:${id}`)).length, 1);
+      gate.open();
+      expectStatus(await write, 200);
+      assert.equal((await leasesOn(`snippet:${id}`)).length, 0);
     }
+    // That change commits as the last step of a transaction that holds the snippet's row: a move
+    // cannot even be scheduled while one is held inside git. A lease held by the test, as the
+    // change holds it, stands for it.
+    const lease = await beginPush(t.deps, { kind: 'snippet', id });
+    assert.ok(lease);
+    const scheduled = await t.post(`/api/v4/snippets/${id}/repository_storage_moves`, { ...admin, body: { destination_storage_name: 'other' } });
+    expectStatus(scheduled, 201);
+    const running = t.runJobs();
+    try {
+      await until('the move has started', async () => (await moveState('snippet_repository_storage_moves', scheduled.json().id)) === MOVE_STATE.started);
+      await refused();
+      await sleep(300);
+      assert.equal(await moveState('snippet_repository_storage_moves', scheduled.json().id), MOVE_STATE.started);
+    } finally {
+      await lease.release();
+    }
+    await running;
+    assert.equal(await moveState('snippet_repository_storage_moves', scheduled.json().id), MOVE_STATE.finished);
+    expectStatus(await t.put(`/api/v4/snippets/${id}`, { token: developer.token, body: { content: 'during' } }), 200);
     const row = await t.deps.db.selectFrom('snippets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.repository_storage, 'other');
     assert.equal(row.repository_read_only, false);
