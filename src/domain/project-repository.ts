@@ -2,7 +2,7 @@
 // an empty repository), whether writes may go to it while a storage move copies it, whether it
 // has a branch, and the revisions the API names. Pure of modules, so that projects, pushes,
 // branches, tags, commits and files all use it.
-import { apiError, notFound } from '../core/errors.ts';
+import { DomainError, apiError, notFound } from '../core/errors.ts';
 import type { Config } from '../config.ts';
 import type { ProjectRow } from '../db/schema.ts';
 import { validBranchName, validRevision } from '../git/args.ts';
@@ -38,6 +38,9 @@ export const REPOSITORY_READ_ONLY_MESSAGE = 'The repository is temporarily read-
  * in its own protocol.
  */
 export const repositoryReadOnly = () => apiError(400, REPOSITORY_READ_ONLY_MESSAGE);
+
+/** Whether an error is the refusal of a write to a read-only repository (whatever its status). */
+export const isRepositoryReadOnly = (error: unknown): boolean => error instanceof DomainError && error.message === REPOSITORY_READ_ONLY_MESSAGE;
 
 /** Refuses a write to the project's repository while it is read-only. */
 export function assertWritable(project: Pick<ProjectRow, 'repository_read_only'>): void {

@@ -4,10 +4,13 @@
 // before git runs, then checks the repository is still writable: whichever of the two comes
 // second sees the other, so no push writes to a repository while it is copied. The lease is
 // renewed while the push runs and removed at its end; a node that dies leaves leases that expire
-// within LEASE_MS and count no more.
+// within LEASE_MS and count no more. Writes the API or a background job makes to a repository
+// (commits, branches, tags, merges, wiki pages, snippet files, imports) hold a lease the same way,
+// through withRepositoryWrite, so that a move waits for them too and refuses those that come after.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BaseContext } from '../core/context.ts';
 import { ownerTag } from '../core/processes.ts';
+import { repositoryReadOnly } from './project-repository.ts';
 import { RPC_TIMEOUT_MS } from '../git/smart-http.ts';
 
 /** The repository a push writes: a project's, a project's or a group's wiki, or a snippet's. */
@@ -15,6 +18,11 @@ export interface PushedRepository {
   kind: 'project' | 'project_wiki' | 'group_wiki' | 'snippet';
   /** The project's, group's or snippet's id. */
   id: number;
+  /**
+   * The storage the writer found the repository on, when it knows it: a repository that has moved
+   * since is refused too, as the writer would write the original a finished move left behind.
+   */
+  storage?: string;
 }
 
 /** How long a lease lasts unless renewed, and how often a running push renews it. */
@@ -29,26 +37,39 @@ export interface PushLease {
   release(): Promise<void>;
 }
 
-/** Whether the repository is read-only now (a storage move holds it), read afresh. */
-async function readOnly(ctx: BaseContext, repository: PushedRepository): Promise<boolean> {
+/**
+ * Whether the repository may not be written now: read-only (a storage move holds it), or moved off
+ * the storage the writer found it on; read afresh.
+ */
+async function unwritable(ctx: BaseContext, repository: PushedRepository): Promise<boolean> {
   const { db } = ctx;
+  const moved = (storage: string) => repository.storage !== undefined && storage !== repository.storage;
   switch (repository.kind) {
     case 'project':
-    case 'project_wiki':
-      return (await db.selectFrom('projects').select('repository_read_only').where('id', '=', repository.id).executeTakeFirst())?.repository_read_only ?? true;
-    case 'snippet':
-      return (await db.selectFrom('snippets').select('repository_read_only').where('id', '=', repository.id).executeTakeFirst())?.repository_read_only ?? true;
-    case 'group_wiki':
-      return Boolean((await db.selectFrom('group_wiki_repositories').select('read_only').where('group_id', '=', repository.id).executeTakeFirst())?.read_only);
+    case 'project_wiki': {
+      const row = await db.selectFrom('projects').select(['repository_read_only', 'repository_storage']).where('id', '=', repository.id).executeTakeFirst();
+      return row === undefined || row.repository_read_only || moved(row.repository_storage);
+    }
+    case 'snippet': {
+      const row = await db.selectFrom('snippets').select(['repository_read_only', 'repository_storage']).where('id', '=', repository.id).executeTakeFirst();
+      return row === undefined || row.repository_read_only || moved(row.repository_storage);
+    }
+    case 'group_wiki': {
+      // A group without a wiki repository yet has nothing a move could hold.
+      const row = await db.selectFrom('group_wiki_repositories').select(['read_only', 'repository_storage']).where('group_id', '=', repository.id).executeTakeFirst();
+      return row !== undefined && (Boolean(row.read_only) || moved(row.repository_storage));
+    }
   }
 }
 
 /**
  * Takes a lease for a push about to run git on the repository; null (and no lease) when the
- * repository has become read-only meanwhile, and the push is to be refused.
+ * repository has become read-only (or moved) meanwhile, and the push is to be refused. Called
+ * outside a transaction: a lease the mover cannot see yet holds nothing.
  */
 export async function beginPush(ctx: BaseContext, repository: PushedRepository): Promise<PushLease | null> {
   const { db } = ctx;
+  if (db.isTransaction) throw new Error('a push lease must be visible to other connections at once: take it outside a transaction');
   const now = ctx.now().toISOString();
   // Leases of dead nodes go whenever a push begins: they count no more, and nothing else removes them.
   await db.deleteFrom('push_leases').where('expires_at', '<=', now).execute();
@@ -64,11 +85,27 @@ export async function beginPush(ctx: BaseContext, repository: PushedRepository):
     void db.updateTable('push_leases').set({ expires_at: expiry(ctx) }).where('id', '=', id).execute().catch(() => {});
   }, RENEW_MS);
   renewal.unref();
-  if (await readOnly(ctx, repository)) {
+  if (await unwritable(ctx, repository)) {
     await release();
     return null;
   }
   return { release };
+}
+
+/**
+ * Runs a write the API or a background job makes to the repository (git, and whatever must happen
+ * with it) under a lease, as a push runs: a storage move that has begun refuses it with `refusal`
+ * (the API's 400 "temporarily read-only" by default), one that begins while it runs waits for it
+ * to end. The lease is released however the write ends. Reads take none.
+ */
+export async function withRepositoryWrite<T>(ctx: BaseContext, repository: PushedRepository, write: () => Promise<T>, refusal: () => Error = repositoryReadOnly): Promise<T> {
+  const lease = await beginPush(ctx, repository);
+  if (lease === null) throw refusal();
+  try {
+    return await write();
+  } finally {
+    await lease.release();
+  }
 }
 
 /** How many pushes to these repositories hold a lease that has not expired, on any node. */

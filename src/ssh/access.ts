@@ -75,7 +75,7 @@ export async function checkSshGitAccess(deps: AccessDeps, key: ActiveKey, action
     const access = checkGitAccess({ actor, command: service, project, repositoryExists: gitDir !== null });
     if (!access.ok) return refuse(access.message);
     const { row } = project as LoadedProject;
-    return { ok: true, project: row, gitDir: gitDir as string, pushed: { kind: 'project', id: row.id }, writer: action === 'upload' ? { pusher: pusherOf(project as LoadedProject, actor), userId: key.user.id } : null };
+    return { ok: true, project: row, gitDir: gitDir as string, pushed: { kind: 'project', id: row.id, storage: row.repository_storage }, writer: action === 'upload' ? { pusher: pusherOf(project as LoadedProject, actor), userId: key.user.id } : null };
   }
   const enabled = found ? key.projects.find((p) => p.projectId === found.row.id) : undefined;
   // A project the key is not enabled on is the key's only as far as it is anyone's.

@@ -90,8 +90,8 @@ export async function createBranch(ctx: ServiceContext, given: LoadedProject, di
   if (isProtectedBranch(protections, branch) && !canPushToBranch(protections, branch, pusher) && !(await onProtectedBranch(dir, commit, protections))) {
     throw refused(UNPROTECTED_BASE);
   }
-  assertWritable(project.row);
 
+  // Under a push lease (changeRefs): refused while a storage move holds the repository.
   await changeRefs(ctx, project.row, actor.user.id, [{ ref: name, before: ZERO_OID }], async () => {
     try {
       await updateRef(dir, name, commit, null);
@@ -114,7 +114,6 @@ export async function deleteBranch(ctx: ServiceContext, project: LoadedProject, 
     viaWeb: true,
   });
   if (refusal !== null) throw refused(refusal);
-  assertWritable(project.row);
   await changeRefs(ctx, project.row, actor.user.id, [{ ref: branch.ref, before: branch.target }], async () => {
     try {
       // Only from where it was found: a branch moved meanwhile keeps what was pushed to it.
@@ -141,8 +140,6 @@ export const deleteMergedBranchesJob = defineJobKind({
     const row = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
     const dir = row ? existingProjectRepository(ctx.config.repositoryStorages, row) : null;
     if (!row || dir === null) return;
-    // Read-only while a storage move copies the repository: the retry comes after it.
-    assertWritable(row);
     const defaultBranch = row.default_branch;
     const [branches, protections] = await Promise.all([readBranches(dir), loadRefProtections(ctx.db, row.id)]);
     const merged = await mergedBranches(dir, branches, defaultBranch);
@@ -151,6 +148,7 @@ export const deleteMergedBranchesJob = defineJobKind({
 
     const change = (b: BranchRef): RefChange => ({ ref: b.ref, newId: null, oldId: b.target });
     const gone = (b: BranchRef): RefUpdate => ({ ref: b.ref, before: b.target, after: ZERO_OID });
+    // Refused while a storage move holds the repository: the queue's retry comes after it.
     await changeRefs(ctx, row, userId, doomed.map((b) => ({ ref: b.ref, before: b.target })), async () => {
       try {
         await updateRefs(dir, doomed.map(change));

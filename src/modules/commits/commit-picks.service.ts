@@ -61,7 +61,8 @@ export async function pickCommit(ctx: ServiceContext, project: LoadedProject, re
   const { kind, commit, branch } = request;
   const user = await requirePushToBranch(ctx, project, branch, { empty: false, refusal: 403 });
   const head = await requireBranchHead(dir, branch);
-  await assertRepositoryWritable(ctx, project.row.id);
+  // A dry run writes no ref, and takes no lease: it is told now what the pick would be told.
+  if (request.dryRun) await assertRepositoryWritable(ctx, project.row.id);
 
   const picked = await pickTree(dir, kind, commit.id, head);
   if (!picked.ok) throw cannotPick(kind, picked.reason);

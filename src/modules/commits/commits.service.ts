@@ -150,8 +150,6 @@ export async function commitChange(ctx: ServiceContext, project: LoadedProject, 
   }
   if (!validBranchName(branch)) throw refuse(`Something went wrong when we tried to create '${branch}' for you: Branch name is invalid`);
 
-  await assertRepositoryWritable(ctx, project.row.id);
-
   const actions = change.actions.map(toFileAction);
   const base = newBranch ? start : head;
   if (base !== null) {
@@ -169,6 +167,7 @@ export async function commitChange(ctx: ServiceContext, project: LoadedProject, 
   const ref = `refs/heads/${branch}`;
   const before = head ?? ZERO_OID;
   let id = '';
+  // Under a push lease (changeRefs): refused while a storage move holds the repository.
   await changeRefs(ctx, project.row, user.id, [{ ref, before }], async () => {
     try {
       const made = await createCommit(dir, {

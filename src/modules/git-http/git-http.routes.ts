@@ -119,7 +119,7 @@ async function deployTokenAccess(req: FastifyRequest, credentials: { login: stri
   const access = checkDeployTokenGitAccess({ readRepository: token.read_repository, command, projectExists: found !== null, repositoryExists: gitDir !== null });
   if (!access.ok) return access;
   const project = { ...(found as NonNullable<FoundProject>), ...(await accessToProject(req, (found as NonNullable<FoundProject>).row)) };
-  return { service: access.service, pushed: { kind: 'project', id: project.row.id }, project, gitDir: gitDir as string, actor: null };
+  return { service: access.service, pushed: { kind: 'project', id: project.row.id, storage: project.row.repository_storage }, project, gitDir: gitDir as string, actor: null };
 }
 
 /** The user (or token) that git credentials name; refused credentials count towards the address's ban. */
@@ -207,7 +207,7 @@ async function authorize(req: FastifyRequest, fullPath: string, command: string 
   const gitDir = project ? existingProjectRepository(deps.config.repositoryStorages, project.row) : null;
   const access = checkGitAccess({ actor, command, project, repositoryExists: gitDir !== null });
   if (!access.ok) return access;
-  return { service: access.service, pushed: { kind: 'project', id: (project as LoadedProject).row.id }, project: project as LoadedProject, gitDir: gitDir as string, actor };
+  return { service: access.service, pushed: { kind: 'project', id: (project as LoadedProject).row.id, storage: (project as LoadedProject).row.repository_storage }, project: project as LoadedProject, gitDir: gitDir as string, actor };
 }
 
 /**

@@ -27,6 +27,7 @@ import { repositoryDir } from '../../domain/project-repository.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { updateProjectSettings } from '../../domain/settings/project-settings.ts';
 import { bundleHeads, fetchBundle, verifyBundle } from '../../git/bundle.ts';
+import { withRepositoryWrite } from '../../domain/push-leases.ts';
 import { createRepository, deleteRepository, placeRepository, setDefaultBranch, stagingRepositoryPath } from '../../git/repository.ts';
 import { storageDirectory } from '../../git/storages.ts';
 import { type JobDeclaration, enqueue } from '../../jobs/queue.ts';
@@ -346,7 +347,7 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
     const overrides = state.override_params ? (JSON.parse(state.override_params) as Record<string, unknown>) : {};
     const single = await readSingleRelations(relationsDir);
     const placedRepository = staging;
-    await withTransaction(ctx, async (tx) => {
+    const restore = () => withTransaction(ctx, async (tx) => {
       const { failures, memberIds } = await restoreProjectTree(tx, { projectId, importerId: importer.id, mapUsers: importer.admin, relationsDir });
       if (memberIds.length > 0) await refreshAuthorizations(tx.db, memberIds, tx.now());
       const current = await tx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
@@ -381,6 +382,10 @@ export async function runImport(base: ServiceContext, projectId: number): Promis
         staging = null;
       }
     });
+    // The repository takes its place under a push lease, as a push writes: refused (the import
+    // fails with the platform's message) while a storage move holds the project's repository.
+    if (placedRepository) await withRepositoryWrite(ctx, { kind: 'project', id: projectId, storage: project.repository_storage }, restore);
+    else await restore();
   } catch (error) {
     const message = error instanceof ArchiveError ? error.message : error instanceof DomainError ? firstFullMessage(error) : `Import failed: ${error instanceof Error ? error.message : String(error)}`;
     if (uploadDirs.length > 0) await removeImportedUploads(ctx, uploadDirs);

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../../core/context.ts';
 import { actingUser } from '../../core/auth/actor.ts';
 import type { MergeRequestRow, ProjectRow, UserRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
+import { withRepositoryWrite } from '../../domain/push-leases.ts';
 import { mergeRequestRef } from '../../ci/variables.ts';
 import { changedFiles, mergeBase } from '../../git/merges.ts';
 import { isAncestor, resolveRef, updateRef } from '../../git/refs.ts';
@@ -18,10 +19,21 @@ import { branchHead } from './merge-state.ts';
 
 export type MergeRequestPipelineResult = CreatePipelineResult | { notAllowed: true } | { duplicate: true };
 
-/** Points refs/merge-requests/<iid>/head at the source head (fetchable by clients and runners); the head, or null without a source branch. */
-export async function refreshMergeRequestRef(gitDir: string, mr: Pick<MergeRequestRow, 'iid' | 'source_branch'>): Promise<string | null> {
+/**
+ * Points refs/merge-requests/<iid>/head at the source head (fetchable by clients and runners); the
+ * head, or null without a source branch. The ref moves under a push lease: refused (the API's 400,
+ * a job's retry) while a storage move holds the repository.
+ */
+export async function refreshMergeRequestRef(
+  ctx: ServiceContext,
+  project: Pick<ProjectRow, 'id' | 'repository_storage'>,
+  gitDir: string,
+  mr: Pick<MergeRequestRow, 'iid' | 'source_branch'>,
+): Promise<string | null> {
   const head = await branchHead(gitDir, mr.source_branch);
-  if (head !== null && (await resolveRef(gitDir, mergeRequestRef(mr.iid))) !== head) await updateRef(gitDir, mergeRequestRef(mr.iid), head);
+  if (head !== null && (await resolveRef(gitDir, mergeRequestRef(mr.iid))) !== head) {
+    await withRepositoryWrite(ctx, { kind: 'project', id: project.id, storage: project.repository_storage }, () => updateRef(gitDir, mergeRequestRef(mr.iid), head));
+  }
   return head;
 }
 
@@ -37,7 +49,7 @@ export async function createMergeRequestPipeline(
   options: { allowDuplicate: boolean; onSaved?: Parameters<typeof createPipeline>[1]['onSaved'] },
 ): Promise<MergeRequestPipelineResult> {
   const gitDir = repositoryDir(ctx.config, project);
-  const source = gitDir === null ? null : await refreshMergeRequestRef(gitDir, mr);
+  const source = gitDir === null ? null : await refreshMergeRequestRef(ctx, project, gitDir, mr);
   const target = gitDir === null ? null : await branchHead(gitDir, mr.target_branch);
   if (gitDir === null || source === null || (target !== null && (await isAncestor(gitDir, source, target)))) return { notAllowed: true };
   if (!options.allowDuplicate && (await mergeRequestHeadPipeline(ctx.db, mr, source))?.merge_request_id === mr.id) return { duplicate: true };

@@ -8,7 +8,7 @@ import { actingUser } from '../../core/auth/actor.ts';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { DomainError } from '../../core/errors.ts';
 import type { CiPipelineRow, MergeRequestRow } from '../../db/schema.ts';
-import { repositoryDir } from '../../domain/project-repository.ts';
+import { isRepositoryReadOnly, repositoryDir } from '../../domain/project-repository.ts';
 import { readProjectSettings } from '../../domain/settings/project-settings.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
 import { AUTO_MERGE, MERGE_REQUEST_REFRESH, PIPELINE_TODOS } from '../../jobs/merge-request-work.ts';
@@ -75,7 +75,7 @@ export const refreshMergeRequestJob = defineJobKind({
     const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
     const gitDir = project ? repositoryDir(ctx.config, project) : null;
     if (!mr || !project || !user || gitDir === null) return complete();
-    const head = await refreshMergeRequestRef(gitDir, mr);
+    const head = await refreshMergeRequestRef(ctx, project, gitDir, mr);
     const target = await branchHead(gitDir, mr.target_branch);
     const closing = await closingText(gitDir, { ...mr, ...(head !== null && target !== null ? await diffRefs(gitDir, head, target) : {}) });
     const asked = storedMergeParams(mr);
@@ -125,7 +125,8 @@ async function autoMerge(ctx: ServiceContext, mr: MergeRequestRow): Promise<void
   try {
     await mergeMergeRequest(as, await projectAs(ctx.db, actor, project), mr, asked, await readProjectSettings(ctx.db, project));
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
+    // A storage move holds the repository: the merge waits for the queue's retry, still asked for.
+    if (!(error instanceof DomainError) || isRepositoryReadOnly(error)) throw error;
     await abortAutoMerge(as, mr, mergeErrorOf(error));
   }
 }

@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { type ServiceContext, withTransaction } from '../../core/context.ts';
 import { apiError } from '../../core/errors.ts';
-import type { MergeRequestRow } from '../../db/schema.ts';
+import type { MergeRequestRow, ProjectRow } from '../../db/schema.ts';
 import { rebaseOnto } from '../../git/rebase.ts';
 import { type RefUpdate, updateRefs } from '../../git/refs.ts';
 import { existingProjectRepository } from '../../git/repository.ts';
@@ -44,8 +44,10 @@ export const rebaseJob = defineJobKind({
     const gitDir = project ? existingProjectRepository(ctx.config.repositoryStorages, project) : null;
     try {
       if (mr.state !== 'opened' || !project || !user || gitDir === null) throw new RebaseFailed();
-      await rebaseBranch(ctx, gitDir, project.id, mr, userId, { name: user.name, email: user.commit_email || user.email }, skipCi);
+      await rebaseBranch(ctx, gitDir, project, mr, userId, { name: user.name, email: user.commit_email || user.email }, skipCi);
     } catch (error) {
+      // Anything else is retried by the queue, as a storage move holding the repository is (the
+      // change of refs takes a push lease); out of attempts, the rebase fails with its merge_error.
       if (!(error instanceof RebaseFailed)) throw error;
       return finish(ctx, mr.id, REBASE_ERROR, complete);
     }
@@ -57,7 +59,7 @@ export const rebaseJob = defineJobKind({
 });
 
 /** Replays the source onto the target and moves the source branch (from the head that was rebased only). */
-async function rebaseBranch(ctx: ServiceContext, gitDir: string, projectId: number, mr: MergeRequestRow, userId: number, committer: { name: string; email: string }, skipCi: boolean): Promise<void> {
+async function rebaseBranch(ctx: ServiceContext, gitDir: string, project: Pick<ProjectRow, 'id' | 'repository_storage'>, mr: MergeRequestRow, userId: number, committer: { name: string; email: string }, skipCi: boolean): Promise<void> {
   const [source, target] = await Promise.all([branchHead(gitDir, mr.source_branch), branchHead(gitDir, mr.target_branch)]);
   if (source === null || target === null) throw new RebaseFailed();
   const result = await rebaseOnto(gitDir, { upstream: target, head: source, committer, date: ctx.now() });
@@ -66,7 +68,7 @@ async function rebaseBranch(ctx: ServiceContext, gitDir: string, projectId: numb
   const ref = `refs/heads/${mr.source_branch}`;
   await changeRefs(
     ctx,
-    { id: projectId },
+    project,
     userId,
     [{ ref, before: source }],
     async (): Promise<RefUpdate[]> => {

@@ -3,13 +3,17 @@
 import type { ServiceContext } from '../../core/context.ts';
 import { withTransaction } from '../../core/context.ts';
 import type { CiPipelineRow } from '../../db/schema.ts';
-import { repositoryDir } from '../../domain/project-repository.ts';
+import { isRepositoryReadOnly, repositoryDir } from '../../domain/project-repository.ts';
+import { withRepositoryWrite } from '../../domain/push-leases.ts';
 import { deleteRef, resolveRef, updateRef } from '../../git/refs.ts';
 import { type RunningJob, defineJobKind, enqueue } from '../../jobs/queue.ts';
 import { CREATE_DOWNSTREAM, PROCESS_PIPELINE, persistentRef, processLater } from './pipeline-work.ts';
 import { createDownstream, mirrorToBridge } from './downstream.ts';
 import { isCompleted, type Status } from '../../ci/status.ts';
 import { processInTransaction } from './processing.ts';
+
+/** How long a pipeline whose repository a storage move holds waits before it is processed again. */
+const READ_ONLY_RETRY_MS = 30_000;
 
 export const processPipelineJob = defineJobKind({
   ...PROCESS_PIPELINE,
@@ -30,9 +34,20 @@ export async function processPipelineNow(ctx: ServiceContext, pipelineId: number
     return null;
   }
   const dir = repositoryDir(ctx.config, before);
-  // The ref exists before any job can be handed to a runner.
+  const repository = { kind: 'project', id: before.id, storage: before.repository_storage } as const;
+  // The ref exists before any job can be handed to a runner. It is written under a push lease;
+  // while a storage move holds the repository, the pipeline is processed again a little later.
   if (dir !== null && !isCompleted(before.status as Status) && (await resolveRef(dir, persistentRef(pipelineId))) === null) {
-    await updateRef(dir, persistentRef(pipelineId), before.sha);
+    try {
+      await withRepositoryWrite(ctx, repository, () => updateRef(dir, persistentRef(pipelineId), before.sha));
+    } catch (error) {
+      if (!isRepositoryReadOnly(error)) throw error;
+      await withTransaction(ctx, async (tx) => {
+        await processLater(tx.db, pipelineId, new Date(Date.now() + READ_ONLY_RETRY_MS));
+        await job?.complete(tx.db);
+      });
+      return null;
+    }
   }
   const processed = await withTransaction(ctx, async (tx) => {
     const result = await processInTransaction(tx, pipelineId);
@@ -43,7 +58,8 @@ export async function processPipelineNow(ctx: ServiceContext, pipelineId: number
     return result;
   });
   if (processed && isCompleted(processed.pipeline.status as Status)) {
-    if (dir !== null) await deleteRef(dir, persistentRef(pipelineId)).catch(() => undefined);
+    // Best effort, as ever: a ref a storage move keeps is only a hidden ref too many.
+    if (dir !== null) await withRepositoryWrite(ctx, repository, () => deleteRef(dir, persistentRef(pipelineId))).catch(() => undefined);
     await mirrorToBridge(ctx, processed.pipeline);
   }
   return processed?.pipeline ?? null;

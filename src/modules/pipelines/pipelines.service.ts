@@ -11,6 +11,7 @@ import { DomainError } from '../../core/errors.ts';
 import { secretBox } from '../../core/secret-box.ts';
 import type { CiBuildRow, CiPipelineRow, CiPipelinesTable, DB, ProjectRow, UserRow } from '../../db/schema.ts';
 import { repositoryDir } from '../../domain/project-repository.ts';
+import { withRepositoryWrite } from '../../domain/push-leases.ts';
 import { isProtectedBranch, isProtectedTag } from '../../domain/ref-protection.ts';
 import { applicationSettings } from '../../domain/settings/application-settings.ts';
 import { loadProjectSettings } from '../../domain/settings/project-settings.ts';
@@ -350,7 +351,8 @@ export async function deletePipeline(ctx: ServiceContext, pipeline: CiPipelineRo
     await removeArtifactFilesLater(tx.db, [pipelineArtifactsDir(project.id, pipeline.id)]);
   });
   const dir = repositoryDir(ctx.config, project);
-  if (dir !== null) await deleteRef(dir, persistentRef(pipeline.id)).catch(() => undefined);
+  // Best effort, under a push lease: a ref a storage move keeps is only a hidden ref too many.
+  if (dir !== null) await withRepositoryWrite(ctx, { kind: 'project', id: project.id, storage: project.repository_storage }, () => deleteRef(dir, persistentRef(pipeline.id))).catch(() => undefined);
 }
 
 /** A new record of a job, for a retry: its attributes, a new id, the retrying user (notes §2.6). */

@@ -392,8 +392,9 @@ export async function updateProject(ctx: ServiceContext, project: Pick<LoadedPro
           updated_at: now,
         })
         .where('id', '=', row.id);
-      // A storage move may have made the repository read-only since the project was loaded.
-      if (newDefaultBranch !== null) update = update.where('repository_read_only', '=', false);
+      // A storage move may have made the repository read-only (or moved it) since the project was
+      // loaded; the row stays locked until HEAD is written, so a move scheduled meanwhile waits.
+      if (newDefaultBranch !== null) update = update.where('repository_read_only', '=', false).where('repository_storage', '=', row.repository_storage);
       const updated = await update.returningAll().executeTakeFirst();
       if (!updated) throw repositoryReadOnly();
       const topics = input.topics ?? input.tag_list;

@@ -9,6 +9,7 @@ import type { DB, ProjectRow } from '../../db/schema.ts';
 import { ZERO_OID, validBranchName } from '../../git/args.ts';
 import { type RefUpdate, resolveRef } from '../../git/refs.ts';
 import { readDefaultBranch, setDefaultBranch } from '../../git/repository.ts';
+import { withRepositoryWrite } from '../../domain/push-leases.ts';
 import { defaultBranchProtection as namespaceBranchProtection } from '../../domain/settings/namespace-settings.ts';
 import { ADMIN_ACCESS_LEVEL, type Pusher, defaultBranchRule, isProtectedBranch } from '../../domain/ref-protection.ts';
 import { loadRefProtections } from '../protected-refs/protected-refs.finder.ts';
@@ -25,15 +26,17 @@ export async function defaultBranchProtection(db: Kysely<DB>, namespaceId: numbe
 /**
  * Makes HEAD name an existing branch after a push created branches: when the branch it names does
  * not exist, the first branch created that does. Returns HEAD's branch (null when none exists).
+ * HEAD is written under a push lease: while a storage move holds the repository this is refused,
+ * and the job recording the push is retried.
  */
-export async function settleHead(gitDir: string, updates: readonly RefUpdate[]): Promise<string | null> {
+export async function settleHead(ctx: ServiceContext, project: Pick<ProjectRow, 'id' | 'repository_storage'>, gitDir: string, updates: readonly RefUpdate[]): Promise<string | null> {
   const head = await readDefaultBranch(gitDir);
   if (head !== null && (await resolveRef(gitDir, `${BRANCH_PREFIX}${head}`)) !== null) return head;
   for (const { ref, before } of updates) {
     const branch = ref.slice(BRANCH_PREFIX.length);
     if (!ref.startsWith(BRANCH_PREFIX) || before !== ZERO_OID || !validBranchName(branch)) continue;
     if ((await resolveRef(gitDir, ref)) === null) continue;
-    await setDefaultBranch(gitDir, branch);
+    await withRepositoryWrite(ctx, { kind: 'project', id: project.id, storage: project.repository_storage }, () => setDefaultBranch(gitDir, branch));
     return branch;
   }
   return null;

@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { type Kysely, PostgresAdapter } from 'kysely';
 import { type ServiceContext, atTime, withTransaction } from '../../core/context.ts';
 import type { DB, ProjectRow } from '../../db/schema.ts';
+import { withRepositoryWrite } from '../../domain/push-leases.ts';
 import { ZERO_OID } from '../../git/args.ts';
 import { type RefUpdate, hasBranches, resolveRef } from '../../git/refs.ts';
 import { existingProjectRepository, readDefaultBranch } from '../../git/repository.ts';
@@ -61,7 +62,7 @@ async function processRefUpdates(ctx: ServiceContext, payload: typeof RefsUpdate
   const createsBranch = updates.some((u) => isBranch(u) && u.before === ZERO_OID);
   const firstPush = payload.firstPush === true || ((row.empty_repo || row.default_branch === null) && createsBranch);
   let defaultBranch = row.default_branch;
-  if (gitDir !== null && firstPush) defaultBranch = (await settleHead(gitDir, updates)) ?? defaultBranch;
+  if (gitDir !== null && firstPush) defaultBranch = (await settleHead(ctx, row, gitDir, updates)) ?? defaultBranch;
   const data = gitDir !== null ? await pushEventsData(gitDir, updates, defaultBranch) : [];
   const branchesComeOrGo = updates.some((u) => isBranch(u) && (u.before === ZERO_OID || u.after === ZERO_OID));
   const empty = branchesComeOrGo ? gitDir === null || !(await hasBranches(gitDir)) : row.empty_repo;
@@ -205,29 +206,39 @@ export const refsChangingJob = defineJobKind({
  * due only after a grace period; once apply is done, the intent gives way to `refs.updated`, run
  * at once. Should apply fail, the intent is withdrawn; should the server stop in between, a worker
  * takes the intent up after the grace period. Called outside a transaction: the intent must commit first.
+ * Apply runs under a push lease on the repository (withRepositoryWrite), as a push does: while a
+ * storage move holds the repository (or after it moved it off the storage the project row names)
+ * the change is refused with `readOnly` (the API's 400 by default) before anything is written.
  */
 export async function changeRefs(
   ctx: ServiceContext,
-  project: Pick<ProjectRow, 'id'>,
+  project: Pick<ProjectRow, 'id' | 'repository_storage'>,
   userId: number,
   refs: readonly RefIntent[],
   apply: () => Promise<readonly RefUpdate[]>,
-  options: { pushOptions?: readonly string[] } = {},
+  options: { pushOptions?: readonly string[]; readOnly?: () => Error } = {},
 ): Promise<JobOutcome | null> {
   if (ctx.db.isTransaction) throw new Error('changeRefs commits the intent of the change first: call it outside a transaction');
   const pushOptions = options.pushOptions && options.pushOptions.length > 0 ? [...options.pushOptions] : undefined;
-  const intent = await enqueue(ctx.db, refsChangingJob, { projectId: project.id, userId, refs: [...refs], ...(pushOptions ? { pushOptions } : {}) }, { runAt: new Date(Date.now() + INTENT_GRACE_MS) });
-  let updates: readonly RefUpdate[];
-  try {
-    updates = await apply();
-  } catch (error) {
-    await withdraw(ctx.db, intent);
-    throw error;
-  }
+  const repository = { kind: 'project', id: project.id, storage: project.repository_storage } as const;
+  const done = await withRepositoryWrite(
+    ctx,
+    repository,
+    async () => {
+      const intent = await enqueue(ctx.db, refsChangingJob, { projectId: project.id, userId, refs: [...refs], ...(pushOptions ? { pushOptions } : {}) }, { runAt: new Date(Date.now() + INTENT_GRACE_MS) });
+      try {
+        return { intent, updates: await apply() };
+      } catch (error) {
+        await withdraw(ctx.db, intent);
+        throw error;
+      }
+    },
+    options.readOnly,
+  );
   const id = await withTransaction(ctx, async (tx) => {
     // A worker took the intent up (apply outlasted the grace period): it records the change.
-    if (!(await withdraw(tx.db, intent))) return null;
-    return updates.length === 0 ? null : enqueueRefUpdates(tx, project.id, userId, updates, { runHere: true, pushOptions });
+    if (!(await withdraw(tx.db, done.intent))) return null;
+    return done.updates.length === 0 ? null : enqueueRefUpdates(tx, project.id, userId, done.updates, { runHere: true, pushOptions });
   });
   return runNow(ctx, refsUpdatedJob, id);
 }

@@ -9,6 +9,7 @@ import { DomainError, messageError, paramError } from '../../core/errors.ts';
 import { VISIBILITY, type VisibilityName } from '../../core/access/levels.ts';
 import type { SnippetRow } from '../../db/schema.ts';
 import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
+import { withRepositoryWrite } from '../../domain/push-leases.ts';
 import { applicationSettings, chooseRepositoryStorage, defaultBranchName, restrictedVisibility } from '../../domain/settings/application-settings.ts';
 import { removeSnippets, snippetRepositoryDir } from '../../domain/snippet-repositories.ts';
 import { tooLarge, tooLong } from '../../domain/validation.ts';
@@ -224,12 +225,8 @@ export async function updateSnippet(ctx: ServiceContext, snippet: SnippetRecord,
     throw failure(400, 'To update Snippets with multiple files, you must use the `files` parameter');
   }
   const actions = fileActions(body, current.paths);
-  if (actions.length > 0) {
-    if (snippet.repository_read_only) throw failure(400, REPOSITORY_READ_ONLY_MESSAGE);
-    if (pathsAfter(current.paths, actions).size === 0) throw failure(400, 'Repository Error updating the snippet');
-  }
   const now = ctx.now();
-  await withTransaction(atTime(ctx, now), async (tx) => {
+  const update = () => withTransaction(atTime(ctx, now), async (tx) => {
     const changes = {
       ...(body.title !== undefined ? { title: body.title } : {}),
       ...(body.description !== undefined ? { description: body.description } : {}),
@@ -249,6 +246,19 @@ export async function updateSnippet(ctx: ServiceContext, snippet: SnippetRecord,
     const after = await readSnippetFiles(gitDir, current.ref);
     await tx.db.updateTable('snippets').set({ file_name: after.paths[0] ?? null }).where('id', '=', snippet.id).execute();
   });
+  if (actions.length === 0) return update();
+  // A change of files holds a push lease while it commits: refused while a storage move holds the
+  // repository, and waited for by a move that begins meanwhile.
+  const repository = { kind: 'snippet', id: snippet.id, storage: snippet.repository_storage } as const;
+  await withRepositoryWrite(
+    ctx,
+    repository,
+    () => {
+      if (pathsAfter(current.paths, actions).size === 0) throw failure(400, 'Repository Error updating the snippet');
+      return update();
+    },
+    () => failure(400, REPOSITORY_READ_ONLY_MESSAGE),
+  );
 }
 
 /** DELETE …/snippets/:id: the row goes now, its repository in the background. */

@@ -10,7 +10,7 @@ import { deleteRef, resolveCommit } from '../../git/refs.ts';
 import type { DetailedRef } from '../../git/ref-details.ts';
 import { GitError } from '../../git/run.ts';
 import { createTag as writeTag } from '../../git/tags.ts';
-import { REPOSITORY_READ_ONLY_MESSAGE, assertWritable } from '../../domain/project-repository.ts';
+import { REPOSITORY_READ_ONLY_MESSAGE } from '../../domain/project-repository.ts';
 import { pusherOf, tagChangeRefusal } from '../../domain/ref-protection.ts';
 import { deleteReleaseOfTag } from '../../domain/releases.ts';
 import { changeRefs } from '../pushes/push.service.ts';
@@ -40,11 +40,12 @@ export async function createTag(ctx: ServiceContext, project: LoadedProject, dir
   const protections = await loadRefProtections(ctx.db, project.row.id);
   const refusal = tagChangeRefusal(protections, { tag: name, kind: 'create' }, pusherOf(project, actor), { viaWeb: true });
   if (refusal !== null) throw creationFailed(refusal);
-  if (project.row.repository_read_only) throw creationFailed(REPOSITORY_READ_ONLY_MESSAGE);
 
   const message = body.message === undefined ? '' : strip(body.message);
   const user = actor.user;
   const ref = `refs/tags/${name}`;
+  // Under a push lease: refused, as any failed creation, while a storage move holds the repository.
+  const readOnly = () => creationFailed(REPOSITORY_READ_ONLY_MESSAGE);
   await changeRefs(ctx, project.row, user.id, [{ ref, before: ZERO_OID }], async () => {
     try {
       const target = await writeTag(dir, {
@@ -59,7 +60,7 @@ export async function createTag(ctx: ServiceContext, project: LoadedProject, dir
       if (isConflict(error)) throw creationFailed(`Tag ${name} already exists`);
       throw error;
     }
-  });
+  }, { readOnly });
 }
 
 /** DELETE /projects/:id/repository/tags/:tag_name, once the tag is found; its release goes with it. */
@@ -68,7 +69,6 @@ export async function deleteTag(ctx: ServiceContext, project: LoadedProject, dir
   const protections = await loadRefProtections(ctx.db, project.row.id);
   const refusal = tagChangeRefusal(protections, { tag: tag.name, kind: 'delete' }, pusherOf(project, actor), { viaWeb: true });
   if (refusal !== null) throw apiError(400, refusal);
-  assertWritable(project.row);
   await changeRefs(ctx, project.row, actor.user.id, [{ ref: tag.ref, before: tag.target }], async () => {
     try {
       await deleteRef(dir, tag.ref, tag.target);

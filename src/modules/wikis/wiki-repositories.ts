@@ -8,7 +8,7 @@ import type { ServiceContext } from '../../core/context.ts';
 import type { Config } from '../../config.ts';
 import type { DB, NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import { repositoryReadOnly } from '../../domain/project-repository.ts';
-import { type PushedRepository, waitForPushes } from '../../domain/push-leases.ts';
+import { type PushedRepository, waitForPushes, withRepositoryWrite } from '../../domain/push-leases.ts';
 import { copyRepositoryAt, deleteRepository, ensureRepository, groupWikiRelativePath, projectWikiRelativePath, repositoryExists } from '../../git/repository.ts';
 import { DEFAULT_STORAGE, storageDirectory } from '../../git/storages.ts';
 import { WIKI_BRANCH } from './wiki-pages.ts';
@@ -33,11 +33,20 @@ export async function groupWikiStorage(db: Kysely<DB>, groupId: number): Promise
   return row ? { repository_storage: row.repository_storage, read_only: Boolean(row.read_only) } : null;
 }
 
-/** Where the wiki's repository is (or would be made: a group's on the default storage); null when its storage is not configured. */
-async function wikiPath(db: Kysely<DB>, config: Config, container: WikiContainer): Promise<string | null> {
-  const storage = container.kind === 'project' ? container.project.repository_storage : ((await groupWikiStorage(db, container.group.id))?.repository_storage ?? DEFAULT_STORAGE);
+/** The storage the wiki's repository is on (or would be made on: a group's on the default storage). */
+async function wikiStorage(db: Kysely<DB>, container: WikiContainer): Promise<string> {
+  return container.kind === 'project' ? container.project.repository_storage : ((await groupWikiStorage(db, container.group.id))?.repository_storage ?? DEFAULT_STORAGE);
+}
+
+/** Where the wiki's repository is on a storage; null when the storage is not configured. */
+function wikiPathOn(config: Config, container: WikiContainer, storage: string): string | null {
   const dir = storageDirectory(config.repositoryStorages, storage);
   return dir === null ? null : path.join(dir, wikiRelativePath(container));
+}
+
+/** Where the wiki's repository is (or would be made); null when its storage is not configured. */
+async function wikiPath(db: Kysely<DB>, config: Config, container: WikiContainer): Promise<string | null> {
+  return wikiPathOn(config, container, await wikiStorage(db, container));
 }
 
 /** The wiki's repository when it exists; null when the wiki has none yet (it reads as empty). */
@@ -55,23 +64,40 @@ export async function assertWikiWritable(db: Kysely<DB>, container: WikiContaine
   if (readOnly) throw repositoryReadOnly();
 }
 
-/**
- * The wiki's repository for a write, made when it has none: a group's is recorded on the default
- * storage first, so that no repository is ever placed that no row owns.
- */
-export async function wikiDirForWrite(ctx: ServiceContext, container: WikiContainer): Promise<string> {
-  await assertWikiWritable(ctx.db, container);
-  if (container.kind === 'group') {
-    await ctx.db
-      .insertInto('group_wiki_repositories')
-      .values({ group_id: container.group.id, repository_storage: DEFAULT_STORAGE, created_at: ctx.now().toISOString() })
-      .onConflict((oc) => oc.column('group_id').doNothing())
-      .execute();
-  }
-  const dir = await wikiPath(ctx.db, ctx.config, container);
+/** A group's wiki is recorded (on the default storage) before its repository is made, so that no repository is ever placed that no row owns. */
+async function recordGroupWiki(ctx: ServiceContext, container: WikiContainer): Promise<void> {
+  if (container.kind !== 'group') return;
+  await ctx.db
+    .insertInto('group_wiki_repositories')
+    .values({ group_id: container.group.id, repository_storage: DEFAULT_STORAGE, created_at: ctx.now().toISOString() })
+    .onConflict((oc) => oc.column('group_id').doNothing())
+    .execute();
+}
+
+/** The wiki's repository on the storage, made when it has none. */
+async function ensureWikiOn(ctx: ServiceContext, container: WikiContainer, storage: string): Promise<string> {
+  const dir = wikiPathOn(ctx.config, container, storage);
   if (dir === null) throw new Error('the wiki\'s repository storage is not configured');
   await ensureRepository(dir, WIKI_BRANCH);
   return dir;
+}
+
+/** The wiki's repository for a push (which takes its own lease), made when it has none. */
+export async function wikiDirForWrite(ctx: ServiceContext, container: WikiContainer): Promise<string> {
+  await assertWikiWritable(ctx.db, container);
+  await recordGroupWiki(ctx, container);
+  return ensureWikiOn(ctx, container, await wikiStorage(ctx.db, container));
+}
+
+/**
+ * Runs a write the API makes to the wiki's repository (made first when it has none) under a push
+ * lease, as a push runs: refused with the API's 400 while a storage move holds the wiki (or after
+ * it moved it), and waited for by a move that begins meanwhile.
+ */
+export async function withWikiWrite<T>(ctx: ServiceContext, container: WikiContainer, write: (gitDir: string) => Promise<T>): Promise<T> {
+  await recordGroupWiki(ctx, container);
+  const storage = await wikiStorage(ctx.db, container);
+  return withRepositoryWrite(ctx, { ...wikiRepository(container), storage }, async () => write(await ensureWikiOn(ctx, container, storage)));
 }
 
 /** Holds a group's wiki read-only while a storage move copies it, or lets it be written again; nothing for a group without one. */

@@ -1,6 +1,7 @@
 // Writing wiki pages and attachments (14.x WikiPages::CreateService, UpdateService, DestroyService
 // and Wikis::CreateAttachmentService): each write is one commit on the wiki's branch, made in the
 // caller's name with the platform's default message; the repository is created on the first.
+// Each write holds a push lease (withWikiWrite), so that a storage move refuses it or waits for it.
 // A project wiki's page writes are then told to the project's hooks that ask for wiki page events
 // (the platform builds no payload for group wikis in 14.x).
 import { randomBytes } from 'node:crypto';
@@ -29,7 +30,7 @@ import {
   renamedTitle,
   slugOfTitle,
 } from './wiki-pages.ts';
-import { type WikiContainer, groupWikisIn, wikiDirForWrite } from './wiki-repositories.ts';
+import { type WikiContainer, groupWikisIn, withWikiWrite } from './wiki-repositories.ts';
 
 /** The platform's answer when a page of the title exists (Wiki#create_page). */
 export const DUPLICATE_PAGE = 'Duplicate page: A page with that title already exists';
@@ -101,11 +102,12 @@ export async function createWikiPage(ctx: ServiceContext, container: WikiContain
   const title = normalizeTitle(input.title);
   await validatePage(ctx, title, input.content);
   const slug = slugOfTitle(title);
-  const gitDir = await wikiDirForWrite(ctx, container);
-  if (pageNamed(await listWikiPages(gitDir, false), slug) !== null) throw invalidFields({ base: [DUPLICATE_PAGE] });
-  const path = requirePagePath(pagePath(slug, input.format));
   const message = `${writer(ctx).username} created page: ${title}`;
-  const commit = await commitOnWiki(ctx, gitDir, [{ action: 'create', path, content: input.content }], message);
+  const { gitDir, path, commit } = await withWikiWrite(ctx, container, async (gitDir) => {
+    if (pageNamed(await listWikiPages(gitDir, false), slug) !== null) throw invalidFields({ base: [DUPLICATE_PAGE] });
+    const path = requirePagePath(pagePath(slug, input.format));
+    return { gitDir, path, commit: await commitOnWiki(ctx, gitDir, [{ action: 'create', path, content: input.content }], message) };
+  });
   await recordPageEvent(ctx, container, 'create', path, message, commit);
   return writtenPage(gitDir, slug, commit);
 }
@@ -120,24 +122,24 @@ export async function updateWikiPage(ctx: ServiceContext, container: WikiContain
   const content = input.content ?? page.content;
   await validatePage(ctx, given ?? page.title, content);
   const slug = given === null ? page.slug : slugOfTitle(given);
-  const gitDir = await wikiDirForWrite(ctx, container);
-  if (slug !== page.slug) {
-    const other = pageNamed(await listWikiPages(gitDir, false), slug);
-    if (other !== null && other.path !== page.path) throw invalidFields({ base: [PAGE_RENAME_TAKEN] });
-  }
-  const path = requirePagePath(pagePath(slug, input.format));
-  const action: FileAction = path === page.path ? { action: 'update', path, content } : { action: 'move', path, previousPath: page.path, content };
   const message = `${writer(ctx).username} updated page: ${page.title}`;
-  const commit = await commitOnWiki(ctx, gitDir, [action], message);
+  const { gitDir, path, commit } = await withWikiWrite(ctx, container, async (gitDir) => {
+    if (slug !== page.slug) {
+      const other = pageNamed(await listWikiPages(gitDir, false), slug);
+      if (other !== null && other.path !== page.path) throw invalidFields({ base: [PAGE_RENAME_TAKEN] });
+    }
+    const path = requirePagePath(pagePath(slug, input.format));
+    const action: FileAction = path === page.path ? { action: 'update', path, content } : { action: 'move', path, previousPath: page.path, content };
+    return { gitDir, path, commit: await commitOnWiki(ctx, gitDir, [action], message) };
+  });
   await recordPageEvent(ctx, container, 'update', path, message, commit);
   return writtenPage(gitDir, slug, commit);
 }
 
 /** DELETE …/wikis/:slug. */
 export async function deleteWikiPage(ctx: ServiceContext, container: WikiContainer, page: WikiPage): Promise<void> {
-  const gitDir = await wikiDirForWrite(ctx, container);
   const message = `${writer(ctx).username} deleted page: ${page.title}`;
-  const commit = await commitOnWiki(ctx, gitDir, [{ action: 'delete', path: page.path }], message);
+  const commit = await withWikiWrite(ctx, container, (gitDir) => commitOnWiki(ctx, gitDir, [{ action: 'delete', path: page.path }], message));
   await recordPageEvent(ctx, container, 'delete', page.path, message, commit);
 }
 
@@ -158,8 +160,7 @@ export async function createWikiAttachment(ctx: ServiceContext, container: WikiC
   if (!validBranchName(target)) throw apiError(400, 'Branch name is invalid');
   const filePath = `${ATTACHMENT_DIRECTORY}/${randomBytes(16).toString('hex')}/${name}`;
   if (safeRepoPath(filePath) !== filePath) throw apiError(400, 'The file name is invalid');
-  const gitDir = await wikiDirForWrite(ctx, container);
-  await commitOnWiki(ctx, gitDir, [{ action: 'create', path: filePath, content: file.content }], `Upload attachment ${name}`, target);
+  await withWikiWrite(ctx, container, (gitDir) => commitOnWiki(ctx, gitDir, [{ action: 'create', path: filePath, content: file.content }], `Upload attachment ${name}`, target));
   return { file_name: name, file_path: filePath, branch: target };
 }
 
