@@ -30,12 +30,12 @@
 //
 // New connections queued in the kernel are the worse wait: one accepted per turn, a probe waits for
 // all those queued before it, each a turn (200 clients connecting while the turns are long: seconds).
-// So while the loop is overloaded, a turn that follows one which accepted a connection (others may
-// be queued) refuses every request but the probes, and a connection refused for load is not read
-// again until the loop has room (a sample on time) or its Retry-After has passed: a client asking
-// again at once (a load generator does) would otherwise be read and refused in every turn, and those
-// refusals alone make the turns long. The turns then take a fraction of a millisecond until the
-// queue of connections is empty.
+// So while the loop is overloaded, a turn that follows two which each accepted a connection (others
+// are most likely queued) refuses every request but the probes; and a connection refused for load
+// is not read again until the loop has room (a sample on time) or its Retry-After has passed: a
+// client asking again at once (a load generator does) would otherwise be read and refused in every
+// turn, and those refusals alone make the turns long. The turns then take a fraction of a
+// millisecond until the queue of connections is empty. A lone new connection is served as before.
 import { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
@@ -95,33 +95,19 @@ export function monitorLag(lateMs: number, sustainMs: number = SUSTAIN_MS): LagM
   let runStart = 0;
   let runLength = 0;
   let overloadedUntil = -Infinity;
-  // The turn under way: when it looked at its first request, and how many it has looked at. A turn
-  // ends at its check phase (setImmediate), after the requests it read.
-  let turnOpen = false;
+  // The turn under way (the loop's iteration): when it looked at its first request, and how many it
+  // has looked at.
+  let turn = -1;
   let turnStart = 0;
   let turnRequests = 0;
-  let turnAccepted = false;
-  // Whether the turn before the one under way accepted a connection: true from that turn's check
-  // phase to the next one's.
-  let acceptedBefore = false;
-  const forgetAccepted = () => {
-    acceptedBefore = false;
-  };
-  const endTurn = () => {
-    turnOpen = false;
-    if (turnAccepted) {
-      turnAccepted = false;
-      acceptedBefore = true;
-      // Runs at the next turn's check phase, before that turn's own endTurn (queued later).
-      setImmediate(forgetAccepted);
-    }
-  };
-  const openTurn = (now: number) => {
-    if (turnOpen) return;
-    turnOpen = true;
-    turnStart = now;
-    turnRequests = 0;
-    setImmediate(endTurn);
+  // The last three turns that accepted a connection, the latest first (one per turn at most).
+  let accepted1 = -1;
+  let accepted2 = -1;
+  let accepted3 = -1;
+  /** Whether the two turns before this one each accepted a connection: others are most likely queued. */
+  const draining = (current: number) => {
+    const [before, beforeThat] = accepted1 === current ? [accepted2, accepted3] : [accepted1, accepted2];
+    return before === current - 1 && beforeThat === current - 2;
   };
   /** While overloaded, the longest a turn spends on requests before it refuses the rest. */
   const turnMs = lateMs / 2;
@@ -150,7 +136,12 @@ export function monitorLag(lateMs: number, sustainMs: number = SUSTAIN_MS): LagM
   return {
     shedding() {
       const now = performance.now();
-      openTurn(now);
+      const current = loopTurn();
+      if (current !== turn) {
+        turn = current;
+        turnStart = now;
+        turnRequests = 0;
+      }
       turnRequests += 1;
       const spent = now - turnStart;
       const overdue = now - due;
@@ -160,11 +151,14 @@ export function monitorLag(lateMs: number, sustainMs: number = SUSTAIN_MS): LagM
         overloadedUntil = now + COOL_DOWN_MS;
         return true;
       }
-      return overloaded && (lastLate || overdue > lateMs || spent > turnMs || acceptedBefore);
+      return overloaded && (lastLate || overdue > lateMs || spent > turnMs || draining(current));
     },
     accepted() {
-      openTurn(performance.now());
-      turnAccepted = true;
+      const current = loopTurn();
+      if (current === accepted1) return;
+      accepted3 = accepted2;
+      accepted2 = accepted1;
+      accepted1 = current;
     },
     holdOff(socket) {
       const handle = handleOf(socket);
@@ -218,6 +212,9 @@ interface ReadableHandle {
   readStop(): number;
   readStart(): number;
 }
+
+/** The event loop's iteration under way (libuv counts them). */
+const loopTurn = () => performance.nodeTiming.uvMetricsInfo.loopCount;
 
 /**
  * The handle that reads a connection. Node has no public way to stop reading a connection whose
