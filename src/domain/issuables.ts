@@ -21,38 +21,65 @@ export interface IssuableProject {
   namespace_type: string;
 }
 
-/** The labels of these issuables, by issuable id, ordered by title. */
-export async function labelsOf(db: Kysely<DB>, type: IssuableType, ids: readonly number[]): Promise<Map<number, LabelRow[]>> {
-  const out = new Map<number, LabelRow[]>();
-  if (ids.length === 0) return out;
+/** Ids of issuables of either kind, as a page of to-dos names them. */
+export type IssuableIds = Partial<Record<IssuableType, readonly number[]>>;
+
+/** `<table>.<typeColumn> = <kind> and <table>.<idColumn> in (…)` for each kind given ids, or'ed; null when none is. */
+function ofKinds(typeColumn: string, idColumn: string, ids: IssuableIds): Expression<SqlBool> | null {
+  const kinds = (Object.keys(ids) as IssuableType[]).filter((kind) => (ids[kind]?.length ?? 0) > 0);
+  if (kinds.length === 0) return null;
+  const one = (kind: IssuableType) => sql<SqlBool>`${sql.ref(typeColumn)} = ${kind} and ${sql.ref(idColumn)} in (${sql.join(ids[kind]!)})`;
+  return kinds.length === 1 ? one(kinds[0]) : sql<SqlBool>`(${sql.join(kinds.map((kind) => sql`(${one(kind)})`), sql` or `)})`;
+}
+
+/** Per kind, a map by issuable id. */
+const byKind = <V>(): Record<IssuableType, Map<number, V>> => ({ Issue: new Map(), MergeRequest: new Map() });
+
+/** The labels of issuables of either kind, by kind and issuable id, ordered by title: one query for a page. */
+export async function labelsOfEach(db: Kysely<DB>, ids: IssuableIds): Promise<Record<IssuableType, Map<number, LabelRow[]>>> {
+  const out = byKind<LabelRow[]>();
+  const wanted = ofKinds('label_links.target_type', 'label_links.target_id', ids);
+  if (wanted === null) return out;
   const rows = await db
     .selectFrom('label_links')
     .innerJoin('labels', 'labels.id', 'label_links.label_id')
-    .select(['label_links.target_id', 'labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
-    .where('label_links.target_type', '=', type)
-    .where('label_links.target_id', 'in', ids)
+    .select(['label_links.target_type', 'label_links.target_id', 'labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
+    .where(wanted)
     .orderBy('labels.title')
     .execute();
-  for (const { target_id: target, ...label } of rows) {
-    const list = out.get(Number(target)) ?? [];
+  for (const { target_type: type, target_id: target, ...label } of rows) {
+    const byId = out[type as IssuableType];
+    const list = byId.get(Number(target)) ?? [];
     list.push(label);
-    out.set(Number(target), list);
+    byId.set(Number(target), list);
   }
+  return out;
+}
+
+/** The labels of these issuables, by issuable id, ordered by title. */
+export async function labelsOf(db: Kysely<DB>, type: IssuableType, ids: readonly number[]): Promise<Map<number, LabelRow[]>> {
+  return (await labelsOfEach(db, { [type]: ids }))[type];
+}
+
+/** Comments (not system notes) per issuable of either kind, by kind and issuable id: one query for a page. */
+export async function userNoteCountsOfEach(db: Kysely<DB>, ids: IssuableIds): Promise<Record<IssuableType, Map<number, number>>> {
+  const out = byKind<number>();
+  const wanted = ofKinds('notes.noteable_type', 'notes.noteable_id', ids);
+  if (wanted === null) return out;
+  const rows = await db
+    .selectFrom('notes')
+    .select(['noteable_type', 'noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where(wanted)
+    .where('system', '=', false)
+    .groupBy(['noteable_type', 'noteable_id'])
+    .execute();
+  for (const row of rows) out[row.noteable_type as IssuableType].set(Number(row.noteable_id), Number(row.n));
   return out;
 }
 
 /** Comments (not system notes) per issuable. */
 export async function userNoteCounts(db: Kysely<DB>, type: IssuableType, ids: readonly number[]): Promise<Map<number, number>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('notes')
-    .select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('noteable_type', '=', type)
-    .where('noteable_id', 'in', ids)
-    .where('system', '=', false)
-    .groupBy('noteable_id')
-    .execute();
-  return new Map(rows.map((row) => [Number(row.noteable_id), Number(row.n)]));
+  return (await userNoteCountsOfEach(db, { [type]: ids }))[type];
 }
 
 /** The projects (with their namespaces' paths) that issuables of a page belong to. */
@@ -204,6 +231,17 @@ export async function usersById(db: Kysely<DB>, ids: Iterable<number>): Promise<
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return new Map();
   const rows = await db.selectFrom('users').selectAll().where('id', 'in', wanted).execute();
+  return new Map(rows.map((u) => [u.id, u]));
+}
+
+/** What an issuable shows of the users it names (the fields of the users presenter's UserBasic). */
+export type IssuableUser = Pick<UserRow, 'id' | 'username' | 'name' | 'state'>;
+
+/** The users a page of issuables names, with what it shows of them only. */
+export async function issuableUsers(db: Kysely<DB>, ids: Iterable<number>): Promise<Map<number, IssuableUser>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.selectFrom('users').select(['id', 'username', 'name', 'state']).where('id', 'in', wanted).execute();
   return new Map(rows.map((u) => [u.id, u]));
 }
 

@@ -5,21 +5,22 @@ import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { ACCESS } from '../../core/access/levels.ts';
 import type { Countable } from '../../core/pagination.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import type { DB, IssueRow, UserRow } from '../../db/schema.ts';
+import type { DB, IssueRow } from '../../db/schema.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
 import {
   type IssuableMilestone,
   type IssuableProject,
+  type IssuableUser,
   inProjectsOf,
   inProjectsUnder,
   issuableProjects,
+  issuableUsers,
   labelPriorityOrder,
   labelsOf,
   milestoneTitledIn,
   milestonesById,
   subscriptionChoices,
   userNoteCounts,
-  usersById,
   usersPer,
 } from '../../domain/issuables.ts';
 import { confidentialityCheck, issueVisibleTo, projectFeatureOpenTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
@@ -109,7 +110,7 @@ export function labelTally(db: Kysely<DB>, actor: Actor | null, projectId: numbe
 // ---- What a page of issues shows, in one query per kind ----------------------------------------
 
 export interface IssueRelations {
-  users: Map<number, UserRow>;
+  users: Map<number, IssuableUser>;
   assignees: Map<number, number[]>;
   labels: Map<number, LabelRow[]>;
   /** With the full path of a group milestone's group (null for a project's). */
@@ -125,23 +126,41 @@ export interface IssueRelations {
   subscribed: Set<number>;
 }
 
+/** What only issues show of what a page names (labels, comments, milestones, users and projects are the issuables'). */
+export type IssueLinks = Pick<IssueRelations, 'assignees' | 'closingMergeRequests'>;
+
+/** The assignees of these issues and the merge requests that close them, from their ids alone. */
+export async function loadIssueLinks(db: Kysely<DB>, ids: readonly number[], reader: Actor | null): Promise<IssueLinks> {
+  if (ids.length === 0) return { assignees: new Map(), closingMergeRequests: new Map() };
+  const [assigneeRows, closingMergeRequests] = await Promise.all([
+    db.selectFrom('issue_assignees').select(['issue_id as key', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id').execute(),
+    closingMergeRequestCounts(db, reader, ids),
+  ]);
+  return { assignees: usersPer(assigneeRows), closingMergeRequests };
+}
+
+/** The users these issues show: authors, closers and assignees. */
+export function issueUserIds(issues: readonly IssueRow[], links: IssueLinks): number[] {
+  const ids = [...links.assignees.values()].flat();
+  for (const issue of issues) {
+    if (issue.author_id !== null) ids.push(issue.author_id);
+    if (issue.closed_by_id !== null) ids.push(issue.closed_by_id);
+  }
+  return ids;
+}
+
 export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueRow[], reader: Actor | null, subscriber: number | null = null): Promise<IssueRelations> {
   const ids = issues.map((i) => i.id);
-  const [assigneeRows, labels, userNotes, closingMergeRequests, projects, milestones, choices] = await Promise.all([
-    ids.length > 0 ? db.selectFrom('issue_assignees').select(['issue_id as key', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id').execute() : Promise.resolve([]),
+  const [links, labels, userNotes, projects, milestones, choices] = await Promise.all([
+    loadIssueLinks(db, ids, reader),
     labelsOf(db, 'Issue', ids),
     userNoteCounts(db, 'Issue', ids),
-    ids.length > 0 ? closingMergeRequestCounts(db, reader, ids) : Promise.resolve(new Map<number, number>()),
     issuableProjects(db, issues.map((i) => i.project_id)),
     milestonesById(db, issues.map((i) => i.milestone_id)),
     subscriber === null ? Promise.resolve(new Map<number, boolean>()) : subscriptionChoices(db, 'Issue', ids, subscriber),
   ]);
-  const assignees = usersPer(assigneeRows);
-  const users = await usersById(db, [
-    ...issues.flatMap((i) => [i.author_id, i.closed_by_id].filter((id): id is number => id !== null)),
-    ...assigneeRows.map((row) => Number(row.user_id)),
-  ]);
-  const out: IssueRelations = { users, assignees, labels, milestones, userNotes, closingMergeRequests, projects, subscribed: new Set() };
+  const users = await issuableUsers(db, issueUserIds(issues, links));
+  const out: IssueRelations = { ...links, users, labels, milestones, userNotes, projects, subscribed: new Set() };
   if (subscriber !== null) await followed(db, issues, out, subscriber, choices);
   return out;
 }
@@ -150,7 +169,7 @@ export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueR
  * Per issue, the merge requests that close it whose project's merge requests the reader may see
  * (14.x MergeRequestsClosingIssues.count_for_collection), in one grouped query.
  */
-async function closingMergeRequestCounts(db: Kysely<DB>, reader: Actor | null, ids: number[]): Promise<Map<number, number>> {
+async function closingMergeRequestCounts(db: Kysely<DB>, reader: Actor | null, ids: readonly number[]): Promise<Map<number, number>> {
   const rows = await db
     .selectFrom('merge_requests_closing_issues as c')
     .innerJoin('merge_requests', 'merge_requests.id', 'c.merge_request_id')
