@@ -5,6 +5,7 @@ import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { ACCESS } from '../../core/access/levels.ts';
 import type { Countable } from '../../core/pagination.ts';
 import type { Actor } from '../../core/auth/actor.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, IssueRow } from '../../db/schema.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
 import {
@@ -23,7 +24,7 @@ import {
   userNoteCounts,
   usersPer,
 } from '../../domain/issuables.ts';
-import { confidentialityCheck, issueVisibleTo, projectFeatureOpenTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
+import { type FeatureReader, confidentialityCheck, issueVisibleTo, projectFeatureOpenTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
 
 export type IssuesQuery = SelectQueryBuilder<DB, 'issues', IssueRow>;
 
@@ -129,14 +130,16 @@ export interface IssueRelations {
 /** What only issues show of what a page names (labels, comments, milestones, users and projects are the issuables'). */
 export type IssueLinks = Pick<IssueRelations, 'assignees' | 'closingMergeRequests'>;
 
+const assigneeRows = prepared((db, ids: readonly number[]) => db.selectFrom('issue_assignees').select(['issue_id as key', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id'));
+
 /** The assignees of these issues and the merge requests that close them, from their ids alone. */
 export async function loadIssueLinks(db: Kysely<DB>, ids: readonly number[], reader: Actor | null): Promise<IssueLinks> {
   if (ids.length === 0) return { assignees: new Map(), closingMergeRequests: new Map() };
-  const [assigneeRows, closingMergeRequests] = await Promise.all([
-    db.selectFrom('issue_assignees').select(['issue_id as key', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id').execute(),
+  const [assignees, closingMergeRequests] = await Promise.all([
+    assigneeRows(db, ids),
     closingMergeRequestCounts(db, reader, ids),
   ]);
-  return { assignees: usersPer(assigneeRows), closingMergeRequests };
+  return { assignees: usersPer(assignees), closingMergeRequests };
 }
 
 /** The users these issues show: authors, closers and assignees. */
@@ -165,20 +168,30 @@ export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueR
   return out;
 }
 
-/**
- * Per issue, the merge requests that close it whose project's merge requests the reader may see
- * (14.x MergeRequestsClosingIssues.count_for_collection), in one grouped query.
- */
-async function closingMergeRequestCounts(db: Kysely<DB>, reader: Actor | null, ids: readonly number[]): Promise<Map<number, number>> {
-  const rows = await db
+/** The closing merge requests counted per issue, for one kind of reader (prepared below). */
+const closingCounts = (db: Kysely<DB>, ids: readonly number[], reader: FeatureReader | null) =>
+  db
     .selectFrom('merge_requests_closing_issues as c')
     .innerJoin('merge_requests', 'merge_requests.id', 'c.merge_request_id')
     .innerJoin('projects', 'projects.id', 'merge_requests.project_id')
     .select(['c.issue_id', (eb) => eb.fn.countAll<number | string>().as('count')])
     .where('c.issue_id', 'in', ids)
     .where(projectFeatureOpenTo(reader, 'merge_requests'))
-    .groupBy('c.issue_id')
-    .execute();
+    .groupBy('c.issue_id');
+const closingCountsFor = {
+  anonymous: prepared((db, ids: readonly number[]) => closingCounts(db, ids, null)),
+  // An administrator's condition names no user.
+  admin: prepared((db, ids: readonly number[]) => closingCounts(db, ids, { isAdmin: true, user: { id: 0 } })),
+  user: prepared((db, ids: readonly number[], userId: number) => closingCounts(db, ids, { isAdmin: false, user: { id: userId } })),
+};
+
+/**
+ * Per issue, the merge requests that close it whose project's merge requests the reader may see
+ * (14.x MergeRequestsClosingIssues.count_for_collection), in one grouped query.
+ */
+async function closingMergeRequestCounts(db: Kysely<DB>, reader: Actor | null, ids: readonly number[]): Promise<Map<number, number>> {
+  const rows =
+    reader === null ? await closingCountsFor.anonymous(db, ids) : reader.isAdmin ? await closingCountsFor.admin(db, ids) : await closingCountsFor.user(db, ids, reader.user.id);
   return new Map(rows.map((row) => [Number(row.issue_id), Number(row.count)]));
 }
 

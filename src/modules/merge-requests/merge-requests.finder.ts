@@ -3,6 +3,7 @@
 // so lists are filtered, ordered and cut in the database; what a page shows comes in one query per kind.
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, MergeRequestRow } from '../../db/schema.ts';
 import {
   type IssuableMilestone,
@@ -102,16 +103,19 @@ export interface MergeRequestRelations {
 /** What only merge requests show of what a page names (labels, comments, milestones, users and projects are the issuables'). */
 export type MergeRequestLinks = Pick<MergeRequestRelations, 'assignees' | 'reviewers'>;
 
-/** The assignees and reviewers of these merge requests, from their ids alone, in one query. */
-export async function loadMergeRequestLinks(db: Kysely<DB>, ids: readonly number[]): Promise<MergeRequestLinks> {
-  if (ids.length === 0) return { assignees: new Map(), reviewers: new Map() };
-  const rows = await db
+const peopleRows = prepared((db, ids: readonly number[]) =>
+  db
     .selectFrom('merge_request_assignees')
     .select(['merge_request_id as key', 'user_id', sql<number>`1`.as('assigned')])
     .where('merge_request_id', 'in', ids)
     .unionAll(db.selectFrom('merge_request_reviewers').select(['merge_request_id as key', 'user_id', sql<number>`0`.as('assigned')]).where('merge_request_id', 'in', ids))
-    .orderBy('user_id')
-    .execute();
+    .orderBy('user_id'),
+);
+
+/** The assignees and reviewers of these merge requests, from their ids alone, in one query. */
+export async function loadMergeRequestLinks(db: Kysely<DB>, ids: readonly number[]): Promise<MergeRequestLinks> {
+  if (ids.length === 0) return { assignees: new Map(), reviewers: new Map() };
+  const rows = await peopleRows(db, ids);
   return { assignees: usersPer(rows.filter((row) => Number(row.assigned) === 1)), reviewers: usersPer(rows.filter((row) => Number(row.assigned) === 0)) };
 }
 

@@ -5,6 +5,7 @@
 // together, their labels together, …), rather than once per kind of target.
 import type { Kysely } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, IssueRow, MergeRequestRow, TodoRow } from '../../db/schema.ts';
 import { type IssuableProject, issuableUsers, labelsOfEach, milestonesById, userNoteCountsOfEach } from '../../domain/issuables.ts';
 import { alertsByIds } from '../alert-management/alert-management.finder.ts';
@@ -17,10 +18,8 @@ import { type PresentedTarget, type TodoPage, type TodoProject, targetKey } from
 
 const idsOf = (rows: readonly TodoRow[], type: string) => [...new Set(rows.filter((r) => r.target_type === type).map((r) => r.target_id))];
 
-/** The projects as a to-do shows them and as its issue or merge request does, in one query. */
-async function pageProjects(db: Kysely<DB>, ids: readonly number[]): Promise<Map<number, TodoProject & IssuableProject>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
+const projectRows = prepared((db, ids: readonly number[]) =>
+  db
     .selectFrom('projects')
     .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
     .select([
@@ -35,10 +34,18 @@ async function pageProjects(db: Kysely<DB>, ids: readonly number[]): Promise<Map
       'namespaces.full_path as namespace_full_path',
       'namespaces.type as namespace_type',
     ])
-    .where('projects.id', 'in', ids)
-    .execute();
-  return new Map(rows.map((row) => [row.id, row]));
+    .where('projects.id', 'in', ids),
+);
+
+/** The projects as a to-do shows them and as its issue or merge request does, in one query. */
+async function pageProjects(db: Kysely<DB>, ids: readonly number[]): Promise<Map<number, TodoProject & IssuableProject>> {
+  if (ids.length === 0) return new Map();
+  return new Map((await projectRows(db, ids)).map((row) => [row.id, row]));
 }
+
+const noteRows = prepared((db, ids: readonly number[]) => db.selectFrom('notes').select(['id', 'body']).where('id', 'in', ids));
+const issueRows = prepared((db, ids: readonly number[]) => db.selectFrom('issues').selectAll().where('id', 'in', ids));
+const mergeRequestRows = prepared((db, ids: readonly number[]) => db.selectFrom('merge_requests').selectAll().where('id', 'in', ids));
 
 /** Alert targets, with their details page (the platform's to-do links there). */
 async function alertTargets(db: Kysely<DB>, ids: number[], projects: Map<number, { full_path: string }>, baseUrl: string): Promise<[string, PresentedTarget][]> {
@@ -58,9 +65,9 @@ export async function loadTodoPage(db: Kysely<DB>, rows: readonly TodoRow[], rea
   // What the to-dos and their targets' ids name; then what the targets' rows name.
   const [projects, notes, issues, mrs, issueLinks, mrLinks, labels, userNotes] = await Promise.all([
     pageProjects(db, [...new Set(rows.map((r) => r.project_id))]),
-    noteIds.length > 0 ? db.selectFrom('notes').select(['id', 'body']).where('id', 'in', noteIds).execute() : Promise.resolve([]),
-    issueIds.length > 0 ? db.selectFrom('issues').selectAll().where('id', 'in', issueIds).execute() : Promise.resolve([] as IssueRow[]),
-    mrIds.length > 0 ? db.selectFrom('merge_requests').selectAll().where('id', 'in', mrIds).execute() : Promise.resolve([] as MergeRequestRow[]),
+    noteIds.length > 0 ? noteRows(db, noteIds) : Promise.resolve([]),
+    issueIds.length > 0 ? issueRows(db, issueIds) : Promise.resolve([] as IssueRow[]),
+    mrIds.length > 0 ? mergeRequestRows(db, mrIds) : Promise.resolve([] as MergeRequestRow[]),
     loadIssueLinks(db, issueIds, reader),
     loadMergeRequestLinks(db, mrIds),
     labelsOfEach(db, { Issue: issueIds, MergeRequest: mrIds }),
