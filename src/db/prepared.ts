@@ -10,7 +10,7 @@
 // (`where(column, '=', arg)`, `where(column, 'in', list)`, `${arg}` in sql``) and never branch on
 // them; a list's length is fine (it is part of the shape). An argument that reaches no parameter
 // is refused when the shape is compiled.
-import { CompiledQuery, type Compilable, type DialectAdapter, type Kysely } from 'kysely';
+import { type Compilable, type CompiledQuery, type DialectAdapter, type Kysely, type RootOperationNode, createQueryId } from 'kysely';
 import type { DB } from './schema.ts';
 
 /** Where an argument goes: argument `arg`, or item `item` of list argument `arg`. */
@@ -26,6 +26,8 @@ class Slot {
 type Argument = string | number | boolean | null | readonly (string | number)[];
 
 interface Shape {
+  /** The built query, which the executor's plugins and the metrics' statement kinds read. */
+  query: RootOperationNode;
   sql: string;
   /** A parameter's constant value, or the slot its value comes from. */
   parameters: readonly unknown[];
@@ -52,10 +54,10 @@ export function prepared<A extends readonly Argument[], O>(build: (db: Kysely<DB
     } catch (error) {
       throw new Error('prepared query: the builder failed on placeholders (is an argument used other than as a bound value?)', { cause: error });
     }
-    const { sql, parameters } = compiled;
+    const { query, sql, parameters } = compiled;
     const used = new Set(parameters.filter((p) => p instanceof Slot));
     if (slots.some((slot) => !used.has(slot))) throw new Error(`prepared query: an argument is not a bound value in ${sql}`);
-    return { sql, parameters };
+    return { query, sql, parameters };
   }
 
   return async (db: Kysely<DB>, ...args: A): Promise<O[]> => {
@@ -71,6 +73,7 @@ export function prepared<A extends readonly Argument[], O>(build: (db: Kysely<DB
       byShape.set(key, shape);
     }
     const parameters = shape.parameters.map((p) => (p instanceof Slot ? (p.item < 0 ? args[p.arg] : (args[p.arg] as readonly unknown[])[p.item]) : p));
-    return (await db.executeQuery(CompiledQuery.raw(shape.sql, parameters) as CompiledQuery<O>)).rows;
+    const run: CompiledQuery<O> = { query: shape.query, queryId: createQueryId(), sql: shape.sql, parameters };
+    return (await db.executeQuery(run)).rows;
   };
 }
