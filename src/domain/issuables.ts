@@ -5,6 +5,7 @@ import { type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 import { inSubtree } from '../core/access/subtree.ts';
 import { type ServiceContext, requireActor } from '../core/context.ts';
 import type { FieldErrors } from '../core/errors.ts';
+import { prepared } from '../db/prepared.ts';
 import type { DB, MilestoneRow, ProjectRow, UserRow } from '../db/schema.ts';
 import { type LabelRow, type LabelScope, findOrCreateLabels } from './labels.ts';
 import { recordLabelEvents } from './resource-events.ts';
@@ -21,49 +22,86 @@ export interface IssuableProject {
   namespace_type: string;
 }
 
-/** The labels of these issuables, by issuable id, ordered by title. */
-export async function labelsOf(db: Kysely<DB>, type: IssuableType, ids: readonly number[]): Promise<Map<number, LabelRow[]>> {
-  const out = new Map<number, LabelRow[]>();
-  if (ids.length === 0) return out;
-  const rows = await db
+/** Ids of issuables of either kind, as a page of to-dos names them. */
+export type IssuableIds = Partial<Record<IssuableType, readonly number[]>>;
+
+/**
+ * `<typeColumn> = 'Issue' and <idColumn> in (…)`, the same for merge requests, or'ed: for the kinds
+ * given ids (one at least).
+ */
+function ofKinds(typeColumn: string, idColumn: string, issueIds: readonly number[], mrIds: readonly number[]): Expression<SqlBool> {
+  const one = (kind: IssuableType, ids: readonly number[]) => sql<SqlBool>`${sql.ref(typeColumn)} = ${kind} and ${sql.ref(idColumn)} in (${sql.join(ids)})`;
+  if (mrIds.length === 0) return one('Issue', issueIds);
+  if (issueIds.length === 0) return one('MergeRequest', mrIds);
+  return sql<SqlBool>`((${one('Issue', issueIds)}) or (${one('MergeRequest', mrIds)}))`;
+}
+
+/** Per kind, a map by issuable id. */
+const byKind = <V>(): Record<IssuableType, Map<number, V>> => ({ Issue: new Map(), MergeRequest: new Map() });
+
+const labelRows = prepared((db, issueIds: readonly number[], mrIds: readonly number[]) =>
+  db
     .selectFrom('label_links')
     .innerJoin('labels', 'labels.id', 'label_links.label_id')
-    .select(['label_links.target_id', 'labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
-    .where('label_links.target_type', '=', type)
-    .where('label_links.target_id', 'in', ids)
-    .orderBy('labels.title')
-    .execute();
-  for (const { target_id: target, ...label } of rows) {
-    const list = out.get(Number(target)) ?? [];
+    .select(['label_links.target_type', 'label_links.target_id', 'labels.id', 'labels.title', 'labels.color', 'labels.description', 'labels.project_id', 'labels.group_id'])
+    .where(ofKinds('label_links.target_type', 'label_links.target_id', issueIds, mrIds))
+    .orderBy('labels.title'),
+);
+
+/** The labels of issuables of either kind, by kind and issuable id, ordered by title: one query for a page. */
+export async function labelsOfEach(db: Kysely<DB>, ids: IssuableIds): Promise<Record<IssuableType, Map<number, LabelRow[]>>> {
+  const out = byKind<LabelRow[]>();
+  const { Issue: issueIds = [], MergeRequest: mrIds = [] } = ids;
+  if (issueIds.length === 0 && mrIds.length === 0) return out;
+  for (const { target_type: type, target_id: target, ...label } of await labelRows(db, issueIds, mrIds)) {
+    const byId = out[type as IssuableType];
+    const list = byId.get(Number(target)) ?? [];
     list.push(label);
-    out.set(Number(target), list);
+    byId.set(Number(target), list);
   }
+  return out;
+}
+
+/** The labels of these issuables, by issuable id, ordered by title. */
+export async function labelsOf(db: Kysely<DB>, type: IssuableType, ids: readonly number[]): Promise<Map<number, LabelRow[]>> {
+  return (await labelsOfEach(db, { [type]: ids }))[type];
+}
+
+const userNoteRows = prepared((db, issueIds: readonly number[], mrIds: readonly number[]) =>
+  db
+    .selectFrom('notes')
+    .select(['noteable_type', 'noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where(ofKinds('notes.noteable_type', 'notes.noteable_id', issueIds, mrIds))
+    .where('system', '=', false)
+    .groupBy(['noteable_type', 'noteable_id']),
+);
+
+/** Comments (not system notes) per issuable of either kind, by kind and issuable id: one query for a page. */
+export async function userNoteCountsOfEach(db: Kysely<DB>, ids: IssuableIds): Promise<Record<IssuableType, Map<number, number>>> {
+  const out = byKind<number>();
+  const { Issue: issueIds = [], MergeRequest: mrIds = [] } = ids;
+  if (issueIds.length === 0 && mrIds.length === 0) return out;
+  for (const row of await userNoteRows(db, issueIds, mrIds)) out[row.noteable_type as IssuableType].set(Number(row.noteable_id), Number(row.n));
   return out;
 }
 
 /** Comments (not system notes) per issuable. */
 export async function userNoteCounts(db: Kysely<DB>, type: IssuableType, ids: readonly number[]): Promise<Map<number, number>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('notes')
-    .select(['noteable_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('noteable_type', '=', type)
-    .where('noteable_id', 'in', ids)
-    .where('system', '=', false)
-    .groupBy('noteable_id')
-    .execute();
-  return new Map(rows.map((row) => [Number(row.noteable_id), Number(row.n)]));
+  return (await userNoteCountsOfEach(db, { [type]: ids }))[type];
 }
+
+const projectRows = prepared((db, ids: readonly number[]) =>
+  db
+    .selectFrom('projects')
+    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+    .select(['projects.id', 'projects.path', 'projects.full_path', 'projects.namespace_id', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
+    .where('projects.id', 'in', ids),
+);
 
 /** The projects (with their namespaces' paths) that issuables of a page belong to. */
 export async function issuableProjects(db: Kysely<DB>, projectIds: readonly number[]): Promise<Map<number, IssuableProject>> {
   if (projectIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('projects')
-    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-    .select(['projects.id', 'projects.path', 'projects.full_path', 'projects.namespace_id', 'namespaces.full_path as namespace_full_path', 'namespaces.type as namespace_type'])
-    .where('projects.id', 'in', [...new Set(projectIds)])
-    .execute();
+  const rows = await projectRows(db, [...new Set(projectIds)]);
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -207,17 +245,28 @@ export async function usersById(db: Kysely<DB>, ids: Iterable<number>): Promise<
   return new Map(rows.map((u) => [u.id, u]));
 }
 
+/** What an issuable shows of the users it names (the fields of the users presenter's UserBasic). */
+export type IssuableUser = Pick<UserRow, 'id' | 'username' | 'name' | 'state'>;
+
+const userRows = prepared((db, ids: readonly number[]) => db.selectFrom('users').select(['id', 'username', 'name', 'state']).where('id', 'in', ids));
+
+/** The users a page of issuables names, with what it shows of them only. */
+export async function issuableUsers(db: Kysely<DB>, ids: Iterable<number>): Promise<Map<number, IssuableUser>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Map();
+  const rows = await userRows(db, wanted);
+  return new Map(rows.map((u) => [u.id, u]));
+}
+
+const milestoneRows = prepared((db, ids: readonly number[]) =>
+  db.selectFrom('milestones').leftJoin('namespaces', 'namespaces.id', 'milestones.group_id').selectAll('milestones').select('namespaces.full_path as group_full_path').where('milestones.id', 'in', ids),
+);
+
 /** The milestones of a page by id, in one query. */
 export async function milestonesById(db: Kysely<DB>, ids: Iterable<number | null>): Promise<Map<number, IssuableMilestone>> {
   const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];
   if (wanted.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('milestones')
-    .leftJoin('namespaces', 'namespaces.id', 'milestones.group_id')
-    .selectAll('milestones')
-    .select('namespaces.full_path as group_full_path')
-    .where('milestones.id', 'in', wanted)
-    .execute();
+  const rows = await milestoneRows(db, wanted);
   return new Map(rows.map((m) => [m.id, m]));
 }
 

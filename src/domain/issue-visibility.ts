@@ -9,15 +9,18 @@ import type { Actor } from '../core/auth/actor.ts';
 import type { DB } from '../db/schema.ts';
 import { FEATURE_LEVEL_CODES, featureSetting } from './settings/project-settings.ts';
 
+/** Who a feature's condition is asked for: an actor, or only what the condition reads of one. */
+export type FeatureReader = Pick<Actor, 'isAdmin'> & { user: Pick<Actor['user'], 'id'> };
+
 /** The actor's authorization on the project `projectId` (an SQL reference) at `level` or above. */
-const authorizedAtLeast = (actor: Actor, projectId: Expression<unknown>, level: number) =>
+const authorizedAtLeast = (actor: FeatureReader, projectId: Expression<unknown>, level: number) =>
   sql<SqlBool>`exists (select 1 from project_authorizations pa where pa.user_id = ${actor.user.id} and pa.project_id = ${projectId} and pa.access_level >= ${level})`;
 
 /**
  * A feature open to the actor on the project aliased `projectsAlias`: not disabled, and when
  * 'private', reached by the actor's role. A project without a features row has every feature enabled.
  */
-export function projectFeatureOpenTo(actor: Actor | null, feature: 'issues' | 'merge_requests', projectsAlias = 'projects'): Expression<SqlBool> {
+export function projectFeatureOpenTo(actor: FeatureReader | null, feature: 'issues' | 'merge_requests', projectsAlias = 'projects'): Expression<SqlBool> {
   const level = sql.ref(`pf.${featureSetting(feature)}`);
   const id = sql.ref(`${projectsAlias}.id`);
   const { disabled, private: membersOnly } = FEATURE_LEVEL_CODES;

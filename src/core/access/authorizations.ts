@@ -1,6 +1,7 @@
 // Effective access: a user's level on a project (project_authorizations, recomputed whenever a
 // membership or the hierarchy changes) and on a group (its own or an ancestor's membership).
 import { type Kysely, type NotNull, PostgresAdapter, sql } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { DB } from '../../db/schema.ts';
 import { ACCESS } from './levels.ts';
 import { inSubtree } from './subtree.ts';
@@ -103,13 +104,13 @@ export async function usersAroundNamespace(db: Kysely<DB>, namespace: { traversa
   return [...above, ...below.map((r) => r.user_id)];
 }
 
+// Prepared: every project route asks it.
+const accessLevelRows = prepared((db, userId: number, projectId: number) =>
+  db.selectFrom('project_authorizations').select('access_level').where('user_id', '=', userId).where('project_id', '=', projectId),
+);
+
 export async function projectAccessLevel(db: Kysely<DB>, userId: number, projectId: number): Promise<number> {
-  const row = await db
-    .selectFrom('project_authorizations')
-    .select('access_level')
-    .where('user_id', '=', userId)
-    .where('project_id', '=', projectId)
-    .executeTakeFirst();
+  const [row] = await accessLevelRows(db, userId, projectId);
   return row?.access_level ?? ACCESS.NO_ACCESS;
 }
 

@@ -4,6 +4,7 @@
 // which throw when the route has no such preHandler.
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, NamespaceRow, ProjectRow } from '../../db/schema.ts';
 import type { Actor } from '../auth/actor.ts';
 import { forbidden, notFound } from '../errors.ts';
@@ -61,13 +62,22 @@ export function findProjectByFullPath(db: Kysely<DB>, fullPath: string): Promise
   return findProjectBy(db, { path: fullPath });
 }
 
+// Prepared: nearly every project route loads its project by id this way.
+const projectById = prepared((db, id: number) => db.selectFrom('projects').selectAll().where('id', '=', id));
+const namespaceById = prepared((db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id));
+
+/** The project's namespace, which always exists. */
+async function namespaceOf(db: Kysely<DB>, row: ProjectRow): Promise<NamespaceRow> {
+  const [namespace] = await namespaceById(db, row.namespace_id);
+  if (!namespace) throw new Error(`project ${row.id}: no namespace ${row.namespace_id}`);
+  return namespace;
+}
+
 async function findProjectBy(db: Kysely<DB>, ref: { id: number } | { path: string }): Promise<{ row: ProjectRow; namespace: NamespaceRow } | null> {
-  let q = db.selectFrom('projects').selectAll();
-  q = 'id' in ref ? q.where('id', '=', ref.id) : q.where((eb) => eb(eb.fn('lower', ['full_path']), '=', ref.path.toLowerCase()));
-  const row = await q.executeTakeFirst();
+  const row =
+    'id' in ref ? (await projectById(db, ref.id))[0] : await db.selectFrom('projects').selectAll().where((eb) => eb(eb.fn('lower', ['full_path']), '=', ref.path.toLowerCase())).executeTakeFirst();
   if (!row) return null;
-  const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', row.namespace_id).executeTakeFirstOrThrow();
-  return { row, namespace };
+  return { row, namespace: await namespaceOf(db, row) };
 }
 
 /** What an actor (none: anonymous) may do to a project, outside a request (git over SSH, say). */
@@ -83,8 +93,7 @@ export function accessToProject(req: FastifyRequest, row: ProjectRow): Promise<{
 
 /** A project as loadProject loads it, for work done in a user's name outside a request (a background job). */
 export async function projectAs(db: Kysely<DB>, actor: Actor, row: ProjectRow): Promise<LoadedProject> {
-  const namespace = await db.selectFrom('namespaces').selectAll().where('id', '=', row.namespace_id).executeTakeFirstOrThrow();
-  return { row, namespace, ...(await accessOf(db, actor, row)) };
+  return { row, namespace: await namespaceOf(db, row), ...(await accessOf(db, actor, row)) };
 }
 
 /** Loads the project named by `:id` and requires an ability; loadedProject(req) then reads it. */

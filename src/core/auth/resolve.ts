@@ -5,6 +5,7 @@
 // session cookie (reads, or writes carrying the session's CSRF token).
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, UserRow } from '../../db/schema.ts';
 import {
   DomainError,
@@ -115,15 +116,18 @@ async function fromOauth(deps: ResolveDeps, token: string, now: Date): Promise<R
   return { user, via: 'oauth', scopes: row.scopes.split(' ').filter(Boolean), tokenId: row.id, impersonation: false, jobId: null };
 }
 
-/** One query finds the token and its user: this runs on nearly every request. */
-async function fromPersonalToken(deps: ResolveDeps, token: string, now: Date): Promise<Resolved> {
-  const row = await deps.db
+const personalTokenRows = prepared((db, tokenDigest: string) =>
+  db
     .selectFrom('personal_access_tokens as t')
     .innerJoin('users', 'users.id', 't.user_id')
     .selectAll('users')
     .select(['t.id as t_id', 't.scopes as t_scopes', 't.revoked as t_revoked', 't.expires_at as t_expires_at', 't.impersonation as t_impersonation', 't.last_used_at as t_last_used_at'])
-    .where('t.token_digest', '=', digest(token))
-    .executeTakeFirst();
+    .where('t.token_digest', '=', tokenDigest),
+);
+
+/** One query (prepared: this runs on nearly every request) finds the token and its user. */
+async function fromPersonalToken(deps: ResolveDeps, token: string, now: Date): Promise<Resolved> {
+  const [row] = await personalTokenRows(deps.db, digest(token));
   if (!row) throw unauthorized();
   const { t_id, t_scopes, t_revoked, t_expires_at, t_impersonation, t_last_used_at, ...user } = row;
   if (t_expires_at !== null && t_expires_at <= today(now)) throw invalidToken(TOKEN_EXPIRED);

@@ -5,24 +5,26 @@ import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely'
 import { ACCESS } from '../../core/access/levels.ts';
 import type { Countable } from '../../core/pagination.ts';
 import type { Actor } from '../../core/auth/actor.ts';
-import type { DB, IssueRow, UserRow } from '../../db/schema.ts';
+import { prepared } from '../../db/prepared.ts';
+import type { DB, IssueRow } from '../../db/schema.ts';
 import type { LabelRow, LabelScope } from '../../domain/labels.ts';
 import {
   type IssuableMilestone,
   type IssuableProject,
+  type IssuableUser,
   inProjectsOf,
   inProjectsUnder,
   issuableProjects,
+  issuableUsers,
   labelPriorityOrder,
   labelsOf,
   milestoneTitledIn,
   milestonesById,
   subscriptionChoices,
   userNoteCounts,
-  usersById,
   usersPer,
 } from '../../domain/issuables.ts';
-import { confidentialityCheck, issueVisibleTo, projectFeatureOpenTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
+import { type FeatureReader, confidentialityCheck, issueVisibleTo, projectFeatureOpenTo, projectIssuesOpenTo } from '../../domain/issue-visibility.ts';
 
 export type IssuesQuery = SelectQueryBuilder<DB, 'issues', IssueRow>;
 
@@ -109,7 +111,7 @@ export function labelTally(db: Kysely<DB>, actor: Actor | null, projectId: numbe
 // ---- What a page of issues shows, in one query per kind ----------------------------------------
 
 export interface IssueRelations {
-  users: Map<number, UserRow>;
+  users: Map<number, IssuableUser>;
   assignees: Map<number, number[]>;
   labels: Map<number, LabelRow[]>;
   /** With the full path of a group milestone's group (null for a project's). */
@@ -125,41 +127,71 @@ export interface IssueRelations {
   subscribed: Set<number>;
 }
 
+/** What only issues show of what a page names (labels, comments, milestones, users and projects are the issuables'). */
+export type IssueLinks = Pick<IssueRelations, 'assignees' | 'closingMergeRequests'>;
+
+const assigneeRows = prepared((db, ids: readonly number[]) => db.selectFrom('issue_assignees').select(['issue_id as key', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id'));
+
+/** The assignees of these issues and the merge requests that close them, from their ids alone. */
+export async function loadIssueLinks(db: Kysely<DB>, ids: readonly number[], reader: Actor | null): Promise<IssueLinks> {
+  if (ids.length === 0) return { assignees: new Map(), closingMergeRequests: new Map() };
+  const [assignees, closingMergeRequests] = await Promise.all([
+    assigneeRows(db, ids),
+    closingMergeRequestCounts(db, reader, ids),
+  ]);
+  return { assignees: usersPer(assignees), closingMergeRequests };
+}
+
+/** The users these issues show: authors, closers and assignees. */
+export function issueUserIds(issues: readonly IssueRow[], links: IssueLinks): number[] {
+  const ids = [...links.assignees.values()].flat();
+  for (const issue of issues) {
+    if (issue.author_id !== null) ids.push(issue.author_id);
+    if (issue.closed_by_id !== null) ids.push(issue.closed_by_id);
+  }
+  return ids;
+}
+
 export async function loadIssueRelations(db: Kysely<DB>, issues: readonly IssueRow[], reader: Actor | null, subscriber: number | null = null): Promise<IssueRelations> {
   const ids = issues.map((i) => i.id);
-  const [assigneeRows, labels, userNotes, closingMergeRequests, projects, milestones, choices] = await Promise.all([
-    ids.length > 0 ? db.selectFrom('issue_assignees').select(['issue_id as key', 'user_id']).where('issue_id', 'in', ids).orderBy('user_id').execute() : Promise.resolve([]),
+  const [links, labels, userNotes, projects, milestones, choices] = await Promise.all([
+    loadIssueLinks(db, ids, reader),
     labelsOf(db, 'Issue', ids),
     userNoteCounts(db, 'Issue', ids),
-    ids.length > 0 ? closingMergeRequestCounts(db, reader, ids) : Promise.resolve(new Map<number, number>()),
     issuableProjects(db, issues.map((i) => i.project_id)),
     milestonesById(db, issues.map((i) => i.milestone_id)),
     subscriber === null ? Promise.resolve(new Map<number, boolean>()) : subscriptionChoices(db, 'Issue', ids, subscriber),
   ]);
-  const assignees = usersPer(assigneeRows);
-  const users = await usersById(db, [
-    ...issues.flatMap((i) => [i.author_id, i.closed_by_id].filter((id): id is number => id !== null)),
-    ...assigneeRows.map((row) => Number(row.user_id)),
-  ]);
-  const out: IssueRelations = { users, assignees, labels, milestones, userNotes, closingMergeRequests, projects, subscribed: new Set() };
+  const users = await issuableUsers(db, issueUserIds(issues, links));
+  const out: IssueRelations = { ...links, users, labels, milestones, userNotes, projects, subscribed: new Set() };
   if (subscriber !== null) await followed(db, issues, out, subscriber, choices);
   return out;
 }
 
-/**
- * Per issue, the merge requests that close it whose project's merge requests the reader may see
- * (14.x MergeRequestsClosingIssues.count_for_collection), in one grouped query.
- */
-async function closingMergeRequestCounts(db: Kysely<DB>, reader: Actor | null, ids: number[]): Promise<Map<number, number>> {
-  const rows = await db
+/** The closing merge requests counted per issue, for one kind of reader (prepared below). */
+const closingCounts = (db: Kysely<DB>, ids: readonly number[], reader: FeatureReader | null) =>
+  db
     .selectFrom('merge_requests_closing_issues as c')
     .innerJoin('merge_requests', 'merge_requests.id', 'c.merge_request_id')
     .innerJoin('projects', 'projects.id', 'merge_requests.project_id')
     .select(['c.issue_id', (eb) => eb.fn.countAll<number | string>().as('count')])
     .where('c.issue_id', 'in', ids)
     .where(projectFeatureOpenTo(reader, 'merge_requests'))
-    .groupBy('c.issue_id')
-    .execute();
+    .groupBy('c.issue_id');
+const closingCountsFor = {
+  anonymous: prepared((db, ids: readonly number[]) => closingCounts(db, ids, null)),
+  // An administrator's condition names no user.
+  admin: prepared((db, ids: readonly number[]) => closingCounts(db, ids, { isAdmin: true, user: { id: 0 } })),
+  user: prepared((db, ids: readonly number[], userId: number) => closingCounts(db, ids, { isAdmin: false, user: { id: userId } })),
+};
+
+/**
+ * Per issue, the merge requests that close it whose project's merge requests the reader may see
+ * (14.x MergeRequestsClosingIssues.count_for_collection), in one grouped query.
+ */
+async function closingMergeRequestCounts(db: Kysely<DB>, reader: Actor | null, ids: readonly number[]): Promise<Map<number, number>> {
+  const rows =
+    reader === null ? await closingCountsFor.anonymous(db, ids) : reader.isAdmin ? await closingCountsFor.admin(db, ids) : await closingCountsFor.user(db, ids, reader.user.id);
   return new Map(rows.map((row) => [Number(row.issue_id), Number(row.count)]));
 }
 

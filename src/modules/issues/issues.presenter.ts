@@ -1,6 +1,6 @@
 // The issue entity (14.x Entities::Issue), from an issue row and what loadIssueRelations found.
-import type { IssueRow, UserRow } from '../../db/schema.ts';
-import type { IssuableMilestone } from '../../domain/issuables.ts';
+import type { IssueRow } from '../../db/schema.ts';
+import type { IssuableMilestone, IssuableUser } from '../../domain/issuables.ts';
 import { apiUrl, groupWebUrl, projectWebUrl } from '../../domain/urls.ts';
 import type { LabelRow } from '../../domain/labels.ts';
 import { presentMilestone } from '../milestones/milestones.presenter.ts';
@@ -21,7 +21,7 @@ export interface IssueView {
 }
 
 /** A user the page names; null once the account is gone. */
-function user(row: UserRow | undefined, baseUrl: string) {
+function user(row: IssuableUser | undefined, baseUrl: string) {
   return row ? userBasicFields(row, baseUrl) : null;
 }
 

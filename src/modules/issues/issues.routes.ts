@@ -71,7 +71,9 @@ export const issueRoutes: FastifyPluginAsyncTypebox = async (api) => {
 
   async function present(req: FastifyRequest, rows: IssueRow[], view: Omit<IssueView, 'baseUrl'>) {
     const relations = await loadIssueRelations(db, rows, req.actor, view.withSubscribed ? (req.actor?.user.id ?? null) : null);
-    return rows.map((row) => presentIssue(row, relations, { ...view, baseUrl: config.externalUrl }, today()));
+    const shown = { ...view, baseUrl: config.externalUrl };
+    const day = today();
+    return rows.map((row) => presentIssue(row, relations, shown, day));
   }
 
   /** The issue named by the path, if the actor may read it; the platform's record-not-found 404 otherwise. */

@@ -3,20 +3,22 @@
 // so lists are filtered, ordered and cut in the database; what a page shows comes in one query per kind.
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { Actor } from '../../core/auth/actor.ts';
-import type { DB, MergeRequestRow, UserRow } from '../../db/schema.ts';
+import { prepared } from '../../db/prepared.ts';
+import type { DB, MergeRequestRow } from '../../db/schema.ts';
 import {
   type IssuableMilestone,
   type IssuableProject,
+  type IssuableUser,
   inProjectsOf,
   inProjectsUnder,
   issuableProjects,
+  issuableUsers,
   labelPriorityOrder,
   labelsOf,
   milestoneTitledIn,
   milestonesById,
   subscriptionChoices,
   userNoteCounts,
-  usersById,
   usersPer,
 } from '../../domain/issuables.ts';
 import type { LabelRow } from '../../domain/labels.ts';
@@ -86,7 +88,7 @@ export async function openMergeRequestsOnBranches(db: Kysely<DB>, projectId: num
 }
 
 export interface MergeRequestRelations {
-  users: Map<number, UserRow>;
+  users: Map<number, IssuableUser>;
   assignees: Map<number, number[]>;
   reviewers: Map<number, number[]>;
   labels: Map<number, LabelRow[]>;
@@ -98,24 +100,44 @@ export interface MergeRequestRelations {
   subscribed: Set<number>;
 }
 
+/** What only merge requests show of what a page names (labels, comments, milestones, users and projects are the issuables'). */
+export type MergeRequestLinks = Pick<MergeRequestRelations, 'assignees' | 'reviewers'>;
+
+const peopleRows = prepared((db, ids: readonly number[]) =>
+  db
+    .selectFrom('merge_request_assignees')
+    .select(['merge_request_id as key', 'user_id', sql<number>`1`.as('assigned')])
+    .where('merge_request_id', 'in', ids)
+    .unionAll(db.selectFrom('merge_request_reviewers').select(['merge_request_id as key', 'user_id', sql<number>`0`.as('assigned')]).where('merge_request_id', 'in', ids))
+    .orderBy('user_id'),
+);
+
+/** The assignees and reviewers of these merge requests, from their ids alone, in one query. */
+export async function loadMergeRequestLinks(db: Kysely<DB>, ids: readonly number[]): Promise<MergeRequestLinks> {
+  if (ids.length === 0) return { assignees: new Map(), reviewers: new Map() };
+  const rows = await peopleRows(db, ids);
+  return { assignees: usersPer(rows.filter((row) => Number(row.assigned) === 1)), reviewers: usersPer(rows.filter((row) => Number(row.assigned) === 0)) };
+}
+
+/** The users these merge requests show: authors, mergers, closers, merge users, assignees and reviewers. */
+export function mergeRequestUserIds(mrs: readonly MergeRequestRow[], links: MergeRequestLinks): number[] {
+  const ids = [...links.assignees.values(), ...links.reviewers.values()].flat();
+  for (const mr of mrs) for (const id of [mr.author_id, mr.merged_by_id, mr.closed_by_id, mr.merge_user_id]) if (id !== null) ids.push(id);
+  return ids;
+}
+
 export async function loadMergeRequestRelations(db: Kysely<DB>, mrs: readonly MergeRequestRow[], subscriber: number | null = null): Promise<MergeRequestRelations> {
   const ids = mrs.map((m) => m.id);
-  const byMergeRequest = (table: 'merge_request_assignees' | 'merge_request_reviewers') =>
-    ids.length > 0 ? db.selectFrom(table).select(['merge_request_id as key', 'user_id']).where('merge_request_id', 'in', ids).orderBy('user_id').execute() : Promise.resolve([]);
-  const [assigneeRows, reviewerRows, labels, userNotes, projects, milestones, choices] = await Promise.all([
-    byMergeRequest('merge_request_assignees'),
-    byMergeRequest('merge_request_reviewers'),
+  const [links, labels, userNotes, projects, milestones, choices] = await Promise.all([
+    loadMergeRequestLinks(db, ids),
     labelsOf(db, 'MergeRequest', ids),
     userNoteCounts(db, 'MergeRequest', ids),
     issuableProjects(db, mrs.map((m) => m.project_id)),
     milestonesById(db, mrs.map((m) => m.milestone_id)),
     subscriber === null ? Promise.resolve(new Map<number, boolean>()) : subscriptionChoices(db, 'MergeRequest', ids, subscriber),
   ]);
-  const users = await usersById(db, [
-    ...mrs.flatMap((mr) => [mr.author_id, mr.merged_by_id, mr.closed_by_id, mr.merge_user_id].filter((id): id is number => id !== null)),
-    ...[...assigneeRows, ...reviewerRows].map((r) => Number(r.user_id)),
-  ]);
-  const out: MergeRequestRelations = { users, assignees: usersPer(assigneeRows), reviewers: usersPer(reviewerRows), labels, milestones, userNotes, projects, subscribed: new Set() };
+  const users = await issuableUsers(db, mergeRequestUserIds(mrs, links));
+  const out: MergeRequestRelations = { ...links, users, labels, milestones, userNotes, projects, subscribed: new Set() };
   if (subscriber !== null) {
     // An explicit choice wins; without one, the author, assignees and reviewers follow it.
     for (const mr of mrs) {

@@ -1,6 +1,7 @@
 // The merge request entities (14.x Entities::MergeRequestBasic and MergeRequest), from a row and
 // what loadMergeRequestRelations found; the single entity's extra parts come from the route.
-import type { MergeRequestRow, UserRow } from '../../db/schema.ts';
+import type { MergeRequestRow } from '../../db/schema.ts';
+import type { IssuableUser } from '../../domain/issuables.ts';
 import { renderMarkdown } from '../../domain/markdown.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import { milestoneOwnerUrl, presentLabel, tasks } from '../issues/issues.presenter.ts';
@@ -18,7 +19,7 @@ export interface MergeRequestView {
 }
 
 /** A user the page names; null once the account is gone for good. */
-const user = (row: UserRow | undefined, baseUrl: string) => (row ? userBasicFields(row, baseUrl) : null);
+const user = (row: IssuableUser | undefined, baseUrl: string) => (row ? userBasicFields(row, baseUrl) : null);
 
 /** A title that marks a draft (14.x MergeRequest.draft?: "Draft:", "[Draft]", "(Draft)", "Draft - ", and the older "WIP:" / "[WIP]"). */
 const DRAFT_PREFIX = /^\s*(\[draft\]|\(draft\)|draft:|draft\s-\s|draft$|\[wip\]|wip:|wip$)/i;

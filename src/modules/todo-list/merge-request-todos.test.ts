@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type CiProject, ciProject } from '../../../test/ci/fixtures.ts';
 import { type TestApp, type TestUser, createTestApp } from '../../../test/harness.ts';
+import { statementsDuring } from '../../../test/sql-spy.ts';
 import { expectEntities, expectEntity, expectError, expectStatus } from '../../../test/matchers.ts';
 import { MergeRequestTodoEntity, TodoEntity } from './todo-list.schemas.ts';
 
@@ -186,6 +187,47 @@ describe('to-dos of merge request pipelines and automatic merges', () => {
     assert.deepEqual(await todosOn(reviewer, mr), [['unmergeable', reviewer.user.id]]);
     assert.deepEqual(await todosOn(dev, mr), [['unmergeable', dev.user.id]]);
     assert.deepEqual(await todosOn(ci.owner, mr), []);
+  });
+});
+
+describe('a page of to-dos on issues and merge requests', () => {
+  test('shows each target as its own entity, with what both kinds name read once for the page', async () => {
+    const watcher = await t.user();
+    expectStatus(await t.post(`/api/v4/projects/${ci.projectId}/members`, { token: ci.owner.token, body: { user_id: watcher.user.id, access_level: 30 } }), 201);
+    await push('mixed-page');
+    const mr = await openMergeRequest('mixed-page', { assignee_ids: [dev.user.id], reviewer_ids: [watcher.user.id], labels: 'page-b,page-a' });
+    const issueRes = await t.post(`/api/v4/projects/${ci.projectId}/issues`, { token: ci.owner.token, body: { title: 'Mixed page', assignee_ids: [watcher.user.id, dev.user.id], labels: 'page-c' } });
+    expectStatus(issueRes, 201);
+    const issue = issueRes.json();
+    expectStatus(await t.post(`/api/v4/projects/${ci.projectId}/issues/${issue.iid}/notes`, { token: dev.token, body: { body: 'A comment' } }), 201);
+    expectStatus(await t.post(mrUrl(mr.iid, '/notes'), { token: dev.token, body: { body: 'One' } }), 201);
+    expectStatus(await t.post(mrUrl(mr.iid, '/notes'), { token: dev.token, body: { body: 'Two' } }), 201);
+    await t.runJobs();
+
+    const list = () => t.get('/api/v4/todos', { token: watcher.token, query: { per_page: '100' } });
+    const statements = await statementsDuring(t, list);
+    const res = await list();
+    expectStatus(res, 200);
+    expectEntities(res.json(), TodoEntity);
+    const byType = new Map(res.json().map((todo: { target_type: string }) => [todo.target_type, todo]));
+    const onIssue = byType.get('Issue') as { action_name: string; target: Record<string, unknown> };
+    const onMr = byType.get('MergeRequest') as { action_name: string; target: Record<string, unknown> };
+    assert.equal(onIssue.action_name, 'assigned');
+    assert.equal(onMr.action_name, 'review_requested');
+    expectEntity(onMr, MergeRequestTodoEntity);
+    // The targets as the issue and the merge request present them (a to-do shows the issue with subscribed false).
+    const shownIssue = (await t.get(`/api/v4/projects/${ci.projectId}/issues/${issue.iid}`, { token: watcher.token })).json();
+    assert.deepEqual(onIssue.target, { ...shownIssue, subscribed: false });
+    const ids = (users: unknown) => (users as { id: number }[]).map((u) => u.id);
+    assert.deepEqual([ids(onMr.target.assignees), ids(onMr.target.reviewers)], [[dev.user.id], [watcher.user.id]]);
+    assert.deepEqual(onMr.target.labels, ['page-a', 'page-b']);
+    assert.equal(onMr.target.user_notes_count, 2);
+    assert.equal(onIssue.target.user_notes_count, 1);
+    // One query each for the users, the labels and the comment counts of both kinds.
+    const reading = (table: string) => statements.filter((sql) => new RegExp(`from "${table}"`).test(sql)).length;
+    assert.equal(reading('users'), 1);
+    assert.equal(reading('label_links'), 1);
+    assert.equal(statements.filter((sql) => /count\(\*\) as "n" from "notes"/.test(sql)).length, 1);
   });
 });
 

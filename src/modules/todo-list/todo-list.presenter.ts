@@ -1,5 +1,6 @@
 // The to-do entity (14.x Entities::Todo) from a row and what its page loaded (todo-targets.ts).
-import type { ProjectRow, TodoRow, UserRow } from '../../db/schema.ts';
+import type { ProjectRow, TodoRow } from '../../db/schema.ts';
+import type { IssuableUser } from '../../domain/issuables.ts';
 import { projectWebUrl } from '../../domain/urls.ts';
 import type { presentIssue } from '../issues/issues.presenter.ts';
 import type { presentMergeRequestTodoTarget } from '../merge-requests/merge-requests.presenter.ts';
@@ -20,7 +21,7 @@ export interface PresentedTarget {
 /** What a page of to-dos shows beyond its rows, each kind loaded once. */
 export interface TodoPage {
   projects: Map<number, TodoProject>;
-  authors: Map<number, UserRow>;
+  authors: Map<number, IssuableUser>;
   /** The text of the notes that made to-dos. */
   notes: Map<number, string>;
   /** By targetKey(). */
