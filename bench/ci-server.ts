@@ -11,6 +11,9 @@ import { replaceSection } from './report.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_FILE = path.join(ROOT, 'bench', 'RESULTS.md');
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+/** The server processes of the benches' second pass (BENCH_WORKERS, default the number of cores; 1 skips it), as `npm run bench` does. */
+export const BENCH_WORKERS = Number(process.env.BENCH_WORKERS ?? os.availableParallelism());
+
 export const TOKEN = 'glpat-ci-bench-root-token-0000001';
 
 export const percentile = (values: number[], p: number) => {
@@ -37,7 +40,8 @@ export interface BenchServer {
   readonly dataDir: string;
   /** The serving process's id, once started. */
   pid(): number;
-  start(): Promise<number>;
+  /** Starts the server, with `env` added to the environment it was made with (e.g. QUARRY_WORKERS for one start). */
+  start(env?: Record<string, string>): Promise<number>;
   stop(): Promise<void>;
   api(method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; ms: number }>;
   /** autocannon on one URL, in a process of its own (as root unless given another token; a GET unless given a request to send). */
@@ -80,9 +84,9 @@ export function benchServer(env: Record<string, string> = {}): BenchServer {
     base,
     dataDir,
     pid: () => server?.pid as number,
-    async start() {
+    async start(extra: Record<string, string> = {}) {
       server = spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), 'serve'], {
-        env: { ...process.env, PORT: String(port), QUARRY_DATA_DIR: dataDir, QUARRY_ROOT_TOKEN: TOKEN, QUARRY_LOG_LEVEL: 'warn', QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_BUILTIN_RUNNER: '0', QUARRY_SSH_PORT: '0', ...env },
+        env: { ...process.env, PORT: String(port), QUARRY_DATA_DIR: dataDir, QUARRY_ROOT_TOKEN: TOKEN, QUARRY_LOG_LEVEL: 'warn', QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_BUILTIN_RUNNER: '0', QUARRY_SSH_PORT: '0', ...env, ...extra },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       for (let i = 0; i < 600; i++) {

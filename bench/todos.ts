@@ -2,11 +2,12 @@
 // to-dos (on 9,000 issues and 1,000 merge requests of the project; one in ten made by a note)
 // written straight into the stopped server's database, then the user's GET /todos (the first page
 // of 20, as clients ask for it) and two filtered lists, driven by autocannon. One server process on
-// SQLite, started as its own process; load from autocannon in another. Writes the `todos` section
+// SQLite, started as its own process, then BENCH_WORKERS of them for the first page (QUARRY_WORKERS);
+// load from autocannon in another. Writes the `todos` section
 // of bench/RESULTS.md (`npm run bench` runs it after the dialects; alone: `node bench/todos.ts`).
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { benchServer, machineLine, round, writeSection } from './ci-server.ts';
+import { BENCH_WORKERS, benchServer, machineLine, round, writeSection } from './ci-server.ts';
 
 const TODOS = Number(process.env.BENCH_TODOS ?? 10_000);
 /** One to-do in this many is on a merge request; one in NOTE_EVERY was made by a note. */
@@ -79,6 +80,8 @@ function seedTodos(projectId: number, userId: number, authorId: number) {
   db.close();
 }
 
+type Measure = { rps: number; p50: number; p99: number; non2xx: number };
+
 const verdict = (r: { rps: number; non2xx: number }) => (r.rps >= 1500 && r.non2xx === 0 ? 'met' : '**missed**');
 const ratio = (rps: number, yardstick: number) => `${round(rps / yardstick, 2)}`;
 
@@ -106,12 +109,19 @@ async function main(): Promise<string[]> {
   const byType = await cannon(`${listUrl}?type=MergeRequest`, 10, token);
   const byAction = await cannon(`${listUrl}?action=mentioned&page=10`, 10, token);
   await bench.stop();
+  // The same list served by several processes sharing the port and the database (QUARRY_WORKERS).
+  let workers: { liveness: Measure; list: Measure } | null = null;
+  if (BENCH_WORKERS > 1) {
+    await bench.start({ QUARRY_WORKERS: String(BENCH_WORKERS) });
+    workers = { liveness: await cannon('/-/liveness'), list: await cannon(listUrl, 10, token) };
+    await bench.stop();
+  }
 
-  const row = (label: string, r: { rps: number; p50: number; p99: number; non2xx: number }, target: boolean) =>
-    `| ${label} | ${r.rps.toLocaleString('en')} req/s, p50 ${r.p50} / p99 ${r.p99} ms${r.non2xx > 0 ? `, ${r.non2xx.toLocaleString('en')} not 2xx` : ''} | ${ratio(r.rps, liveness.rps)} | ${target ? `≥ 1,500 req/s | ${verdict(r)}` : '— |'} |`;
+  const row = (label: string, r: Measure, target: boolean, yardstick = liveness) =>
+    `| ${label} | ${r.rps.toLocaleString('en')} req/s, p50 ${r.p50} / p99 ${r.p99} ms${r.non2xx > 0 ? `, ${r.non2xx.toLocaleString('en')} not 2xx` : ''} | ${ratio(r.rps, yardstick.rps)} | ${target ? `≥ 1,500 req/s | ${verdict(r)}` : '— |'} |`;
   return [
     '<!-- bench:todos -->',
-    '## Latest run: to-do lists (SQLite, one server process)',
+    `## Latest run: to-do lists (SQLite, one server process${BENCH_WORKERS > 1 ? `, then ${BENCH_WORKERS}` : ''})`,
     '',
     machineLine(started),
     '',
@@ -122,6 +132,7 @@ async function main(): Promise<string[]> {
     row(`GET /todos (${TODOS.toLocaleString('en')} pending to-dos, a developer of a private project)`, list, true),
     row('GET /todos?type=MergeRequest', byType, false),
     row('GET /todos?action=mentioned&page=10', byAction, false),
+    ...(workers ? [row(`GET /todos with QUARRY_WORKERS=${BENCH_WORKERS} (its yardstick: ${workers.liveness.rps.toLocaleString('en')} req/s)`, workers.list, true, workers.liveness)] : []),
     '',
     `${TODOS.toLocaleString('en')} to-dos (one in ${MR_EVERY} on a merge request, one in ${NOTE_EVERY} made by a note) on as many issues and merge requests, seeded straight into the database in ${seededMs.toLocaleString('en')} ms; X-Total ${total ?? 'not sent'}. A page of 20 to-dos is ${Math.round(bytes / 1024)} KB of JSON: each carries its whole issue or merge request.`,
     'What changed on the way: X-Total tested the project of every to-do (9 ms for 10,000), then each project once over an index range of the to-dos (1.7 ms, still two thirds of the SQL of a request), and is now read from `todo_counts`, which triggers keep per user, state and project (0.01 ms); the filtered lists still count their to-dos per project. What remains is the request itself: about 19 statements (the to-dos, their issues and merge requests and what those entities show) and the JSON, in one process that shares 2 cores with autocannon.',
