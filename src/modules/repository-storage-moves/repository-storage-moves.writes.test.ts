@@ -71,7 +71,9 @@ function holdRefWrites(gitDir: string): Gate {
   const hook = path.join(hooks, 'reference-transaction');
   fs.writeFileSync(
     hook,
-    `#!/bin/sh\ncat >/dev/null\n[ "$1" = prepared ] || exit 0\ntouch '${gate}.entered'\nwhile [ ! -e '${gate}.open' ]; do sleep 0.02; done\n`,
+    // It gives up (and the write fails) after a minute or once the test's data is gone, so that a
+    // test that fails or is killed leaves no hook waiting forever.
+    `#!/bin/sh\ncat >/dev/null\n[ "$1" = prepared ] || exit 0\ntouch '${gate}.entered'\nn=0\nwhile [ ! -e '${gate}.open' ]; do\n  n=$((n + 1)); [ $n -le 3000 ] && [ -d '${path.dirname(gate)}' ] || exit 1\n  sleep 0.02\ndone\n`,
     { mode: 0o755 },
   );
   return {
