@@ -237,14 +237,6 @@ export function inProjectsUnder(column: string, traversalPath: string): Expressi
 /** A milestone as a page shows it: with its group's full path when it is a group's (null for a project's). */
 export type IssuableMilestone = MilestoneRow & { group_full_path: string | null };
 
-/** The users of a page (authors, assignees, …) by id, in one query. */
-export async function usersById(db: Kysely<DB>, ids: Iterable<number>): Promise<Map<number, UserRow>> {
-  const wanted = [...new Set(ids)];
-  if (wanted.length === 0) return new Map();
-  const rows = await db.selectFrom('users').selectAll().where('id', 'in', wanted).execute();
-  return new Map(rows.map((u) => [u.id, u]));
-}
-
 /** What an issuable shows of the users it names (the fields of the users presenter's UserBasic). */
 export type IssuableUser = Pick<UserRow, 'id' | 'username' | 'name' | 'state'>;
 

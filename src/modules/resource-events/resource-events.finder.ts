@@ -1,8 +1,8 @@
 // Reading resource events: an issue's or a merge request's, oldest first (by id, as the platform's
 // pagination orders them), and what a page of them names, each kind in one query.
 import type { Kysely } from 'kysely';
-import type { DB, ResourceLabelEventRow, ResourceMilestoneEventRow, UserRow } from '../../db/schema.ts';
-import { type IssuableMilestone, milestonesById, usersById } from '../../domain/issuables.ts';
+import type { DB, ResourceLabelEventRow, ResourceMilestoneEventRow } from '../../db/schema.ts';
+import { type IssuableMilestone, type IssuableUser, issuableUsers, milestonesById } from '../../domain/issuables.ts';
 import type { EventIssuable } from '../../domain/resource-events.ts';
 
 const byIssuable = (issuable: EventIssuable) => (issuable.type === 'Issue' ? { column: 'issue_id' as const } : { column: 'merge_request_id' as const });
@@ -20,7 +20,7 @@ export function milestoneEvents(db: Kysely<DB>, issuable: EventIssuable) {
 }
 
 export interface EventRelations {
-  users: Map<number, UserRow>;
+  users: Map<number, IssuableUser>;
   labels: Map<number, { id: number; title: string; color: string; description: string | null }>;
   milestones: Map<number, IssuableMilestone>;
 }
@@ -30,7 +30,7 @@ export async function eventRelations(db: Kysely<DB>, rows: readonly { user_id: n
   const labelIds = [...new Set(rows.flatMap((r) => ((r as Partial<ResourceLabelEventRow>).label_id ?? null) ?? []))];
   const labels = labelIds.length === 0 ? [] : await db.selectFrom('labels').select(['id', 'title', 'color', 'description']).where('id', 'in', labelIds).execute();
   return {
-    users: await usersById(db, rows.flatMap((r) => r.user_id ?? [])),
+    users: await issuableUsers(db, rows.flatMap((r) => r.user_id ?? [])),
     labels: new Map(labels.map((l) => [l.id, l])),
     milestones: await milestonesById(db, rows.map((r) => (r as Partial<ResourceMilestoneEventRow>).milestone_id ?? null)),
   };
