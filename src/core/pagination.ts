@@ -128,13 +128,24 @@ export function setOffsetHeaders(
 }
 
 /**
+ * A collection read through statements of its own (prepared ones, db/prepared.ts) rather than
+ * built from a query: its rows from `offset` on, at most `limit` of them, and its number of rows.
+ */
+export interface ReadyCollection<O> {
+  rows(limit: number, offset: number): Promise<O[]>;
+  count(): Promise<number>;
+}
+
+const isReady = <O>(query: SelectQueryBuilder<any, any, O> | ReadyCollection<O>): query is ReadyCollection<O> => !('execute' in query);
+
+/**
  * Runs one page of `query` (which must already be ordered, ending with a tie-breaker) and counts
  * the collection up to COUNT_LIMIT + 1 rows, then sets the pagination headers.
  */
 export async function paginate<DB, TB extends keyof DB, O>(
   req: FastifyRequest,
   reply: FastifyReply,
-  query: SelectQueryBuilder<DB, TB, O>,
+  query: SelectQueryBuilder<DB, TB, O> | ReadyCollection<O>,
   options: OffsetOptions = {},
 ): Promise<O[]> {
   if (wantsKeyset(req) && options.keyset !== 'ignore') throw paramError(KEYSET_UNAVAILABLE, 405);
@@ -186,7 +197,7 @@ async function countRows<DB, TB extends keyof DB, O>(req: FastifyRequest, query:
 async function offsetPage<DB, TB extends keyof DB, O>(
   req: FastifyRequest,
   reply: FastifyReply,
-  query: SelectQueryBuilder<DB, TB, O>,
+  query: SelectQueryBuilder<DB, TB, O> | ReadyCollection<O>,
   options: OffsetOptions,
 ): Promise<O[]> {
   const page = pageOf(req.query);
@@ -197,9 +208,11 @@ async function offsetPage<DB, TB extends keyof DB, O>(
     );
   }
   // One row beyond the page tells whether a next page exists when the total is not counted.
+  const limit = page.perPage + 1;
+  const offset = (page.page - 1) * page.perPage;
   const [fetched, total] = await Promise.all([
-    query.limit(page.perPage + 1).offset((page.page - 1) * page.perPage).execute(),
-    options.withoutTotals ? Promise.resolve(null) : countRows(req, query, options.countParts),
+    isReady(query) ? query.rows(limit, offset) : query.limit(limit).offset(offset).execute(),
+    options.withoutTotals ? Promise.resolve(null) : isReady(query) ? query.count() : countRows(req, query, options.countParts),
   ]);
   const rows = fetched.slice(0, page.perPage);
   setOffsetHeaders(req, reply, page, total !== null && total > COUNT_LIMIT ? null : total, rows.length, fetched.length > page.perPage);

@@ -1,6 +1,6 @@
-// Prepared queries: built once per shape (the lengths of their list arguments), run with each
-// call's values, in a transaction too, on either database; a builder that uses an argument other
-// than as a bound value is refused.
+// Prepared queries: built once per shape (the lengths of their list arguments, their booleans and
+// absent arguments), run with each call's values, in a transaction too, on either database; a
+// builder that uses an argument other than as a bound value is refused.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
@@ -41,6 +41,28 @@ test('inside a transaction, the transaction sees its own writes', async () => {
 test('an argument that is not a bound value is refused', async () => {
   const byColumn = prepared((db, column: string) => db.selectFrom('users').select('id').where(sql.ref(column), '=', 1));
   await assert.rejects(() => byColumn(t.deps.db, 'id'), /used other than as a bound value/);
-  const unused = prepared((db, _flag: boolean) => db.selectFrom('users').select('id').where('id', '=', 1));
-  await assert.rejects(() => unused(t.deps.db, true), /an argument is not a bound value/);
+  const unused = prepared((db, _id: number) => db.selectFrom('users').select('id').where('id', '=', 1));
+  await assert.rejects(() => unused(t.deps.db, 7), /an argument is not a bound value/);
+});
+
+test('booleans and absent arguments choose the shape: the builder branches on them', async () => {
+  const a = await t.user();
+  const b = await t.user();
+  let built = 0;
+  const usersOf = prepared((db, ids: readonly number[], descending: boolean, state: string | undefined) => {
+    built += 1;
+    return db
+      .selectFrom('users')
+      .select('id')
+      .where('id', 'in', ids)
+      .$if(state !== undefined, (q) => q.where('state', '=', state!))
+      .orderBy('id', descending ? 'desc' : 'asc');
+  });
+  const ids = [a.user.id, b.user.id];
+  assert.deepEqual(await usersOf(t.deps.db, ids, true, undefined), [{ id: b.user.id }, { id: a.user.id }]);
+  assert.deepEqual(await usersOf(t.deps.db, ids, false, undefined), [{ id: a.user.id }, { id: b.user.id }]);
+  assert.deepEqual(await usersOf(t.deps.db, ids, false, 'blocked'), []);
+  assert.deepEqual(await usersOf(t.deps.db, ids, false, 'active'), [{ id: a.user.id }, { id: b.user.id }]);
+  assert.deepEqual(await usersOf(t.deps.db, ids, true, undefined), [{ id: b.user.id }, { id: a.user.id }]);
+  assert.equal(built, 3);
 });

@@ -9,7 +9,9 @@
 // The builder sees placeholders, not values: it must pass its arguments to Kysely as values only
 // (`where(column, '=', arg)`, `where(column, 'in', list)`, `${arg}` in sql``) and never branch on
 // them; a list's length is fine (it is part of the shape). An argument that reaches no parameter
-// is refused when the shape is compiled.
+// is refused when the shape is compiled. Booleans and absent (undefined) arguments are part of the
+// shape too: the builder sees them as they are and may branch on them (an optional filter, the
+// kind of reader a visibility test is written for).
 import { type Compilable, type CompiledQuery, type DialectAdapter, type Kysely, type RootOperationNode, createQueryId } from 'kysely';
 import type { DB } from './schema.ts';
 
@@ -23,7 +25,10 @@ class Slot {
   }
 }
 
-type Argument = string | number | boolean | null | readonly (string | number)[];
+type Argument = string | number | boolean | null | undefined | readonly (string | number)[];
+
+/** Arguments the builder sees as they are: they choose the shape rather than fill it. */
+const isShapeArgument = (arg: Argument): arg is boolean | undefined => arg === undefined || typeof arg === 'boolean';
 
 interface Shape {
   /** The built query, which the executor's plugins and the metrics' statement kinds read. */
@@ -45,6 +50,7 @@ export function prepared<A extends readonly Argument[], O>(build: (db: Kysely<DB
   function compile(db: Kysely<DB>, args: A): Shape {
     const slots: Slot[] = [];
     const placeholders = args.map((arg, i) => {
+      if (isShapeArgument(arg)) return arg;
       if (!Array.isArray(arg)) return slots[slots.push(new Slot(i, -1)) - 1];
       return arg.map((_, j) => slots[slots.push(new Slot(i, j)) - 1]);
     }) as unknown as A;
@@ -65,7 +71,7 @@ export function prepared<A extends readonly Argument[], O>(build: (db: Kysely<DB
     let byShape = shapes.get(adapter);
     if (!byShape) shapes.set(adapter, (byShape = new Map()));
     let key = '';
-    for (const arg of args) key += Array.isArray(arg) ? `${arg.length},` : '.,';
+    for (const arg of args) key += Array.isArray(arg) ? `${arg.length},` : arg === undefined ? 'u,' : arg === true ? 't,' : arg === false ? 'f,' : '.,';
     let shape = byShape.get(key);
     if (!shape) {
       shape = compile(db, args);

@@ -22,10 +22,20 @@ export type AuthorizationTest = 'lookup' | 'set';
 /** From this many rows skipped on, a list tests authorizations against a set (measured on SQLite). */
 export const SET_TEST_OFFSET = 200;
 
+/**
+ * What the project conditions read of an actor: whether they are an administrator and external
+ * (which decide the condition's shape) and their id (a bound value, so a prepared statement can
+ * pass a placeholder).
+ */
+export interface ProjectReader {
+  readonly isAdmin: boolean;
+  readonly user: { readonly id: number; readonly external: boolean };
+}
+
 /** A condition on the `projects` table (aliased `projectsAlias`) that holds for projects the actor may read. */
 export function projectVisibleTo<TB extends keyof DB>(
   eb: ExpressionBuilder<DB, TB>,
-  actor: Actor | null,
+  actor: ProjectReader | null,
   projectsAlias = 'projects',
   test: AuthorizationTest = 'lookup',
 ): Expression<SqlBool> {
@@ -38,7 +48,7 @@ export function projectVisibleTo<TB extends keyof DB>(
  * ability table's download_code): those the actor sees without a membership, and those the actor
  * is authorized on at Reporter or above.
  */
-export function projectCodeVisibleTo<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, actor: Actor | null, projectsAlias = 'projects'): Expression<SqlBool> {
+export function projectCodeVisibleTo<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, actor: ProjectReader | null, projectsAlias = 'projects'): Expression<SqlBool> {
   return visibleOrAuthorized(eb, actor, projectsAlias, DOWNLOAD_CODE_MINIMUM);
 }
 
@@ -64,7 +74,7 @@ export function projectsVisibleToParts(db: Kysely<DB>, actor: Actor | null): Cou
 }
 
 const ALL_LEVELS = Object.values(VISIBILITY);
-const levelsOf = (actor: Actor | null) => visibleLevels(actor ? { isAdmin: actor.isAdmin, external: actor.user.external } : null);
+const levelsOf = (actor: ProjectReader | null) => visibleLevels(actor ? { isAdmin: actor.isAdmin, external: actor.user.external } : null);
 
 /**
  * projectVisibleTo with the 'set' test: visible without a membership, or among the projects the
@@ -73,7 +83,7 @@ const levelsOf = (actor: Actor | null) => visibleLevels(actor ? { isAdmin: actor
  * index ranges and a sort of every match: it walks the index of the list's order and probes the
  * set, behind a Bloom filter, per row.
  */
-function visibleOrInAuthorizedSet(actor: Actor, projectsAlias: string): Expression<SqlBool> {
+function visibleOrInAuthorizedSet(actor: ProjectReader, projectsAlias: string): Expression<SqlBool> {
   const levels = levelsOf(actor);
   const otherLevels = ALL_LEVELS.filter((level) => !levels.includes(level));
   const visibility = sql.ref(`${projectsAlias}.visibility_level`);
@@ -82,7 +92,7 @@ function visibleOrInAuthorizedSet(actor: Actor, projectsAlias: string): Expressi
 }
 
 /** Visible without a membership, or authorized (at `minimum` or above when given). */
-function visibleOrAuthorized<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, actor: Actor | null, projectsAlias: string, minimum: number | null): Expression<SqlBool> {
+function visibleOrAuthorized<TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, actor: ProjectReader | null, projectsAlias: string, minimum: number | null): Expression<SqlBool> {
   // Administrators see every level: no condition at all, so that a list walks the index of its
   // order instead of sorting every project matched by `visibility_level in (0, 10, 20)`.
   if (actor?.isAdmin) return sql<SqlBool>`1 = 1`;

@@ -13,7 +13,7 @@ import type { TodoRow } from '../../db/schema.ts';
 import { canReadIssue, findIssueByIid } from '../issues/issues.finder.ts';
 import { findMergeRequestByIid } from '../merge-requests/merge-requests.finder.ts';
 import { mergeRequestAccess } from '../merge-requests/merge-requests.routes.ts';
-import { findUserTodo, userTodoCount, userTodos } from '../todos/todos.finder.ts';
+import { findUserTodo, userTodoList } from '../todos/todos.finder.ts';
 import { type TodoTarget, markAllTodosDone, markTodo, markTodoDone } from '../todos/todos.service.ts';
 import { presentTodo } from './todo-list.presenter.ts';
 import { IssueTodoParams, ListTodosQuery, MergeRequestTodoParams, TodoEntity, TodoParams } from './todo-list.schemas.ts';
@@ -30,7 +30,7 @@ export const todoListRoutes: FastifyPluginAsyncTypebox = async (api) => {
   }
 
   api.get('/todos', { schema: { querystring: ListTodosQuery, response: { 200: Type.Array(TodoEntity) } }, config: REQUIRED }, async (req, reply) => {
-    const rows = await paginate(req, reply, userTodos(db, req.actor!, req.query), { countParts: [userTodoCount(db, req.actor!, req.query)] });
+    const rows = await paginate(req, reply, userTodoList(db, req.actor!, req.query));
     return present(req, rows);
   });
 

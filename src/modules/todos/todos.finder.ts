@@ -2,10 +2,10 @@
 // ones, newest first, narrowed by action, author, project, group (and its subgroups) and target
 // type; those on projects the user may no longer read are left out.
 import { type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import type { Countable } from '../../core/pagination.ts';
-import { projectVisibleTo } from '../../core/access/visibility.ts';
+import type { ReadyCollection } from '../../core/pagination.ts';
+import { type ProjectReader, projectVisibleTo } from '../../core/access/visibility.ts';
 import { inSubtree } from '../../core/access/subtree.ts';
-import type { Actor } from '../../core/auth/actor.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { DB, TodoRow } from '../../db/schema.ts';
 
 export interface TodoFilters {
@@ -25,7 +25,7 @@ const inGroup = (groupId: number) =>
     join namespaces g on g.id = ${groupId} and g.type = 'Group' where ${inSubtree('n.traversal_path', sql.ref<string>('g.traversal_path'))})`;
 
 /** The actor's to-dos the filters select, whatever their project. */
-function ownTodos(db: Kysely<DB>, actor: Actor, filters: TodoFilters) {
+function ownTodos(db: Kysely<DB>, actor: ProjectReader, filters: TodoFilters) {
   return db
     .selectFrom('todos')
     .where('todos.user_id', '=', actor.user.id)
@@ -38,11 +38,11 @@ function ownTodos(db: Kysely<DB>, actor: Actor, filters: TodoFilters) {
 }
 
 /** The project in `column` is one the actor may read. */
-const readable = (db: Kysely<DB>, actor: Actor, column: string) =>
+const readable = (db: Kysely<DB>, actor: ProjectReader, column: string) =>
   sql<SqlBool>`exists ${db.selectFrom('projects').select(sql`1`.as('one')).where('projects.id', '=', sql.ref<number>(column)).where((eb) => projectVisibleTo(eb, actor))}`;
 
 /** The actor's to-dos the filters select, on projects the actor may read, newest first. */
-export function userTodos(db: Kysely<DB>, actor: Actor, filters: TodoFilters = {}): TodosQuery {
+export function userTodos(db: Kysely<DB>, actor: ProjectReader, filters: TodoFilters = {}): TodosQuery {
   return ownTodos(db, actor, filters).selectAll('todos').where(readable(db, actor, 'todos.project_id')).orderBy('todos.id', 'desc');
 }
 
@@ -52,7 +52,7 @@ export function userTodos(db: Kysely<DB>, actor: Actor, filters: TodoFilters = {
  * else from the to-dos counted per project (an index range; 10,000 to-dos tested one by one took
  * 9 ms).
  */
-export function userTodoCount(db: Kysely<DB>, actor: Actor, filters: TodoFilters = {}): Countable {
+function userTodoCount(db: Kysely<DB>, actor: ProjectReader, filters: TodoFilters) {
   const { action, author_id: authorId, group_id: groupId, type } = filters;
   const perProject =
     action === undefined && authorId === undefined && groupId === undefined && type === undefined
@@ -63,11 +63,54 @@ export function userTodoCount(db: Kysely<DB>, actor: Actor, filters: TodoFilters
           .where('todo_counts.state', '=', filters.state ?? 'pending')
           .$if(filters.project_id !== undefined, (q) => q.where('todo_counts.project_id', '=', filters.project_id!))
       : ownTodos(db, actor, filters).select(['todos.project_id', (eb) => eb.fn.countAll<number>().as('todos')]).groupBy('todos.project_id');
+  return db
+    .selectFrom(perProject.as('c'))
+    .select(sql<number>`coalesce(sum(c.todos), 0)`.as('count'))
+    .where(readable(db, actor, 'c.project_id'));
+}
+
+/**
+ * The reader and filters of a to-do list as prepared statements take them: whether the reader is
+ * an administrator and external and which filters are given shape the statement; the user's id and
+ * the filters' values are bound.
+ */
+type TodoArgs = [
+  userId: number,
+  isAdmin: boolean,
+  external: boolean,
+  state: string,
+  action: string | undefined,
+  authorId: number | undefined,
+  projectId: number | undefined,
+  type: string | undefined,
+  groupId: number | undefined,
+];
+
+const todoArgs = (actor: ProjectReader, filters: TodoFilters): TodoArgs => [
+  actor.user.id,
+  actor.isAdmin,
+  actor.user.external,
+  filters.state ?? 'pending',
+  filters.action,
+  filters.author_id,
+  filters.project_id,
+  filters.type,
+  filters.group_id,
+];
+
+function fromArgs([userId, isAdmin, external, state, action, authorId, projectId, type, groupId]: TodoArgs): [ProjectReader, TodoFilters] {
+  return [{ isAdmin, user: { id: userId, external } }, { state: state as TodoFilters['state'], action, author_id: authorId, project_id: projectId, type, group_id: groupId }];
+}
+
+const todoRows = prepared((db, limit: number, offset: number, ...args: TodoArgs) => userTodos(db, ...fromArgs(args)).limit(limit).offset(offset));
+const todoTotal = prepared((db, ...args: TodoArgs) => userTodoCount(db, ...fromArgs(args)));
+
+/** The actor's to-do list (userTodos) and its number, read through statements prepared once. */
+export function userTodoList(db: Kysely<DB>, actor: ProjectReader, filters: TodoFilters): ReadyCollection<TodoRow> {
+  const args = todoArgs(actor, filters);
   return {
-    tally: db
-      .selectFrom(perProject.as('c'))
-      .select(sql<number>`coalesce(sum(c.todos), 0)`.as('count'))
-      .where(readable(db, actor, 'c.project_id')),
+    rows: (limit, offset) => todoRows(db, limit, offset, ...args),
+    count: async () => Number((await todoTotal(db, ...args))[0].count),
   };
 }
 
