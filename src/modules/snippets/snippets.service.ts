@@ -1,7 +1,7 @@
 // Creating, changing and removing snippets. Every snippet has its own repository: a creation
 // builds it aside (its files in one "Initial commit"), then records the row and places the
 // repository as the transaction's last step; a change of files is one "Update snippet" commit,
-// made last in the transaction that changes the row. Refusals are the platform's: the service's
+// made before the transaction that changes the row. Refusals are the platform's: the service's
 // message as `{"message": {"error": …}}`, 403 for a restricted visibility, 422 for file actions
 // that make no sense, 400 for what the model or the repository refuses.
 import { type ServiceContext, atTime, requireActor, withTransaction } from '../../core/context.ts';
@@ -226,36 +226,36 @@ export async function updateSnippet(ctx: ServiceContext, snippet: SnippetRecord,
   }
   const actions = fileActions(body, current.paths);
   const now = ctx.now();
-  const update = () => withTransaction(atTime(ctx, now), async (tx) => {
-    const changes = {
-      ...(body.title !== undefined ? { title: body.title } : {}),
-      ...(body.description !== undefined ? { description: body.description } : {}),
-      visibility_level: level,
-      updated_at: now.toISOString(),
-    };
-    await tx.db.updateTable('snippets').set(changes).where('id', '=', snippet.id).execute();
-    if (actions.length === 0 || gitDir === null) return;
-    // The commit is the last step: a refusal rolls the row back with it.
-    try {
-      const head = await resolveRef(gitDir, `refs/heads/${current.ref}`);
-      const author = { name: actor.user.name, email: actor.user.commit_email || actor.user.email };
-      await createCommit(gitDir, { branch: current.ref, expectedHead: head, actions, message: UPDATE_COMMIT, author, date: now });
-    } catch (error) {
-      throw repositoryError(error, false);
-    }
-    const after = await readSnippetFiles(gitDir, current.ref);
-    await tx.db.updateTable('snippets').set({ file_name: after.paths[0] ?? null }).where('id', '=', snippet.id).execute();
-  });
-  if (actions.length === 0) return update();
+  const changes = {
+    ...(body.title !== undefined ? { title: body.title } : {}),
+    ...(body.description !== undefined ? { description: body.description } : {}),
+    visibility_level: level,
+    updated_at: now.toISOString(),
+  };
+  const save = (fileName?: string | null) =>
+    withTransaction(atTime(ctx, now), async (tx) => {
+      await tx.db.updateTable('snippets').set({ ...changes, ...(fileName !== undefined ? { file_name: fileName } : {}) }).where('id', '=', snippet.id).execute();
+    });
+  if (actions.length === 0 || gitDir === null) return save();
   // A change of files holds a push lease while it commits: refused while a storage move holds the
-  // repository, and waited for by a move that begins meanwhile.
+  // repository, and waited for by a move that begins meanwhile. The commit comes first, outside any
+  // transaction (git's processes would hold the database meanwhile): a refused commit changes no
+  // row.
   const repository = { kind: 'snippet', id: snippet.id, storage: snippet.repository_storage } as const;
   await withRepositoryWrite(
     ctx,
     repository,
-    () => {
+    async () => {
       if (pathsAfter(current.paths, actions).size === 0) throw failure(400, 'Repository Error updating the snippet');
-      return update();
+      try {
+        const head = await resolveRef(gitDir, `refs/heads/${current.ref}`);
+        const author = { name: actor.user.name, email: actor.user.commit_email || actor.user.email };
+        await createCommit(gitDir, { branch: current.ref, expectedHead: head, actions, message: UPDATE_COMMIT, author, date: now });
+      } catch (error) {
+        throw repositoryError(error, false);
+      }
+      const after = await readSnippetFiles(gitDir, current.ref);
+      await save(after.paths[0] ?? null);
     },
     () => failure(400, REPOSITORY_READ_ONLY_MESSAGE),
   );

@@ -155,7 +155,10 @@ describe('personal snippets', () => {
     expectError(await t.put(url, { token: author.token, body: { content: 'x' } }), 400, { message: { error: 'To update Snippets with multiple files, you must use the `files` parameter' } });
     expectError(await t.put(url, { token: author.token, body: { files: [{ action: 'update', file_path: 'two.txt' }] } }), 422, { message: { error: 'Snippet actions have invalid data' } });
     expectError(await t.put(url, { token: author.token, body: { files: [{ action: 'rename', file_path: 'two.txt' }] } }), 400, { error: 'files[][action] does not have a valid value' });
-    expectError(await t.put(url, { token: author.token, body: { files: [{ action: 'delete', file_path: 'missing.txt' }] } }), 400, { message: { error: 'Repository Error updating the snippet' } });
+    const before = (await t.get(url, { token: author.token })).json();
+    expectError(await t.put(url, { token: author.token, body: { title: 'Not saved', files: [{ action: 'delete', file_path: 'missing.txt' }] } }), 400, { message: { error: 'Repository Error updating the snippet' } });
+    // The refused commit comes before the row's change: neither happened.
+    assert.deepEqual((await t.get(url, { token: author.token })).json(), before);
     expectError(await t.put(url, { token: author.token, body: { files: [{ action: 'delete', file_path: 'two.txt' }, { action: 'delete', file_path: 'three.txt' }] } }), 400, {
       message: { error: 'Repository Error updating the snippet' },
     });
