@@ -1,10 +1,10 @@
 // Statements that the hot lists run on every request, built and compiled by Kysely once. Kysely
 // builds a query as a tree of frozen nodes and compiles the tree to SQL on every run: for the
 // dozen statements of a page of issues or to-dos that was about a fifth of the request's CPU time,
-// more than SQLite took to run them. A prepared query is built once per shape (the lengths of its
-// list arguments) and dialect, with a placeholder wherever an argument's value goes; each run puts
-// the values in the compiled statement's parameters and hands it to Kysely's executor, as any
-// other query (same connection, transaction, plugins and logging).
+// more than SQLite took to run them. A prepared query is built once per shape (below) and dialect,
+// with a placeholder wherever an argument's value goes; each run puts the values in the compiled
+// statement's parameters and hands it to Kysely's executor, as any other query (same connection,
+// transaction, plugins and logging).
 //
 // The builder sees placeholders, not values: it must pass its arguments to Kysely as values only
 // (`where(column, '=', arg)`, `where(column, 'in', list)`, `${arg}` in sql``) and never branch on
