@@ -1,7 +1,10 @@
 // Schedules' cron lines and time zones (14.x Gitlab::Ci::CronParser): a line of 5 fields (or 6,
 // with seconds first) read by cron-parser, in an IANA time zone; the Rails names the platform also
 // accepts are mapped for the common ones ("Berlin", "Eastern Time (US & Canada)").
-import { CronExpressionParser } from 'cron-parser';
+import type * as CronParser from 'cron-parser';
+import { lazyModule } from '../core/lazy-module.ts';
+
+const cronParser = lazyModule<typeof CronParser>('cron-parser');
 
 const RAILS_ZONES: Record<string, string> = {
   'International Date Line West': 'Etc/GMT+12', 'Pacific Time (US & Canada)': 'America/Los_Angeles', 'Mountain Time (US & Canada)': 'America/Denver',
@@ -30,7 +33,7 @@ export function cronValid(cron: string): boolean {
   const fields = cron.trim().split(/\s+/).length;
   if (fields !== 5 && fields !== 6) return false;
   try {
-    CronExpressionParser.parse(cron, { tz: 'UTC', strict: false });
+    cronParser().CronExpressionParser.parse(cron, { tz: 'UTC', strict: false });
     return true;
   } catch {
     return false;
@@ -41,5 +44,5 @@ export function cronValid(cron: string): boolean {
 export function nextRunAfter(cron: string, timezone: string, from: Date): Date | null {
   const zone = ianaZone(timezone);
   if (zone === null || !cronValid(cron)) return null;
-  return CronExpressionParser.parse(cron, { tz: zone, currentDate: from }).next().toDate();
+  return cronParser().CronExpressionParser.parse(cron, { tz: zone, currentDate: from }).next().toDate();
 }

@@ -2,7 +2,10 @@
 // and fingerprint, its subkeys, the names and addresses of its user ids) and whether a detached
 // signature over some bytes is good, and by which key. Ids and fingerprints are upper-case hex,
 // as the platform shows them.
-import * as openpgp from 'openpgp';
+import type * as Openpgp from 'openpgp';
+import { lazyModule } from '../core/lazy-module.ts';
+
+const openpgp = lazyModule<typeof Openpgp>('openpgp');
 
 export interface GpgUserInfo {
   name: string;
@@ -22,9 +25,9 @@ const bytesHex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex').toUpp
 
 /** The key in an armored public key block; null when it does not read as one. */
 export async function parseGpgKey(armored: string): Promise<ParsedGpgKey | null> {
-  let key: openpgp.Key;
+  let key: Openpgp.Key;
   try {
-    key = await openpgp.readKey({ armoredKey: armored });
+    key = await openpgp().readKey({ armoredKey: armored });
   } catch {
     return null;
   }
@@ -50,9 +53,9 @@ export interface DetachedSignature {
 
 /** A detached armored signature over `data`; null when the text is no OpenPGP signature. */
 export async function readDetachedSignature(armored: string, data: Uint8Array): Promise<DetachedSignature | null> {
-  let signature: openpgp.Signature;
+  let signature: Openpgp.Signature;
   try {
-    signature = await openpgp.readSignature({ armoredSignature: armored });
+    signature = await openpgp().readSignature({ armoredSignature: armored });
   } catch {
     return null;
   }
@@ -63,9 +66,9 @@ export async function readDetachedSignature(armored: string, data: Uint8Array): 
     issuer,
     async verifiedBy(armoredKey) {
       try {
-        const verificationKeys = await openpgp.readKey({ armoredKey });
-        const message = await openpgp.createMessage({ binary: data });
-        const result = await openpgp.verify({ message, signature, verificationKeys, format: 'binary' });
+        const verificationKeys = await openpgp().readKey({ armoredKey });
+        const message = await openpgp().createMessage({ binary: data });
+        const result = await openpgp().verify({ message, signature, verificationKeys, format: 'binary' });
         await result.signatures[0]?.verified;
         return result.signatures.length > 0;
       } catch {

@@ -1,6 +1,9 @@
 // Plain text out of what users send: Ruby's strip, and the text of an HTML fragment as the
 // platform's sanitizer leaves it (titles of labels and milestones lose their markup).
-import { Parser } from 'htmlparser2';
+import type * as Htmlparser2 from 'htmlparser2';
+import { lazyModule } from '../core/lazy-module.ts';
+
+const htmlparser2 = lazyModule<typeof Htmlparser2>('htmlparser2');
 
 /** Ruby's String#strip: ASCII white space and NUL. */
 export const rubyStrip = (text: string) => text.replace(/^[\t\n\v\f\r \0]+|[\t\n\v\f\r \0]+$/g, '');
@@ -12,7 +15,7 @@ const DROPPED_CONTENTS = new Set(['iframe', 'math', 'noembed', 'noframes', 'nosc
 export function withoutHtml(value: string): string {
   const out: string[] = [];
   let dropping = 0;
-  const parser = new Parser(
+  const parser = new (htmlparser2().Parser)(
     {
       onopentagname: (name) => void (DROPPED_CONTENTS.has(name) && dropping++),
       onclosetag: (name) => void (DROPPED_CONTENTS.has(name) && dropping > 0 && dropping--),

@@ -3,7 +3,10 @@
 // of a key pasted with its body broken by spaces or line breaks, and the forms a fingerprint is
 // looked up by.
 import { createHash } from 'node:crypto';
-import sshpk from 'sshpk';
+import type Sshpk from 'sshpk';
+import { lazyModule } from '../core/lazy-module.ts';
+
+const sshpk = lazyModule<typeof Sshpk>('sshpk');
 
 export const KEY_TECHNOLOGIES = ['rsa', 'dsa', 'ecdsa', 'ed25519'] as const;
 export type KeyTechnology = (typeof KEY_TECHNOLOGIES)[number];
@@ -26,9 +29,9 @@ export interface SshPublicKey {
 export function parseSshPublicKey(text: string): SshPublicKey | null {
   const [type, body] = text.trim().split(/\s+/);
   if (!type || !body) return null;
-  let key: sshpk.Key;
+  let key: Sshpk.Key;
   try {
-    key = sshpk.parseKey(`${type} ${body}`, 'ssh');
+    key = sshpk().parseKey(`${type} ${body}`, 'ssh');
   } catch {
     return null;
   }

@@ -7,29 +7,19 @@
 // TLS features, Netscape's), and the signature. An extension outside that list is printed as
 // OpenSSL prints one it has no printer for: its bytes, with `.` for those that are not text.
 import type { KeyObject, X509Certificate } from 'node:crypto';
-import { ECParameters } from '@peculiar/asn1-ecc';
-import { AsnConvert } from '@peculiar/asn1-schema';
-import {
-  AuthorityInfoAccessSyntax,
-  AuthorityKeyIdentifier,
-  BasicConstraints,
-  CRLDistributionPoints,
-  Certificate,
-  CertificatePolicies,
-  ExtendedKeyUsage,
-  type Extension,
-  type GeneralName,
-  IssueAlternativeName,
-  KeyUsage,
-  Name,
-  NoticeReference,
-  SubjectAlternativeName,
-  SubjectInfoAccessSyntax,
-  SubjectKeyIdentifier,
-  UserNotice,
-} from '@peculiar/asn1-x509';
+import type * as Asn1Ecc from '@peculiar/asn1-ecc';
+import type * as Asn1Schema from '@peculiar/asn1-schema';
+import type * as Asn1X509 from '@peculiar/asn1-x509';
+import type { Extension, GeneralName, NoticeReference } from '@peculiar/asn1-x509';
+import { lazyModule } from '../core/lazy-module.ts';
 import { derItem } from './der.ts';
 import { nameEntries, oidLongName, oidShortName, onelineName, textName } from './x509-names.ts';
+
+const asn1Ecc = lazyModule<typeof Asn1Ecc>('@peculiar/asn1-ecc');
+const asn1Schema = lazyModule<typeof Asn1Schema>('@peculiar/asn1-schema');
+const asn1X509 = lazyModule<typeof Asn1X509>('@peculiar/asn1-x509');
+/** The DER as the structure `schema` (one of the ASN.1 classes). */
+const parse = <T>(der: Parameters<typeof Asn1Schema.AsnConvert.parse>[0], schema: new () => T): T => asn1Schema().AsnConvert.parse(der, schema);
 
 const hex = (bytes: Uint8Array, separator = ':', upper = false) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).map((h) => (upper ? h.toUpperCase() : h)).join(separator);
 const pad = (n: number) => ' '.repeat(n);
@@ -104,7 +94,7 @@ function publicKeyLines(algorithm: string, parameters: ArrayBuffer | null | unde
     return `${at}Public-Key: (${key.asymmetricKeyDetails?.modulusLength ?? modulus.length * 8} bit)\n${bignumLines('Modulus:', modulus, 16)}${bignumLines('Exponent:', exponent, 16)}`;
   }
   if (algorithm === '1.2.840.10045.2.1' && parameters) {
-    const curve = oidShortName(AsnConvert.parse(parameters, ECParameters).namedCurve ?? '');
+    const curve = oidShortName(parse(parameters, asn1Ecc().ECParameters).namedCurve ?? '');
     const known = CURVES[curve];
     if (!known) return `${pad(12)}Unable to load Public Key\n`;
     return `${at}Public-Key: (${known.bits} bit)\n${at}pub:\n${hexBlock(keyBits, 20, 15)}${at}ASN1 OID: ${curve}\n${known.nist ? `${at}NIST CURVE: ${known.nist}\n` : ''}`;
@@ -276,7 +266,7 @@ function usagePeriod(der: Buffer, indent: number): string {
 }
 
 function policyLines(der: Buffer, indent: number): string {
-  const policies = AsnConvert.parse(der, CertificatePolicies);
+  const policies = parse(der, asn1X509().CertificatePolicies);
   return policies
     .map((policy) => {
       let text = `${pad(indent)}Policy: ${oidLongName(policy.policyIdentifier)}`;
@@ -289,7 +279,7 @@ function policyLines(der: Buffer, indent: number): string {
             return `${pad(inner)}CPS: ${value.subarray(start, end).toString('latin1')}`;
           }
           if (q.policyQualifierId === '1.3.6.1.5.5.7.2.2') {
-            const notice = AsnConvert.parse(value, UserNotice);
+            const notice = parse(value, asn1X509().UserNotice);
             const at = inner + 2;
             let noticeText = `${pad(inner)}User Notice:\n`;
             const ref: NoticeReference | undefined = notice.noticeRef;
@@ -311,13 +301,13 @@ function policyLines(der: Buffer, indent: number): string {
 }
 
 function distributionPointLines(der: Buffer, indent: number): string {
-  const points = AsnConvert.parse(der, CRLDistributionPoints);
+  const points = parse(der, asn1X509().CRLDistributionPoints);
   const gens = (names: GeneralName[]) => names.map((n) => `${pad(indent + 2)}${generalNamePrint(n)}`);
   const lines = points.flatMap((point) => {
     const out: string[] = [];
     const name = point.distributionPoint;
     if (name?.fullName) out.push(`${pad(indent)}Full Name:`, ...gens(name.fullName));
-    else if (name?.nameRelativeToCRLIssuer) out.push(`${pad(indent)}Relative Name:`, `${pad(indent + 2)}${textName(nameEntries(new Name([name.nameRelativeToCRLIssuer])))}`);
+    else if (name?.nameRelativeToCRLIssuer) out.push(`${pad(indent)}Relative Name:`, `${pad(indent + 2)}${textName(nameEntries(new (asn1X509().Name)([name.nameRelativeToCRLIssuer])))}`);
     if (point.reasons) out.push(`${pad(indent)}Reasons:`, `${pad(indent + 2)}${bitNames(buf(point.reasons.value), REASONS).join(', ') || '<EMPTY>'}`);
     if (point.cRLIssuer) out.push(`${pad(indent)}CRL Issuer:`, ...gens(point.cRLIssuer));
     return out;
@@ -334,20 +324,20 @@ function extensionBody(ext: Extension, indent: number): string | null {
   const der = extensionDer(ext);
   switch (ext.extnID) {
     case '2.5.29.19': {
-      const bc = AsnConvert.parse(der, BasicConstraints);
+      const bc = parse(der, asn1X509().BasicConstraints);
       return listed([`CA:${bc.cA ? 'TRUE' : 'FALSE'}`, ...(bc.pathLenConstraint !== undefined ? [`pathlen:${bc.pathLenConstraint}`] : [])], indent, false);
     }
     case '2.5.29.15':
-      AsnConvert.parse(der, KeyUsage);
+      parse(der, asn1X509().KeyUsage);
       return listed(bitNames(bitStringBits(der), KEY_USAGES), indent, false);
     case '2.16.840.1.113730.1.1':
       return listed(bitNames(bitStringBits(der), NS_CERT_TYPES), indent, false);
     case '2.5.29.37':
-      return listed(AsnConvert.parse(der, ExtendedKeyUsage).map(oidLongName), indent, false);
+      return listed(parse(der, asn1X509().ExtendedKeyUsage).map(oidLongName), indent, false);
     case '2.5.29.14':
-      return pad(indent) + hex(buf(AsnConvert.parse(der, SubjectKeyIdentifier).buffer), ':', true);
+      return pad(indent) + hex(buf(parse(der, asn1X509().SubjectKeyIdentifier).buffer), ':', true);
     case '2.5.29.35': {
-      const aki = AsnConvert.parse(der, AuthorityKeyIdentifier);
+      const aki = parse(der, asn1X509().AuthorityKeyIdentifier);
       const values: string[] = [];
       const withNames = aki.authorityCertIssuer !== undefined || aki.authorityCertSerialNumber !== undefined;
       if (aki.keyIdentifier) values.push(`${withNames ? 'keyid:' : ''}${hex(buf(aki.keyIdentifier.buffer), ':', true)}`);
@@ -356,12 +346,12 @@ function extensionBody(ext: Extension, indent: number): string | null {
       return listed(values, indent, true);
     }
     case '2.5.29.17':
-      return listed(AsnConvert.parse(der, SubjectAlternativeName).map(generalNameValue), indent, false);
+      return listed(parse(der, asn1X509().SubjectAlternativeName).map(generalNameValue), indent, false);
     case '2.5.29.18':
-      return listed(AsnConvert.parse(der, IssueAlternativeName).map(generalNameValue), indent, false);
+      return listed(parse(der, asn1X509().IssueAlternativeName).map(generalNameValue), indent, false);
     case '1.3.6.1.5.5.7.1.1':
     case '1.3.6.1.5.5.7.1.11': {
-      const access = ext.extnID === '1.3.6.1.5.5.7.1.1' ? AsnConvert.parse(der, AuthorityInfoAccessSyntax) : AsnConvert.parse(der, SubjectInfoAccessSyntax);
+      const access = ext.extnID === '1.3.6.1.5.5.7.1.1' ? parse(der, asn1X509().AuthorityInfoAccessSyntax) : parse(der, asn1X509().SubjectInfoAccessSyntax);
       return listed(access.map((a) => `${oidLongName(a.accessMethod)} - ${generalNameValue(a.accessLocation)}`), indent, true);
     }
     case '2.5.29.31':
@@ -415,7 +405,7 @@ function signatureDump(bytes: Uint8Array): string {
 
 /** The certificate's text, as `openssl x509 -text -noout` prints it. */
 export function certificateText(x509: X509Certificate): string {
-  const cert = AsnConvert.parse(x509.raw, Certificate);
+  const cert = parse(x509.raw, asn1X509().Certificate);
   const tbs = cert.tbsCertificate;
   const spki = tbs.subjectPublicKeyInfo;
   const key = x509.publicKey;
@@ -438,6 +428,6 @@ export function certificateText(x509: X509Certificate): string {
 
 /** The subject in OpenSSL's one-line form (`/CN=…`), as the platform shows it. */
 export function certificateSubject(x509: X509Certificate): string {
-  return onelineName(nameEntries(AsnConvert.parse(x509.raw, Certificate).tbsCertificate.subject));
+  return onelineName(nameEntries(parse(x509.raw, asn1X509().Certificate).tbsCertificate.subject));
 }
 

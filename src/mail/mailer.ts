@@ -3,9 +3,13 @@
 // message is written to the log as one JSON line, so that an instance with no mail server still
 // shows what it would have sent (the links in it included). Only background jobs send: a message
 // is work after a write, retried when the server refuses it.
-import nodemailer, { type Transporter } from 'nodemailer';
+import type Nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { lazyModule } from '../core/lazy-module.ts';
+
+const nodemailer = lazyModule<typeof Nodemailer>('nodemailer');
 
 export interface MailMessage {
   to: string;
@@ -20,7 +24,7 @@ const logs = new Map<string, Logger>();
 function transportFor(smtpUrl: string): Transporter {
   let transport = transports.get(smtpUrl);
   if (!transport) {
-    transport = nodemailer.createTransport(smtpUrl);
+    transport = nodemailer().createTransport(smtpUrl);
     transports.set(smtpUrl, transport);
   }
   return transport;

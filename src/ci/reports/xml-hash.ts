@@ -2,7 +2,10 @@
 // Nokogiri): repeated elements become arrays, text-only elements strings, empty ones null,
 // attributes keys of the element (they win over child elements of the same name), `-` in names `_`.
 // Hostile input is bounded: document size, nesting depth, and no entity declarations at all.
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type * as FastXmlParser from 'fast-xml-parser';
+import { lazyModule } from '../../core/lazy-module.ts';
+
+const fastXmlParser = lazyModule<typeof FastXmlParser>('fast-xml-parser');
 
 export type XmlValue = string | null | XmlValue[] | { [key: string]: XmlValue };
 type XmlHash = { [key: string]: XmlValue };
@@ -108,11 +111,11 @@ export function xmlToHash(input: string | Uint8Array, limits: XmlLimits = {}): X
   if (text.length === 0) return {};
   // Entity declarations are how "billion laughs" and external entities get in: none is accepted.
   if (/<!ENTITY/i.test(text)) throw new XmlSyntaxError('1:1: FATAL: entity declarations are not allowed');
-  const validation = XMLValidator.validate(text, { allowBooleanAttributes: false });
+  const validation = fastXmlParser().XMLValidator.validate(text, { allowBooleanAttributes: false });
   if (validation !== true) throw new XmlSyntaxError(syntaxMessage(validation.err));
   let document: OrderedNode[];
   try {
-    document = new XMLParser({
+    document = new (fastXmlParser().XMLParser)({
       preserveOrder: true,
       ignoreAttributes: false,
       attributeNamePrefix: '',
