@@ -21,6 +21,17 @@ export const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
 export const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** What an autocannon run measured. */
+export interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+/** A measure as a cell of the results' tables: its rate and latencies, and its answers that were not 2xx. */
+export const measured = (r: Measure) => `${r.rps.toLocaleString('en')} req/s, p50 ${r.p50} / p99 ${r.p99} ms${r.non2xx > 0 ? `, ${r.non2xx.toLocaleString('en')} not 2xx` : ''}`;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CPU seconds a process has used (user + system). */
@@ -45,7 +56,7 @@ export interface BenchServer {
   stop(): Promise<void>;
   api(method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any; ms: number }>;
   /** autocannon on one URL, in a process of its own (as root unless given another token; a GET unless given a request to send). */
-  cannon(urlPath: string, connections?: number, token?: string, request?: CannonRequest): Promise<{ rps: number; p50: number; p99: number; non2xx: number }>;
+  cannon(urlPath: string, connections?: number, token?: string, request?: CannonRequest): Promise<Measure>;
   /** Commits one file on main through the commits API (a push, as far as CI is concerned). */
   commit(projectId: number, file: string, content: string, create: boolean): Promise<void>;
   latestPipeline(projectId: number): Promise<{ id: number; status: string } | null>;

@@ -5,7 +5,7 @@
 // is measured in the same run as a second yardstick. One server process on SQLite, started as its
 // own process; load from autocannon in another. Writes the `intake` section of bench/RESULTS.md
 // (`npm run bench` runs it after the dialects; alone: `node bench/intake.ts`).
-import { benchServer, machineLine, round, writeSection } from './ci-server.ts';
+import { type Measure, benchServer, machineLine, measured, round, writeSection } from './ci-server.ts';
 
 const bench = benchServer();
 const { api, cannon } = bench;
@@ -52,8 +52,7 @@ async function main(): Promise<string[]> {
   const alertList = (await api('GET', `/api/v4/projects/${project.id}/alert_management_alerts`)).json;
   await bench.stop();
 
-  const row = (label: string, r: { rps: number; p50: number; p99: number; non2xx: number }) =>
-    `| ${label} | ${r.rps.toLocaleString('en')} req/s, p50 ${r.p50} / p99 ${r.p99} ms${r.non2xx > 0 ? `, ${r.non2xx.toLocaleString('en')} not 2xx` : ''} | ${round(r.rps / liveness.rps, 3)} | ${round(r.rps / projectRead.rps, 2)} |`;
+  const row = (label: string, r: Measure) => `| ${label} | ${measured(r)} | ${round(r.rps / liveness.rps, 3)} | ${round(r.rps / projectRead.rps, 2)} |`;
   return [
     '<!-- bench:intake -->',
     '## Latest run: error-tracking collector and alert receiver (SQLite, one server process)',

@@ -7,7 +7,7 @@
 // alone: `node bench/issues.ts`).
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { BENCH_WORKERS, TOKEN, benchServer, machineLine, round, writeSection } from './ci-server.ts';
+import { BENCH_WORKERS, type Measure, TOKEN, benchServer, machineLine, measured, round, writeSection } from './ci-server.ts';
 
 const ISSUES = Number(process.env.BENCH_ISSUES ?? 100_000);
 const LABELS = ['bug', 'feature', 'ui', 'backend', 'docs'];
@@ -52,10 +52,7 @@ function seedIssues(projectId: number, labelIds: number[], authorId: number) {
   db.close();
 }
 
-type Measure = { rps: number; p50: number; p99: number; non2xx: number };
-
 const verdict = (r: { rps: number; p99: number; non2xx: number }) => (r.rps >= 1000 && r.p99 <= 30 && r.non2xx === 0 ? 'met' : '**missed**');
-const ratio = (rps: number, yardstick: number) => `${round(rps / yardstick, 2)}`;
 
 async function main(): Promise<string[]> {
   const started = new Date();
@@ -86,7 +83,7 @@ async function main(): Promise<string[]> {
   }
 
   const row = (label: string, r: Measure, target: boolean, yardstick = liveness) =>
-    `| ${label} | ${r.rps.toLocaleString('en')} req/s, p50 ${r.p50} / p99 ${r.p99} ms${r.non2xx > 0 ? `, ${r.non2xx.toLocaleString('en')} not 2xx` : ''} | ${ratio(r.rps, yardstick.rps)} | ${target ? `≥ 1,000 req/s, p99 ≤ 30 ms | ${verdict(r)}` : '— |'} |`;
+    `| ${label} | ${measured(r)} | ${round(r.rps / yardstick.rps, 2)} | ${target ? `≥ 1,000 req/s, p99 ≤ 30 ms | ${verdict(r)}` : '— |'} |`;
   return [
     '<!-- bench:issues -->',
     `## Latest run: issue lists (SQLite, one server process${BENCH_WORKERS > 1 ? `, then ${BENCH_WORKERS}` : ''})`,

@@ -7,7 +7,7 @@
 // of bench/RESULTS.md (`npm run bench` runs it after the dialects; alone: `node bench/todos.ts`).
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { BENCH_WORKERS, benchServer, machineLine, round, writeSection } from './ci-server.ts';
+import { BENCH_WORKERS, type Measure, benchServer, machineLine, measured, round, writeSection } from './ci-server.ts';
 
 const TODOS = Number(process.env.BENCH_TODOS ?? 10_000);
 /** One to-do in this many is on a merge request; one in NOTE_EVERY was made by a note. */
@@ -80,10 +80,7 @@ function seedTodos(projectId: number, userId: number, authorId: number) {
   db.close();
 }
 
-type Measure = { rps: number; p50: number; p99: number; non2xx: number };
-
 const verdict = (r: { rps: number; non2xx: number }) => (r.rps >= 1500 && r.non2xx === 0 ? 'met' : '**missed**');
-const ratio = (rps: number, yardstick: number) => `${round(rps / yardstick, 2)}`;
 
 async function main(): Promise<string[]> {
   const started = new Date();
@@ -118,7 +115,7 @@ async function main(): Promise<string[]> {
   }
 
   const row = (label: string, r: Measure, target: boolean, yardstick = liveness) =>
-    `| ${label} | ${r.rps.toLocaleString('en')} req/s, p50 ${r.p50} / p99 ${r.p99} ms${r.non2xx > 0 ? `, ${r.non2xx.toLocaleString('en')} not 2xx` : ''} | ${ratio(r.rps, yardstick.rps)} | ${target ? `≥ 1,500 req/s | ${verdict(r)}` : '— |'} |`;
+    `| ${label} | ${measured(r)} | ${round(r.rps / yardstick.rps, 2)} | ${target ? `≥ 1,500 req/s | ${verdict(r)}` : '— |'} |`;
   return [
     '<!-- bench:todos -->',
     `## Latest run: to-do lists (SQLite, one server process${BENCH_WORKERS > 1 ? `, then ${BENCH_WORKERS}` : ''})`,
