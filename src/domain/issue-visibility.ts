@@ -4,13 +4,13 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { privateFeatureMinimum } from '../core/access/abilities.ts';
 import { ACCESS, VISIBILITY } from '../core/access/levels.ts';
-import { projectVisibleTo } from '../core/access/visibility.ts';
+import { type ProjectReader, projectVisibleTo } from '../core/access/visibility.ts';
 import type { Actor } from '../core/auth/actor.ts';
 import type { DB } from '../db/schema.ts';
 import { FEATURE_LEVEL_CODES, featureSetting } from './settings/project-settings.ts';
 
-/** Who a feature's condition is asked for: an actor, or only what the condition reads of one. */
-export type FeatureReader = Pick<Actor, 'isAdmin'> & { user: Pick<Actor['user'], 'id'> };
+/** Who a feature's condition is asked for: what the project conditions read of an actor, less whether they are external. */
+export type FeatureReader = Pick<ProjectReader, 'isAdmin'> & { readonly user: Pick<ProjectReader['user'], 'id'> };
 
 /** The actor's authorization on the project `projectId` (an SQL reference) at `level` or above. */
 const authorizedAtLeast = (actor: FeatureReader, projectId: Expression<unknown>, level: number) =>
