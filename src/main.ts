@@ -1,9 +1,22 @@
 // Process entry. Node's compile cache (in the system's temporary directory) keeps the compiled
 // modules between starts: loading and compiling them is most of the start-up time. The command
-// line is imported only once the cache is on, so that it covers every module. The runner is a
+// line is imported only once the cache is on, so that it covers every module; from the bundled
+// server when one is current (src/bundle/current.ts), from the sources otherwise. The runner is a
 // client of the server's HTTP API and loads none of the server's modules.
 import module from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { buildBundleLater, currentBundle } from './bundle/current.ts';
 
 module.enableCompileCache();
-if (process.argv[2] === 'runner') await import('./runner/main.ts');
-else await import('./cli.ts');
+const command = process.argv[2];
+if (command === 'runner') await import('./runner/main.ts');
+else {
+  const useBundle = process.env.QUARRY_BUNDLE !== '0';
+  const bundle = useBundle ? currentBundle() : null;
+  if (bundle) await import(pathToFileURL(bundle).href);
+  else {
+    // Only a server start builds one: the other commands are short, and their runs are not timed.
+    if (useBundle && (command === undefined || command === 'serve')) buildBundleLater();
+    await import('./cli.ts');
+  }
+}

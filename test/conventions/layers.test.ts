@@ -13,7 +13,8 @@
 //   types (`import type`), which name the rows and git objects it shapes without querying or
 //   running anything.
 // - Only src/git starts processes: `node:child_process` is imported nowhere else (src/runner, a
-//   process of its own that runs job scripts, may too).
+//   process of its own that runs job scripts, may too, and so may src/bundle, which builds the
+//   bundled server in a process of its own).
 // - src/runner is a client of the runner protocol over HTTP: it imports nothing of the server but
 //   src/version.ts, and the types of src/config.ts (for builtin.ts, which the server starts it by).
 // - A module is used from outside (other modules, jobs, the command line) only through its public
@@ -75,7 +76,7 @@ const isRoutes = (file: string) => file.endsWith('.routes.ts');
 const isFinder = (file: string) => file.endsWith('.finder.ts');
 const PUBLIC_FILE = /(\.service|\.finder|\.schemas|\.presenter|\.validation|\.routes|\.jobs|^index)\.ts$/;
 const WIRING = new Set(['src/app.ts', 'src/api-v4.ts']);
-const MAY_SPAWN = ['src/git/', 'src/runner/'];
+const MAY_SPAWN = ['src/git/', 'src/runner/', 'src/bundle/'];
 const under = (file: string, ...dirs: string[]) => dirs.some((dir) => file.startsWith(`${dir}/`));
 
 /** One message per broken rule, naming the importer and what it imports. */

@@ -1,0 +1,117 @@
+// Builds the bundled server (current.ts says why): `node src/bundle/build.ts [LOCK]`,
+// started in the background by a start that found no current bundle. It removes LOCK when done.
+//
+// The sources are bundled with the packages they import, except the packages that find files
+// of their own next to their code (__dirname) or load worker threads: those stay in
+// node_modules and are imported from there. In the sources, import.meta.url and
+// import.meta.dirname are replaced by their value in the source file, so that paths made from
+// them (templates, the pre-receive hook, package.json) still point into the sources. The
+// bundle carries the schema image of the migrations it bundles (src/db/schema-image.ts).
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { SchemaImage } from '../db/schema-image.ts';
+import { CACHE_DIR, ENTRY, MANIFEST, type Manifest, PACKAGE_STAMPS, ROOT } from './current.ts';
+
+const lock = process.argv[2];
+const SRC = path.join(ROOT, 'src') + path.sep;
+const DB_DIR = path.join(SRC, 'db') + path.sep;
+const IMAGE_MODULE = path.join(DB_DIR, 'bundled-schema-image.ts');
+/** Packages that read files relative to their own code, or start worker threads from it. */
+const EXTERNAL = ['pino', 'thread-stream', 'ioredis', 'ssh2', 'cpu-features', '@fastify/swagger', 'pg'];
+/** The bundles kept: the one being written and the one a starting process may be loading. */
+const KEEP = 2;
+
+function statOf(file: string): [number, number] {
+  const stat = fs.statSync(file);
+  return [stat.size, stat.mtimeMs];
+}
+
+/** Every file under `dir`, by path, with its stamp. */
+function stampsUnder(dir: string): Map<string, [number, number]> {
+  const stamps = new Map<string, [number, number]>();
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) stamps.set(path.join(entry.parentPath, entry.name), statOf(path.join(entry.parentPath, entry.name)));
+  }
+  return stamps;
+}
+
+/** The image of the migrations as they are now: those of a new in-memory database. */
+async function schemaImage(): Promise<SchemaImage> {
+  const [{ openDatabase }, { migrateToLatest }, { readSchemaImage }] = await Promise.all([import('../db/database.ts'), import('../db/migrate.ts'), import('../db/schema-image.ts')]);
+  const database = openDatabase({ url: null, sqliteFile: ':memory:' });
+  try {
+    const from = new Date().toISOString();
+    await migrateToLatest(database.db, undefined, null);
+    return await readSchemaImage(database.db, [from, new Date().toISOString()]);
+  } finally {
+    await database.close();
+  }
+}
+
+async function build(): Promise<void> {
+  const esbuild = await import('esbuild');
+  // The migrations are stamped before they are loaded to make the image: if one changes before
+  // the bundle reads it, bundle and image could disagree, and the build gives up.
+  const before = stampsUnder(DB_DIR);
+  const image = await schemaImage();
+  const inputs: Manifest['inputs'] = {};
+  // Stamped before anything is built: a package installed meanwhile makes the result stale.
+  for (const file of PACKAGE_STAMPS) if (fs.existsSync(path.join(ROOT, file))) inputs[file] = statOf(path.join(ROOT, file));
+  const sourceMeta: import('esbuild').Plugin = {
+    name: 'source-meta',
+    setup(plugin) {
+      plugin.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (!args.path.startsWith(SRC)) return undefined;
+        // Stamped before it is read: an edit while the bundle is built makes the bundle stale.
+        const stamp = statOf(args.path);
+        inputs[path.relative(ROOT, args.path)] = stamp;
+        if (args.path.startsWith(DB_DIR) && String(before.get(args.path)) !== String(stamp)) throw new Error(`${args.path} changed while the bundle was built`);
+        if (args.path === IMAGE_MODULE) return { contents: `export const BUNDLED_SCHEMA_IMAGE = ${JSON.stringify(image)};\n`, loader: 'js' };
+        const contents = fs
+          .readFileSync(args.path, 'utf8')
+          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
+          .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(args.path)))
+          .replaceAll('import.meta.filename', JSON.stringify(args.path));
+        return { contents, loader: 'ts' };
+      });
+    },
+  };
+  const name = `server-${process.pid}-${Date.now()}.mjs`;
+  const file = path.join(CACHE_DIR, name);
+  await esbuild.build({
+    entryPoints: [ENTRY],
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    external: EXTERNAL,
+    // The packages written as CommonJS call require(), which an ES module has only when given one.
+    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    plugins: [sourceMeta],
+    logLevel: 'silent',
+    legalComments: 'none',
+  });
+  // The manifest names the new bundle only once it is complete.
+  const manifest: Manifest = { bundle: name, inputs };
+  const temporary = `${MANIFEST}.${process.pid}`;
+  fs.writeFileSync(temporary, JSON.stringify(manifest));
+  fs.renameSync(temporary, MANIFEST);
+  const bundles = fs
+    .readdirSync(CACHE_DIR)
+    .filter((entry) => /^server-.*\.mjs$/.test(entry))
+    .map((entry) => ({ entry, mtimeMs: fs.statSync(path.join(CACHE_DIR, entry)).mtimeMs }))
+    .sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { entry } of bundles.slice(KEEP)) fs.rmSync(path.join(CACHE_DIR, entry), { force: true });
+}
+
+try {
+  fs.mkdirSync(CACHE_DIR, { recursive: true });
+  await build();
+} catch (error) {
+  process.stderr.write(`quarry: building the server bundle failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  if (lock) fs.rmSync(lock, { force: true });
+}
