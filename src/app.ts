@@ -8,7 +8,7 @@ import type { Deps } from './core/deps.ts';
 import { installErrorHandling } from './core/error-handler.ts';
 import { installLoadShedding } from './core/load-shedding.ts';
 import { installHttpMetrics } from './core/metrics.ts';
-import { collectRouteMethods, registerOptionsRoutes } from './core/options-routes.ts';
+import { ROUTER_MATCHING, collectRouteMethods, registerOptionsRoute } from './core/options-routes.ts';
 import { validatorCompiler } from './core/params.ts';
 import { parseQueryString } from './core/query-string.ts';
 import { clientErrors, frameworkErrors, genReqId, installRequestPipeline } from './core/request-pipeline.ts';
@@ -64,12 +64,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     return503OnClosing: true,
     frameworkErrors,
     clientErrorHandler: clientErrors,
-    routerOptions: {
-      ignoreTrailingSlash: true,
-      ignoreDuplicateSlashes: true,
-      maxParamLength: 2000,
-      querystringParser: parseQueryString,
-    },
+    routerOptions: { ...ROUTER_MATCHING, querystringParser: parseQueryString },
   });
   app.server.headersTimeout = deps.config.headersTimeoutMs;
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
@@ -115,6 +110,6 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   await app.register(graphqlEndpoint, { schema: buildGraphqlSchema(GRAPHQL_CONTRIBUTIONS) });
   // Loaded only when used: the seed's schema and YAML parser stay out of an ordinary start.
   if (options.testMode) await app.register((await import('./modules/testing/testing.routes.ts')).testingRoutes, options.testMode);
-  registerOptionsRoutes(app, routeMethods);
+  registerOptionsRoute(app, routeMethods);
   return app;
 }

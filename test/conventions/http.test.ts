@@ -67,6 +67,16 @@ describe('OPTIONS', () => {
   test('an unknown path is the catch-all 404', async () => {
     expectError(await t.request('OPTIONS', '/api/v4/nothing/here'), 404, { error: '404 Not Found' });
   });
+
+  test('paths match as for the other methods: slashes, a query, encoded parameters, a static path beside a parameter', async () => {
+    for (const url of ['/api/v4/users/1/', '/api/v4//users/1', '/api/v4/users/1?x=1', '/api/v4/users/%31']) {
+      const res = await t.request('OPTIONS', url);
+      assert.equal(res.statusCode, 204, url);
+      assert.equal(res.headers.allow, 'OPTIONS, GET, PUT, DELETE, HEAD', url);
+    }
+    const user = await t.request('OPTIONS', '/api/v4/user/keys');
+    assert.equal(user.headers.allow, 'OPTIONS, GET, POST, HEAD');
+  });
 });
 
 describe('routing', () => {
