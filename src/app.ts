@@ -7,6 +7,7 @@ import { installContentParsers } from './core/content-types.ts';
 import type { Deps } from './core/deps.ts';
 import { installErrorHandling } from './core/error-handler.ts';
 import { installLoadShedding } from './core/load-shedding.ts';
+import { installQuietConnectionClosing } from './core/quiet-connections.ts';
 import { installHttpMetrics } from './core/metrics.ts';
 import { ROUTER_MATCHING, collectRouteMethods, registerOptionsRoute } from './core/options-routes.ts';
 import { validatorCompiler } from './core/params.ts';
@@ -67,6 +68,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     routerOptions: { ...ROUTER_MATCHING, querystringParser: parseQueryString },
   });
   app.server.headersTimeout = deps.config.headersTimeoutMs;
+  installQuietConnectionClosing(app);
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // The repositories' object readers end with the server (once they have answered what they owe).
   app.addHook('onClose', () => closeReaders());

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { freePort } from './listening.ts';
 import { parsePrometheus } from './prometheus.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
+const MAIN = path.resolve(import.meta.dirname, '../src/main.js');
 const pgUrl = process.env.DATABASE_URL;
 let dataDir: string;
 let env: Record<string, string>;
@@ -238,6 +238,34 @@ test('serve: a client that stops sending is let go, and SIGTERM waits for it no 
   child.kill('SIGTERM');
   await stalled.closed;
   await exited;
+  assert.ok(Date.now() - stopAt < 5000, `stopped after ${Date.now() - stopAt} ms`);
+});
+
+test('serve: SIGTERM lets go at once of connections without a request, and of kept-alive ones once answered', async (t) => {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(port), QUARRY_LOG_LEVEL: 'silent' }, stdio: 'ignore' });
+  t.after(() => child.kill('SIGKILL'));
+  await waitReady(port, child);
+  // A connection that never sends anything, and one that began a request and went quiet.
+  const quiet = net.connect(port, '127.0.0.1');
+  const begun = net.connect(port, '127.0.0.1');
+  await Promise.all([quiet, begun].map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+  begun.write('GET /-/liveness HTTP/1.1\r\nHo');
+  // A kept-alive connection whose request is answered while the server stops.
+  const agent = new http.Agent({ keepAlive: true });
+  t.after(() => agent.destroy());
+  const answered = new Promise<number | undefined>((resolve, reject) => {
+    http.get({ port, host: '127.0.0.1', path: '/-/liveness', agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    }).on('error', reject);
+  });
+  assert.equal(await answered, 200);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const stopAt = Date.now();
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  // The deadline is 30 s: nothing waited for it.
   assert.ok(Date.now() - stopAt < 5000, `stopped after ${Date.now() - stopAt} ms`);
 });
 
