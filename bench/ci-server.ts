@@ -96,7 +96,7 @@ export function benchServer(env: Record<string, string> = {}): BenchServer {
     dataDir,
     pid: () => server?.pid as number,
     async start(extra: Record<string, string> = {}) {
-      server = spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), 'serve'], {
+      server = spawn(process.execPath, [path.join(ROOT, 'src/main.js'), 'serve'], {
         env: { ...process.env, PORT: String(port), QUARRY_DATA_DIR: dataDir, QUARRY_ROOT_TOKEN: TOKEN, QUARRY_LOG_LEVEL: 'warn', QUARRY_PASSWORD_HASH_COST: '1024', QUARRY_BUILTIN_RUNNER: '0', QUARRY_SSH_PORT: '0', ...env, ...extra },
         stdio: ['ignore', 'ignore', 'inherit'],
       });

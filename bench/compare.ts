@@ -72,7 +72,7 @@ async function startVersion(checkout: string, label: string, port: number): Prom
   process.stderr.write(`[compare] ${label}: seeding\n`);
   const seedScript = 'const { seed } = await import(process.argv[1]); process.stdout.write(JSON.stringify(await seed(process.env)));';
   const seeded = JSON.parse(await run(process.execPath, ['--input-type=module', '-e', seedScript, path.join(checkout, 'bench', 'seed.ts')], { cwd: checkout, env })) as Seeded;
-  const [command, args] = pinned(0, process.execPath, ['src/main.ts', 'serve']);
+  const [command, args] = pinned(0, process.execPath, ['src/main.js', 'serve']);
   const server = spawn(command, args, { cwd: checkout, env, stdio: 'ignore' });
   children.add(server);
   const url = `http://127.0.0.1:${port}`;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
+const MAIN = path.resolve(import.meta.dirname, '../src/main.js');
 const starts = Number(process.argv[2] ?? 7);
 const resets = Number(process.argv[3] ?? 30);
 const SEED = path.resolve(import.meta.dirname, 'ephemeral-seed.yaml');

@@ -54,7 +54,7 @@ const tokenFile = path.join(dataDir, 'overload-member-token');
 if (!fs.existsSync(tokenFile)) fs.writeFileSync(tokenFile, (await seed(env)).userToken);
 const token = fs.readFileSync(tokenFile, 'utf8');
 
-const server = spawn(process.execPath, [path.join(ROOT, 'src/main.ts'), 'serve'], {
+const server = spawn(process.execPath, [path.join(ROOT, 'src/main.js'), 'serve'], {
   env: { ...env, PORT: String(PORT), QUARRY_BUILTIN_RUNNER: '0', QUARRY_SSH_PORT: '0' },
   stdio: ['ignore', 'ignore', 'inherit'],
 });

@@ -142,7 +142,7 @@ interface Server {
 
 async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<Server> {
   const started = performance.now();
-  const child = track(spawn(process.execPath, ['src/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] }));
+  const child = track(spawn(process.execPath, ['src/main.js', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] }));
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);

@@ -1,11 +1,14 @@
+// @ts-check
 // Process entry. Node's compile cache (in the system's temporary directory) keeps the compiled
 // modules between starts: loading and compiling them is most of the start-up time. The command
 // line is imported only once the cache is on, so that it covers every module; from the bundled
-// server when one is current (src/bundle/current.ts), from the sources otherwise. The runner is a
+// server when one is current (src/bundle/current.js), from the sources otherwise. The runner is a
 // client of the server's HTTP API and loads none of the server's modules.
+//
+// JavaScript, not TypeScript, for the reason current.js gives: a bundled start loads no .ts file.
 import module from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { buildBundleLater, currentBundle } from './bundle/current.ts';
+import { buildBundleLater, currentBundle } from './bundle/current.js';
 
 module.enableCompileCache();
 const command = process.argv[2];

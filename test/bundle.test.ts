@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { type Manifest, currentBundle } from '../src/bundle/current.ts';
+import { type Manifest, currentBundle } from '../src/bundle/current.js';
 import { PRODUCT_VERSION } from '../src/version.ts';
 import { gitCli, gitUrl } from './git-cli.ts';
 
@@ -28,7 +28,7 @@ describe('the bundled server', () => {
     assert.ok(bundle, 'the build leaves a current bundle');
     const env: Record<string, string> = { ...(process.env as Record<string, string>), PORT: '0', QUARRY_SSH_PORT: '0', QUARRY_BUILTIN_RUNNER: '0' };
     delete env.DATABASE_URL;
-    // The bundle itself, as main.ts imports it: nothing of the sources is loaded.
+    // The bundle itself, as main.js imports it: nothing of the sources is loaded.
     server = spawn(process.execPath, [bundle, 'serve', '--ephemeral'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     for await (const line of createInterface({ input: server.stdout! })) {
       const event = JSON.parse(line);

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const MAIN = path.join(ROOT, 'src/main.ts');
+const MAIN = path.join(ROOT, 'src/main.js');
 const BIN = path.join(ROOT, 'bin/quarry');
 let scratch: string;
 let env: Record<string, string>;

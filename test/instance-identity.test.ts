@@ -80,7 +80,7 @@ test('the server stops with the one-line reason', { skip: Boolean(url) }, () => 
   const dataDir = path.join(root, 'cli');
   fs.mkdirSync(dataDir, { recursive: true });
   fs.writeFileSync(path.join(dataDir, INSTANCE_ID_FILE), 'another-instance\n');
-  const main = path.resolve(import.meta.dirname, '../src/main.ts');
+  const main = path.resolve(import.meta.dirname, '../src/main.js');
   const env = { ...process.env, QUARRY_DATA_DIR: dataDir, QUARRY_LOG_LEVEL: 'silent' } as Record<string, string>;
   delete env.DATABASE_URL;
   const run = spawnSync(process.execPath, [main, 'create-user', '--username', 'x', '--email', 'x@example.com'], { env, encoding: 'utf8', timeout: 60_000 });

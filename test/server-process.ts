@@ -7,7 +7,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 
-export const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
+export const MAIN = path.resolve(import.meta.dirname, '../src/main.js');
 
 async function adminQuery(url: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });

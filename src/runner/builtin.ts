@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '../main.ts');
+const MAIN = path.resolve(import.meta.dirname, '../main.js');
 
 interface Log {
   info(obj: object, msg: string): void;

@@ -4,7 +4,11 @@
 // supervisor) end up with the one key: the file is put in place only if it is not there yet.
 import fs from 'node:fs';
 import path from 'node:path';
-import ssh2 from 'ssh2';
+import type Ssh2 from 'ssh2';
+import { lazyModule } from '../core/lazy-module.ts';
+
+// Loaded when a key is first read or made: the bundled server loads ssh2 only if SSH is on.
+const ssh2 = lazyModule<typeof Ssh2>('ssh2');
 import { wireFingerprintSha256 } from '../domain/ssh-public-keys.ts';
 
 const KEY_FILE = 'ssh_host_ed25519_key';
@@ -23,7 +27,7 @@ export function hostKeyFile(dataDir: string): string {
 
 function read(file: string): HostKey {
   const privateKey = fs.readFileSync(file, 'utf8');
-  const parsed = ssh2.utils.parseKey(privateKey);
+  const parsed = ssh2().utils.parseKey(privateKey);
   if (parsed instanceof Error) throw new Error(`the SSH host key ${file} cannot be read: ${parsed.message}`);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   return { privateKey, fingerprint: `SHA256:${wireFingerprintSha256(key.getPublicSSH())}`, file };
@@ -35,8 +39,8 @@ function read(file: string): HostKey {
  */
 function generateKeyPair(): { private: string; public: string } {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: 'quarry' });
-    if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair;
+    const pair = ssh2().utils.generateKeyPairSync('ed25519', { comment: 'quarry' });
+    if (!(ssh2().utils.parseKey(pair.private) instanceof Error)) return pair;
   }
   throw new Error('could not make an SSH host key that reads back');
 }

@@ -4,7 +4,12 @@
 // no forwarding, no subsystem. Limits: connections at once, sessions per connection, failed
 // sign-ins per connection, and the time a client has to sign in.
 import net, { type AddressInfo, type Socket } from 'node:net';
-import ssh2, { type AuthContext, type CipherAlgorithm, type Connection, type ServerChannel, type Session } from 'ssh2';
+import type Ssh2 from 'ssh2';
+import type { AuthContext, CipherAlgorithm, Connection, ServerChannel, Session } from 'ssh2';
+import { lazyModule } from '../core/lazy-module.ts';
+
+// Loaded when the server starts: the bundled server loads ssh2 only if SSH is on.
+const ssh2 = lazyModule<typeof Ssh2>('ssh2');
 import type { BaseContext } from '../core/context.ts';
 import { gitProtocol } from '../git/smart-http.ts';
 import { type ActiveKey, findActiveKey } from '../modules/keys/keys.finder.ts';
@@ -94,7 +99,7 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
     server.injectSocket(socket);
   });
 
-  const server = new ssh2.Server({ hostKeys: [options.hostKey.privateKey], ident: 'Quarry', algorithms: { cipher: CIPHERS } }, (client, info) => {
+  const server = new (ssh2().Server)({ hostKeys: [options.hostKey.privateKey], ident: 'Quarry', algorithms: { cipher: CIPHERS } }, (client, info) => {
     const state = connections.get(socketKey(info.ip, info.port));
     if (!state) return client.end();
     state.client = client;
@@ -125,7 +130,7 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
       const key = await offered.get(id);
       if (!key) return refuse();
       if (auth.signature === undefined || auth.blob === undefined) return auth.accept();
-      const parsed = ssh2.utils.parseKey(auth.key.data);
+      const parsed = ssh2().utils.parseKey(auth.key.data);
       if (parsed instanceof Error || Array.isArray(parsed) || !parsed.verify(auth.blob, auth.signature, auth.hashAlgo)) return refuse();
       signedIn = { data: auth.key.data, key };
       auth.accept();
