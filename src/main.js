@@ -7,8 +7,7 @@
 //
 // JavaScript, not TypeScript, for the reason current.js gives: a bundled start loads no .ts file.
 import module from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { buildBundleLater, currentBundle } from './bundle/current.js';
+import { buildBundleLater, currentBundle, runBundle } from './bundle/current.js';
 
 module.enableCompileCache();
 const command = process.argv[2];
@@ -16,7 +15,7 @@ if (command === 'runner') await import('./runner/main.ts');
 else {
   const useBundle = process.env.QUARRY_BUNDLE !== '0';
   const bundle = useBundle ? currentBundle() : null;
-  if (bundle) await import(pathToFileURL(bundle).href);
+  if (bundle) runBundle(bundle);
   else {
     // Only a server start builds one: the other commands are short, and their runs are not timed.
     if (useBundle && (command === undefined || command === 'serve')) buildBundleLater();

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { type Manifest, currentBundle } from '../src/bundle/current.js';
+import { type Manifest, codeCacheFile, currentBundle } from '../src/bundle/current.js';
 import { PRODUCT_VERSION } from '../src/version.ts';
 import { gitCli, gitUrl } from './git-cli.ts';
 
@@ -19,6 +19,7 @@ describe('the bundled server', () => {
   let server: ChildProcess;
   let url: string;
   let token: string;
+  let bundleFile: string;
   const git = gitCli();
 
   before(async () => {
@@ -28,8 +29,9 @@ describe('the bundled server', () => {
     assert.ok(bundle, 'the build leaves a current bundle');
     const env: Record<string, string> = { ...(process.env as Record<string, string>), PORT: '0', QUARRY_SSH_PORT: '0', QUARRY_BUILTIN_RUNNER: '0' };
     delete env.DATABASE_URL;
-    // The bundle itself, as main.js imports it: nothing of the sources is loaded.
-    server = spawn(process.execPath, [bundle, 'serve', '--ephemeral'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    bundleFile = bundle;
+    fs.rmSync(codeCacheFile(bundle), { force: true });
+    server = spawn(process.execPath, [path.join(ROOT, 'src/main.js'), 'serve', '--ephemeral'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     for await (const line of createInterface({ input: server.stdout! })) {
       const event = JSON.parse(line);
       if (event.msg === 'ready') {
@@ -87,6 +89,13 @@ describe('the bundled server', () => {
     // The hook refuses what it must: a push to a protected branch by no one allowed.
     const refused = await git.run(['push', '-q', 'origin', ':main'], work);
     assert.notEqual(refused.code, 0);
+  });
+
+  test('the server ran from the bundle, which left its code cache for the next start', async () => {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+    assert.ok(fs.statSync(codeCacheFile(bundleFile)).size > 1_000_000);
   });
 });
 

@@ -12,7 +12,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { SchemaImage } from '../db/schema-image.ts';
-import { CACHE_DIR, ENTRY, MANIFEST, type Manifest, PACKAGE_STAMPS, ROOT } from './current.js';
+import { CACHE_DIR, ENTRY, MANIFEST, type Manifest, PACKAGE_STAMPS, ROOT, codeCacheFile } from './current.js';
 
 const lock = process.argv[2];
 const SRC = path.join(ROOT, 'src') + path.sep;
@@ -20,7 +20,7 @@ const DB_DIR = path.join(SRC, 'db') + path.sep;
 const IMAGE_MODULE = path.join(DB_DIR, 'bundled-schema-image.ts');
 /** Packages that read files relative to their own code, or start worker threads from it. */
 const EXTERNAL = ['pino', 'thread-stream', 'ioredis', 'ssh2', 'cpu-features', '@fastify/swagger', 'pg'];
-/** The bundles kept: the one being written and the one a starting process may be loading. */
+/** The bundles kept (with their code caches): the new one and the one a starting process may be loading. */
 const KEEP = 2;
 
 function statOf(file: string): [number, number] {
@@ -90,18 +90,17 @@ async function build(): Promise<void> {
       plugin.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
     },
   };
-  const name = `server-${process.pid}-${Date.now()}.mjs`;
+  const name = `server-${process.pid}-${Date.now()}.cjs`;
   const file = path.join(CACHE_DIR, name);
   await esbuild.build({
     entryPoints: [ENTRY],
     outfile: file,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    // A script, which current.js runs with a code cache of its own (see there).
+    format: 'cjs',
     target: 'node24',
     external: EXTERNAL,
-    // The packages written as CommonJS call require(), which an ES module has only when given one.
-    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     plugins: [sourceMeta, requiredBuiltins],
     logLevel: 'silent',
     legalComments: 'none',
@@ -111,12 +110,14 @@ async function build(): Promise<void> {
   const temporary = `${MANIFEST}.${process.pid}`;
   fs.writeFileSync(temporary, JSON.stringify(manifest));
   fs.renameSync(temporary, MANIFEST);
-  const bundles = fs
+  const kept = fs
     .readdirSync(CACHE_DIR)
-    .filter((entry) => /^server-.*\.mjs$/.test(entry))
+    .filter((entry) => /^server-.*\.cjs$/.test(entry))
     .map((entry) => ({ entry, mtimeMs: fs.statSync(path.join(CACHE_DIR, entry)).mtimeMs }))
-    .sort((a, b) => b.mtimeMs - a.mtimeMs);
-  for (const { entry } of bundles.slice(KEEP)) fs.rmSync(path.join(CACHE_DIR, entry), { force: true });
+    .sort((a, b) => b.mtimeMs - a.mtimeMs)
+    .slice(0, KEEP)
+    .flatMap(({ entry }) => [entry, path.basename(codeCacheFile(entry))]);
+  for (const entry of fs.readdirSync(CACHE_DIR)) if (entry.startsWith('server-') && !kept.includes(entry)) fs.rmSync(path.join(CACHE_DIR, entry), { force: true });
 }
 
 try {

@@ -12,7 +12,9 @@
 // tsc checks it through the JSDoc types.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import vm from 'node:vm';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'quarry-server');
@@ -22,6 +24,8 @@ export const ENTRY = path.join(ROOT, 'src', 'cli.ts');
 const LOCK = path.join(CACHE_DIR, 'build.lock');
 /** A lock older than this belongs to a build that died. */
 const STALE_LOCK_MS = 120_000;
+/** How long after the bundle starts its code cache is written: by then the server is up. */
+const CODE_CACHE_AFTER_MS = 3000;
 
 /**
  * What a bundle was built from: each file's size and modification time, by path from ROOT.
@@ -69,4 +73,52 @@ export function buildBundleLater() {
   const child = spawn(process.execPath, [path.join(ROOT, 'src', 'bundle', 'build.ts'), LOCK], { detached: true, stdio: 'ignore', cwd: ROOT });
   child.on('error', () => fs.rmSync(LOCK, { force: true }));
   child.unref();
+}
+
+/** Where the code cache of a bundle is kept. */
+export function codeCacheFile(/** @type {string} */ bundle) {
+  return `${bundle}.v8`;
+}
+
+/**
+ * Runs a bundle, a CommonJS script. Not through require: V8's code cache of a script made once it
+ * has run holds every function compiled by then (Node's compile cache, made before a module runs,
+ * holds only its top level), so that the next start compiles almost nothing; about 90 ms of a start.
+ * The cache is written once per bundle (V8 refuses a cache of another source or version of Node,
+ * and then it is written again), a few seconds after the start or at exit if that comes first.
+ * @param {string} bundle
+ */
+export function runBundle(bundle) {
+  const cacheFile = codeCacheFile(bundle);
+  /** @type {Buffer | undefined} */
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const source = fs.readFileSync(bundle, 'utf8');
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  if (!cachedData || script.cachedDataRejected) {
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      try {
+        const temporary = `${cacheFile}.${process.pid}`;
+        fs.writeFileSync(temporary, script.createCachedData());
+        fs.renameSync(temporary, cacheFile);
+      } catch {
+        // Best effort: the next start runs without a cache and tries again.
+      }
+    };
+    setTimeout(write, CODE_CACHE_AFTER_MS).unref();
+    process.once('exit', write);
+  }
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
 }
