@@ -8,6 +8,7 @@ import type { Deps } from './core/deps.ts';
 import { installErrorHandling } from './core/error-handler.ts';
 import { installLoadShedding } from './core/load-shedding.ts';
 import { installQuietConnectionClosing } from './core/quiet-connections.ts';
+import { headRequests } from './core/head-requests.ts';
 import { installHttpMetrics } from './core/metrics.ts';
 import { ROUTER_MATCHING, collectRouteMethods, registerOptionsRoute } from './core/options-routes.ts';
 import { validatorCompiler } from './core/params.ts';
@@ -54,6 +55,7 @@ export interface BuildOptions {
 }
 
 export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const head = headRequests();
   const app = Fastify({
     logger: options.logger ?? false,
     genReqId,
@@ -61,7 +63,8 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
     // A client that stops sending (an unfinished body, an idle connection) is let go.
     connectionTimeout: deps.config.idleTimeoutMs,
     requestTimeout: deps.config.requestTimeoutMs,
-    exposeHeadRoutes: true,
+    exposeHeadRoutes: false,
+    rewriteUrl: head.rewriteUrl,
     return503OnClosing: true,
     frameworkErrors,
     clientErrorHandler: clientErrors,
@@ -69,6 +72,7 @@ export async function buildApp(deps: Deps, options: BuildOptions = {}): Promise<
   });
   app.server.headersTimeout = deps.config.headersTimeoutMs;
   installQuietConnectionClosing(app);
+  head.install(app);
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   // The repositories' object readers end with the server (once they have answered what they owe).
   app.addHook('onClose', () => closeReaders());

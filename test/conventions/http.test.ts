@@ -38,6 +38,23 @@ describe('HEAD', () => {
     assert.equal(res.statusCode, 401);
     assert.equal(res.body, '');
   });
+
+  test('the GET route answers with its Content-Length, and the request stays a HEAD for what follows routing', async () => {
+    const get = await t.get('/api/v4/version', { token: ROOT_TOKEN });
+    const head = await t.request('HEAD', '/api/v4/version?x=1', { token: ROOT_TOKEN });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers['content-length'], get.headers['content-length']);
+    // Git over HTTP refuses HEAD by name: its handler sees the method.
+    assert.equal((await t.request('HEAD', '/root/anything.git/info/refs?service=git-upload-pack')).statusCode, 403);
+  });
+
+  test('a path without GET, or unknown, is the catch-all 404', async () => {
+    for (const url of ['/api/v4/users/1/block', '/api/v4/nothing/here']) {
+      const res = await t.request('HEAD', url, { token: ROOT_TOKEN });
+      assert.equal(res.statusCode, 404, url);
+      assert.equal(res.body, '');
+    }
+  });
 });
 
 describe('OPTIONS', () => {
