@@ -1,6 +1,8 @@
-// Ephemeral mode's figures: spawn to the first answered request (a 200 from /-/readiness), and
-// POST /-/test/reset after a small seed. `node bench/ephemeral.ts [starts] [resets]`.
-import { spawn } from 'node:child_process';
+// Ephemeral mode's figures: spawn to the first answered request (a 200 from /-/readiness), from the
+// bundled server (src/bundle) and from the sources, beside a yardstick measured in the same run
+// (the same for a bare node:http server); and POST /-/test/reset after a small seed.
+// `node bench/ephemeral.ts [starts] [resets]`.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -12,9 +14,12 @@ const SEED = path.resolve(import.meta.dirname, 'ephemeral-seed.yaml');
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function start(args: string[] = []) {
+/** The yardstick: a Node process that serves a 200 and prints the same ready line. */
+const BARE_SERVER = `const s = require('node:http').createServer((q, r) => r.end('ok')).listen(0, '127.0.0.1', () => console.log(JSON.stringify({ msg: 'ready', url: 'http://127.0.0.1:' + s.address().port, token: '' }))); process.on('SIGTERM', () => process.exit(0));`;
+
+async function start(args: string[] = [], env: Record<string, string> = {}, command = [MAIN, 'serve', '--ephemeral']) {
   const began = performance.now();
-  const child = spawn(process.execPath, [MAIN, 'serve', '--ephemeral', ...args], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...command, ...args], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let ready: { url: string; token: string } | null = null;
   for await (const line of createInterface({ input: child.stdout })) {
     const event = JSON.parse(line);
@@ -35,17 +40,31 @@ async function start(args: string[] = []) {
   return { ...ready, ms, cpuMs, stop: async () => (child.kill('SIGTERM'), await stopped) };
 }
 
+/** Median spawn-to-200 and server CPU time of `starts` starts. */
+async function starting(label: string, env: Record<string, string> = {}, command?: string[]) {
+  const startTimes: number[] = [];
+  const cpuTimes: number[] = [];
+  for (let i = 0; i < starts; i++) {
+    const server = await start([], env, command);
+    startTimes.push(server.ms);
+    cpuTimes.push(server.cpuMs);
+    await server.stop();
+  }
+  const ms = median(startTimes);
+  console.log(`${label}, ${starts} runs: median ${ms.toFixed(0)} ms, min ${Math.min(...startTimes).toFixed(0)}, max ${Math.max(...startTimes).toFixed(0)}; server CPU time until then: median ${median(cpuTimes)} ms`);
+  return ms;
+}
+
 // The client's own first fetch loads its HTTP stack: not part of the server's start.
 await fetch('http://127.0.0.1:1/').catch(() => {});
-const startTimes: number[] = [];
-const cpuTimes: number[] = [];
-for (let i = 0; i < starts; i++) {
-  const server = await start();
-  startTimes.push(server.ms);
-  cpuTimes.push(server.cpuMs);
-  await server.stop();
-}
-console.log(`start (spawn → first 200 from /-/readiness), ${starts} runs: median ${median(startTimes).toFixed(0)} ms, min ${Math.min(...startTimes).toFixed(0)}, max ${Math.max(...startTimes).toFixed(0)}; server CPU time until then: median ${median(cpuTimes)} ms`);
+// A current bundle, and its code cache, which the first start from it writes.
+const build = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../src/bundle/build.ts')], { stdio: 'inherit' });
+if (build.status !== 0) throw new Error('the bundle was not built');
+await (await start()).stop();
+const yardstick = await starting('yardstick: a bare node:http server, spawn → first 200', {}, ['-e', BARE_SERVER]);
+const bundled = await starting('start from the bundle (spawn → first 200 from /-/readiness)');
+const sources = await starting('start from the sources (QUARRY_BUNDLE=0)', { QUARRY_BUNDLE: '0' });
+console.log(`ratios to the yardstick: bundle ${(bundled / yardstick).toFixed(1)}, sources ${(sources / yardstick).toFixed(1)}`);
 
 const server = await start(['--seed', SEED]);
 console.log(`start with the seed (${path.basename(SEED)}): ${server.ms.toFixed(0)} ms`);
