@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Ssh2 from 'ssh2';
 import { lazyModule } from '../core/lazy-module.ts';
+import { wireFingerprintSha256 } from '../domain/ssh-public-keys.ts';
 
 // Loaded when a key is first read or made: the bundled server loads ssh2 only if SSH is on.
 const ssh2 = lazyModule<typeof Ssh2>('ssh2');
-import { wireFingerprintSha256 } from '../domain/ssh-public-keys.ts';
 
 const KEY_FILE = 'ssh_host_ed25519_key';
 

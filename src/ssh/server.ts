@@ -7,14 +7,14 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import type Ssh2 from 'ssh2';
 import type { AuthContext, CipherAlgorithm, Connection, ServerChannel, Session } from 'ssh2';
 import { lazyModule } from '../core/lazy-module.ts';
-
-// Loaded when the server starts: the bundled server loads ssh2 only if SSH is on.
-const ssh2 = lazyModule<typeof Ssh2>('ssh2');
 import type { BaseContext } from '../core/context.ts';
 import { gitProtocol } from '../git/smart-http.ts';
 import { type ActiveKey, findActiveKey } from '../modules/keys/keys.finder.ts';
 import type { HostKey } from './host-key.ts';
 import { type ShellChannel, runShellCommand } from './shell.ts';
+
+// Loaded when the server starts: the bundled server loads ssh2 only if SSH is on.
+const ssh2 = lazyModule<typeof Ssh2>('ssh2');
 
 /** The one user name clients sign in as (git@host). */
 const SSH_USER = 'git';
