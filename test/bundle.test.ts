@@ -10,7 +10,13 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { type Manifest, codeCacheFile, currentBundle } from '../src/bundle/current.js';
-import { PRODUCT_VERSION } from '../src/version.ts';
+import { BranchEntity } from '../src/modules/branches/branches.schemas.ts';
+import { NamespaceEntity } from '../src/modules/namespaces/namespaces.schemas.ts';
+import { ProjectEntity } from '../src/modules/projects/projects.schemas.ts';
+import { TemplateEntity } from '../src/modules/templates/templates.schemas.ts';
+import { UserAdminEntity } from '../src/modules/users/users.schemas.ts';
+import { PRODUCT_REVISION, REPORTED_VERSION } from '../src/version.ts';
+import { expectEntities, expectEntity } from './matchers.ts';
 import { gitCli, gitUrl } from './git-cli.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -60,12 +66,16 @@ describe('the bundled server', () => {
   test('reports the version of package.json', async () => {
     const version = await api('GET', '/version');
     assert.equal(version.status, 200);
-    assert.match(version.body.revision, new RegExp(PRODUCT_VERSION.replaceAll('.', '\\.')));
+    assert.deepEqual(version.body, { version: REPORTED_VERSION, revision: PRODUCT_REVISION, kas: { enabled: false, externalUrl: null, externalK8sProxyUrl: null, version: null }, enterprise: false });
   });
 
   test('serves templates from the sources and the API page from its package', async () => {
-    assert.equal((await api('GET', '/templates/dockerfiles/Binary')).status, 200);
-    assert.equal((await api('GET', '/templates/gitignores/Node')).status, 200);
+    for (const route of ['/templates/dockerfiles/Binary', '/templates/gitignores/Node']) {
+      const template = await api('GET', route);
+      assert.equal(template.status, 200, route);
+      expectEntity(template.body, TemplateEntity);
+      assert.ok(template.body.content.length > 0, route);
+    }
     const page = await fetch(`${url}/-/api-docs/swagger-ui.css`);
     assert.equal(page.status, 200);
   });
@@ -73,18 +83,22 @@ describe('the bundled server', () => {
   test('a new database has the schema of the migrations: users, search, projects', async () => {
     const user = await api('POST', '/users', { username: 'bundled', email: 'bundled@example.com', name: 'Bundled User', password: 'a-long-password-1' });
     assert.equal(user.status, 201);
+    expectEntity(user.body, UserAdminEntity);
     const found = await api('GET', '/namespaces?search=bundled');
+    expectEntities(found.body, NamespaceEntity);
     assert.deepEqual(found.body.map((n: { path: string }) => n.path), ['bundled']);
   });
 
   test('a push runs the pre-receive hook and lands', async () => {
     const project = await api('POST', '/projects', { name: 'hooked', initialize_with_readme: true });
     assert.equal(project.status, 201);
+    expectEntity(project.body, ProjectEntity);
     const work = path.join(git.root, 'hooked');
     await git.ok(['clone', '-q', gitUrl(url, 'root/hooked', { login: 'root', password: token }), work]);
     const sha = await git.commit(work, 'pushed.txt', 'through the bundle\n', 'Pushed');
     await git.ok(['push', '-q', 'origin', 'HEAD:main'], work);
     const branch = await api('GET', `/projects/${project.body.id}/repository/branches/main`);
+    expectEntity(branch.body, BranchEntity);
     assert.equal(branch.body.commit.id, sha);
     // The hook refuses what it must: a push to a protected branch by no one allowed.
     const refused = await git.run(['push', '-q', 'origin', ':main'], work);

@@ -18,7 +18,8 @@ import vm from 'node:vm';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'quarry-server');
-export const MANIFEST = path.join(CACHE_DIR, 'manifest.json');
+const MANIFEST_NAME = 'manifest.json';
+export const MANIFEST = path.join(CACHE_DIR, MANIFEST_NAME);
 /** Where the command line starts: the bundle's entry point. */
 export const ENTRY = path.join(ROOT, 'src', 'cli.ts');
 const LOCK = path.join(CACHE_DIR, 'build.lock');
@@ -44,7 +45,7 @@ export function currentBundle(cacheDir = CACHE_DIR, root = ROOT) {
   /** @type {Manifest} */
   let manifest;
   try {
-    manifest = JSON.parse(fs.readFileSync(path.join(cacheDir, path.basename(MANIFEST)), 'utf8'));
+    manifest = JSON.parse(fs.readFileSync(path.join(cacheDir, MANIFEST_NAME), 'utf8'));
   } catch {
     return null;
   }

@@ -7,12 +7,19 @@ import { openDatabase } from './database.ts';
 import { migrateToLatest } from './migrate.ts';
 import { type SchemaImage, readSchemaImage, tableRows } from './schema-image.ts';
 
-async function migrated(): Promise<{ db: Kysely<any>; image: SchemaImage; close: () => Promise<void> }> {
-  const database = openDatabase({ url: null, sqliteFile: ':memory:' });
-  const from = new Date().toISOString();
-  await migrateToLatest(database.db, undefined, null);
-  const image = await readSchemaImage(database.db, [from, new Date().toISOString()]);
-  return { db: database.db, image, close: () => database.close() };
+/** Runs `check` with a migrated database, its image, and an empty database; closes both after. */
+async function withDatabases(check: (source: { db: Kysely<any>; image: SchemaImage }, empty: Kysely<any>) => Promise<void>): Promise<void> {
+  const source = openDatabase({ url: null, sqliteFile: ':memory:' });
+  const empty = openDatabase({ url: null, sqliteFile: ':memory:' });
+  try {
+    const from = new Date().toISOString();
+    await migrateToLatest(source.db, undefined, null);
+    const image = await readSchemaImage(source.db, [from, new Date().toISOString()]);
+    await check({ db: source.db, image }, empty.db);
+  } finally {
+    await source.close();
+    await empty.close();
+  }
 }
 
 /** The schema table and every ordinary table's rows, timestamps left out. (A full-text index's shadow
@@ -29,29 +36,22 @@ async function everything(db: Kysely<any>) {
 }
 
 test('restoring the image makes the database the migrations make', async () => {
-  const source = await migrated();
-  const copy = openDatabase({ url: null, sqliteFile: ':memory:' });
-  try {
+  await withDatabases(async (source, copy) => {
     assert.ok(source.image.statements.length > 100);
     assert.ok(source.image.rows.schema_migrations.length > 40);
-    const applied = await migrateToLatest(copy.db, undefined, source.image);
+    const applied = await migrateToLatest(copy, undefined, source.image);
     assert.deepEqual(applied.sort(), source.image.rows.schema_migrations.map((row) => row.name).sort());
-    assert.deepEqual(await everything(copy.db), await everything(source.db));
-    assert.deepEqual((await sql`pragma integrity_check`.execute(copy.db)).rows, [{ integrity_check: 'ok' }]);
+    assert.deepEqual(await everything(copy), await everything(source.db));
+    assert.deepEqual((await sql`pragma integrity_check`.execute(copy)).rows, [{ integrity_check: 'ok' }]);
     // The full-text indexes are sound.
-    const fts = (await sql<{ name: string }>`select name from pragma_table_list where type = 'virtual'`.execute(copy.db)).rows;
+    const fts = (await sql<{ name: string }>`select name from pragma_table_list where type = 'virtual'`.execute(copy)).rows;
     assert.ok(fts.length > 0);
-    for (const { name } of fts) await sql`insert into ${sql.table(name)} (${sql.ref(name)}) values ('integrity-check')`.execute(copy.db);
-  } finally {
-    await source.close();
-    await copy.close();
-  }
+    for (const { name } of fts) await sql`insert into ${sql.table(name)} (${sql.ref(name)}) values ('integrity-check')`.execute(copy);
+  });
 });
 
 test('timestamps written while the image was made become the time of the restore', async () => {
-  const source = await migrated();
-  const copy = openDatabase({ url: null, sqliteFile: ':memory:' });
-  try {
+  await withDatabases(async (source, copy) => {
     // An image made an hour ago.
     const shift = (value: unknown) => (typeof value === 'string' && /^\d{4}-\d\d-\d\dT.*Z$/.test(value) ? new Date(Date.parse(value) - 3_600_000).toISOString() : value);
     const old: SchemaImage = {
@@ -60,29 +60,21 @@ test('timestamps written while the image was made become the time of the restore
       madeBetween: [shift(source.image.madeBetween[0]) as string, shift(source.image.madeBetween[1]) as string],
     };
     const before = new Date().toISOString();
-    await migrateToLatest(copy.db, undefined, old);
-    const settings = (await sql<{ created_at: string }>`select created_at from application_settings`.execute(copy.db)).rows;
+    await migrateToLatest(copy, undefined, old);
+    const settings = (await sql<{ created_at: string }>`select created_at from application_settings`.execute(copy)).rows;
     assert.equal(settings.length, 1);
     assert.ok(settings[0].created_at >= before, `${settings[0].created_at} is the restore's time`);
-  } finally {
-    await source.close();
-    await copy.close();
-  }
+  });
 });
 
 test('a database with a schema already is migrated, not given the image', async () => {
-  const source = await migrated();
-  const other = openDatabase({ url: null, sqliteFile: ':memory:' });
-  try {
-    await sql`create table unrelated (id integer primary key)`.execute(other.db);
+  await withDatabases(async (source, other) => {
+    await sql`create table unrelated (id integer primary key)`.execute(other);
     // An image that would fail if it were replayed over this schema.
-    const applied = await migrateToLatest(other.db, undefined, { ...source.image, statements: ['create table unrelated (id integer)'] });
+    const applied = await migrateToLatest(other, undefined, { ...source.image, statements: ['create table unrelated (id integer)'] });
     assert.equal(applied.length, source.image.rows.schema_migrations.length);
-    assert.ok((await sql`select name from sqlite_master where name = 'users'`.execute(other.db)).rows.length === 1);
+    assert.ok((await sql`select name from sqlite_master where name = 'users'`.execute(other)).rows.length === 1);
     // Already migrated: nothing to apply, image or not.
-    assert.deepEqual(await migrateToLatest(other.db, undefined, source.image), []);
-  } finally {
-    await source.close();
-    await other.close();
-  }
+    assert.deepEqual(await migrateToLatest(other, undefined, source.image), []);
+  });
 });
