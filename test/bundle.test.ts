@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { type Manifest, codeCacheFile, currentBundle } from '../src/bundle/current.js';
+import { BUNDLE_FORMAT, BUNDLE_HEAD, type Manifest, codeCacheFile, currentBundle } from '../src/bundle/current.js';
 import { BranchEntity } from '../src/modules/branches/branches.schemas.ts';
 import { NamespaceEntity } from '../src/modules/namespaces/namespaces.schemas.ts';
 import { ProjectEntity } from '../src/modules/projects/projects.schemas.ts';
@@ -89,6 +89,28 @@ describe('the bundled server', () => {
     assert.deepEqual(found.body.map((n: { path: string }) => n.path), ['bundled']);
   });
 
+  test("routes match with the bundle's router closures: static prefixes, four parameters", async () => {
+    const project = await api('POST', '/projects', { name: 'packaged' });
+    assert.equal(project.status, 201);
+    const file = `${url}/api/v4/projects/${project.body.id}/packages/generic/tool/1.2.3/tool.tar.gz`;
+    const upload = await fetch(file, { method: 'PUT', headers: { 'PRIVATE-TOKEN': token }, body: 'the bytes' });
+    assert.equal(upload.status, 201);
+    assert.deepEqual(await upload.json(), { message: '201 Created' });
+    const download = await fetch(file, { headers: { 'PRIVATE-TOKEN': token } });
+    assert.equal(download.status, 200);
+    assert.equal(await download.text(), 'the bytes');
+    // A path that shares all but the last character of a static part matches nothing.
+    const near = await fetch(`${url}/api/v4/projectz`, { headers: { 'PRIVATE-TOKEN': token } });
+    assert.equal(near.status, 404);
+    assert.deepEqual(await near.json(), { error: '404 Not Found' });
+  });
+
+  test('the bundle is one function expression, of ASCII only', () => {
+    const bytes = fs.readFileSync(bundleFile);
+    assert.equal(bytes.subarray(0, BUNDLE_HEAD.length).toString('latin1'), BUNDLE_HEAD);
+    assert.equal(bytes.findIndex((byte) => byte > 0x7f), -1);
+  });
+
   test('a push runs the pre-receive hook and lands', async () => {
     const project = await api('POST', '/projects', { name: 'hooked', initialize_with_readme: true });
     assert.equal(project.status, 201);
@@ -133,20 +155,22 @@ describe('which bundle is current', () => {
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
   test('the bundle of unchanged sources is current', () => {
-    write({ bundle: 'server-1.mjs', inputs: { 'src/a.ts': stamp('src/a.ts') } });
+    write({ format: BUNDLE_FORMAT, bundle: 'server-1.mjs', inputs: { 'src/a.ts': stamp('src/a.ts') } });
     assert.equal(currentBundle(cache, root), path.join(cache, 'server-1.mjs'));
   });
 
-  test('a changed, touched or removed source, a missing bundle or manifest: none is', () => {
-    write({ bundle: 'server-1.mjs', inputs: { 'src/a.ts': stamp('src/a.ts') } });
+  test('a changed, touched or removed source, a missing bundle or manifest, an earlier format: none is', () => {
+    write({ format: BUNDLE_FORMAT, bundle: 'server-1.mjs', inputs: { 'src/a.ts': stamp('src/a.ts') } });
     const [size, mtimeMs] = stamp('src/a.ts');
-    write({ bundle: 'server-1.mjs', inputs: { 'src/a.ts': [size + 1, mtimeMs] } });
+    write({ format: BUNDLE_FORMAT, bundle: 'server-1.mjs', inputs: { 'src/a.ts': [size + 1, mtimeMs] } });
     assert.equal(currentBundle(cache, root), null);
-    write({ bundle: 'server-1.mjs', inputs: { 'src/a.ts': [size, mtimeMs - 1000] } });
+    write({ format: BUNDLE_FORMAT, bundle: 'server-1.mjs', inputs: { 'src/a.ts': [size, mtimeMs - 1000] } });
     assert.equal(currentBundle(cache, root), null);
-    write({ bundle: 'server-1.mjs', inputs: { 'src/gone.ts': [1, 1] } });
+    write({ format: BUNDLE_FORMAT, bundle: 'server-1.mjs', inputs: { 'src/gone.ts': [1, 1] } });
     assert.equal(currentBundle(cache, root), null);
-    write({ bundle: 'server-2.mjs', inputs: { 'src/a.ts': [size, mtimeMs] } });
+    write({ format: BUNDLE_FORMAT, bundle: 'server-2.mjs', inputs: { 'src/a.ts': [size, mtimeMs] } });
+    assert.equal(currentBundle(cache, root), null);
+    write({ format: BUNDLE_FORMAT - 1, bundle: 'server-1.mjs', inputs: { 'src/a.ts': [size, mtimeMs] } });
     assert.equal(currentBundle(cache, root), null);
     fs.writeFileSync(path.join(cache, 'manifest.json'), '{"bundle":');
     assert.equal(currentBundle(cache, root), null);

@@ -12,7 +12,8 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { SchemaImage } from '../db/schema-image.ts';
-import { CACHE_DIR, ENTRY, MANIFEST, type Manifest, PACKAGE_STAMPS, ROOT, codeCacheFile } from './current.js';
+import { BUNDLE_FORMAT, BUNDLE_HEAD, BUNDLE_TAIL, CACHE_DIR, ENTRY, MANIFEST, type Manifest, PACKAGE_STAMPS, ROOT, codeCacheFile } from './current.js';
+import { routerClosures } from './router-closures.ts';
 
 const lock = process.argv[2];
 const SRC = path.join(ROOT, 'src') + path.sep;
@@ -48,6 +49,14 @@ async function schemaImage(): Promise<SchemaImage> {
   } finally {
     await database.close();
   }
+}
+
+/**
+ * esbuild escapes what is not ASCII in strings, templates and names; what it leaves is in comments
+ * and regular expression literals, where a \u escape of each UTF-16 unit means the same.
+ */
+function asciiOnly(code: string): string {
+  return code.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 async function build(): Promise<void> {
@@ -92,21 +101,23 @@ async function build(): Promise<void> {
   };
   const name = `server-${process.pid}-${Date.now()}.cjs`;
   const file = path.join(CACHE_DIR, name);
-  await esbuild.build({
+  const { outputFiles } = await esbuild.build({
     entryPoints: [ENTRY],
     outfile: file,
+    write: false,
     bundle: true,
     platform: 'node',
-    // A script, which current.js runs with a code cache of its own (see there).
+    // The body of a module function, which current.js runs with a code cache of its own (see there).
     format: 'cjs',
     target: 'node24',
     external: EXTERNAL,
-    plugins: [sourceMeta, requiredBuiltins],
+    plugins: [sourceMeta, requiredBuiltins, routerClosures],
     logLevel: 'silent',
     legalComments: 'none',
   });
+  fs.writeFileSync(file, `${BUNDLE_HEAD}${asciiOnly(outputFiles[0].text)}${BUNDLE_TAIL}`);
   // The manifest names the new bundle only once it is complete.
-  const manifest: Manifest = { bundle: name, inputs };
+  const manifest: Manifest = { format: BUNDLE_FORMAT, bundle: name, inputs };
   const temporary = `${MANIFEST}.${process.pid}`;
   fs.writeFileSync(temporary, JSON.stringify(manifest));
   fs.renameSync(temporary, MANIFEST);
