@@ -74,7 +74,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/seed.ts')).seedCommand(config, rest);
     }
     case 'migrate': {
-      const applied = await withDatabase(config, (deps) => migrateToLatest(deps.db, secretBox(config.dataDir)));
+      // A new SQLite database made from the schema image has its migrations from there.
+      const applied = await withDatabase(config, async (deps) => [...deps.database.imageMigrations, ...(await migrateToLatest(deps.db, secretBox(config.dataDir)))]);
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'schema is up to date\n');
       return 0;
     }

@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { SchemaImage } from '../db/schema-image.ts';
 import { BUNDLE_FORMAT, BUNDLE_HEAD, BUNDLE_TAIL, CACHE_DIR, ENTRY, MANIFEST, type Manifest, PACKAGE_STAMPS, ROOT, codeCacheFile } from './current.js';
 import { routerClosures } from './router-closures.ts';
 
@@ -20,7 +19,7 @@ const SRC = path.join(ROOT, 'src') + path.sep;
 const DB_DIR = path.join(SRC, 'db') + path.sep;
 const IMAGE_MODULE = path.join(DB_DIR, 'bundled-schema-image.ts');
 /** Packages that read files relative to their own code, or start worker threads from it. */
-const EXTERNAL = ['pino', 'thread-stream', 'ioredis', 'ssh2', 'cpu-features', '@fastify/swagger', 'pg'];
+const EXTERNAL = ['pino', 'thread-stream', 'ioredis', 'ssh2', 'cpu-features', 'pg'];
 /** The bundles kept (with their code caches): the new one and the one a starting process may be loading. */
 const KEEP = 2;
 
@@ -38,19 +37,6 @@ function stampsUnder(dir: string): Map<string, [number, number]> {
   return stamps;
 }
 
-/** The image of the migrations as they are now: those of a new in-memory database. */
-async function schemaImage(): Promise<SchemaImage> {
-  const [{ openDatabase }, { migrateToLatest }, { readSchemaImage }] = await Promise.all([import('../db/database.ts'), import('../db/migrate.ts'), import('../db/schema-image.ts')]);
-  const database = openDatabase({ url: null, sqliteFile: ':memory:' });
-  try {
-    const from = new Date().toISOString();
-    await migrateToLatest(database.db, undefined, null);
-    return await readSchemaImage(database.db, [from, new Date().toISOString()]);
-  } finally {
-    await database.close();
-  }
-}
-
 /**
  * esbuild escapes what is not ASCII in strings, templates and names; what it leaves is in comments
  * and regular expression literals, where a \u escape of each UTF-16 unit means the same.
@@ -64,7 +50,8 @@ async function build(): Promise<void> {
   // The migrations are stamped before they are loaded to make the image: if one changes before
   // the bundle reads it, bundle and image could disagree, and the build gives up.
   const before = stampsUnder(DB_DIR);
-  const image = await schemaImage();
+  const { makeSchemaImage } = await import('../db/make-schema-image.ts');
+  const image = await makeSchemaImage();
   const inputs: Manifest['inputs'] = {};
   // Stamped before anything is built: a package installed meanwhile makes the result stale.
   for (const file of PACKAGE_STAMPS) if (fs.existsSync(path.join(ROOT, file))) inputs[file] = statOf(path.join(ROOT, file));

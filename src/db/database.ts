@@ -6,6 +6,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type Pg from 'pg';
 import { queryLogger, sqliteStatementTimer } from '../core/metrics.ts';
+import { BUNDLED_SCHEMA_IMAGE } from './bundled-schema-image.ts';
+import { type SchemaImage, imageBytes, stampImageCopy, writeImageFile } from './schema-image.ts';
 import type { DB } from './schema.ts';
 import { sqliteAdapter } from './sqlite-adapter.ts';
 
@@ -14,6 +16,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   readonly db: Kysely<DB>;
   readonly dialect: Dialect;
+  /** The migrations this database got from the schema image as it was made by this open; [] otherwise. */
+  readonly imageMigrations: readonly string[];
   /**
    * PostgreSQL: calls onNotify for each notification on the channel (delivered at the notifier's
    * commit, to every node), over a connection of its own; resolves to its stop. SQLite has no
@@ -42,16 +46,22 @@ export interface OpenOptions {
   /** PostgreSQL schema to use as search_path (tests use one schema per file). */
   pgSchema?: string;
   poolSize?: number;
+  /** What a new SQLite database starts as (schema-image.ts): the bundled server's image by default. */
+  image?: SchemaImage | null;
 }
 
 export function openDatabase(options: OpenOptions): Database {
   if (options.url) return openPostgres(options.url, options.pgSchema, options.poolSize ?? 10);
-  return openSqlite(options.sqliteFile ?? ':memory:');
+  return openSqlite(options.sqliteFile ?? ':memory:', options.image === undefined ? BUNDLED_SCHEMA_IMAGE : options.image);
 }
 
-function openSqlite(file: string): Database {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+function openSqlite(file: string, image: SchemaImage | null): Database {
+  const memory = file === ':memory:';
+  if (!memory) fs.mkdirSync(path.dirname(file), { recursive: true });
+  // A new database starts as a copy of the image, if there is one; migrations it lacks run after.
+  const copied = image !== null && (memory || writeImageFile(file, image));
   const raw = new DatabaseSync(file);
+  if (copied && memory) raw.deserialize(imageBytes(image));
   raw.exec('PRAGMA journal_mode = WAL');
   raw.exec('PRAGMA synchronous = NORMAL');
   raw.exec('PRAGMA foreign_keys = ON');
@@ -61,9 +71,10 @@ function openSqlite(file: string): Database {
   // GET /projects as a member of 50 groups spent 0.72 ms per request in SQL, 0.43 ms with it).
   // It is filled as pages are read, so the idle process is no bigger.
   raw.exec('PRAGMA cache_size = -32768');
+  if (copied) stampImageCopy(raw, image);
   // Every statement is timed for the metrics (core/metrics.ts).
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqliteAdapter(raw, sqliteStatementTimer) }) });
-  return { db, dialect: 'sqlite', listen: async () => null, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', imageMigrations: copied ? image.migrations : [], listen: async () => null, close: () => db.destroy() };
 }
 
 function openPostgres(url: string, schema: string | undefined, max: number): Database {
@@ -86,7 +97,7 @@ function openPostgres(url: string, schema: string | undefined, max: number): Dat
     await client.query(`listen ${pg.Client.prototype.escapeIdentifier(channel)}`);
     return () => client.end();
   };
-  return { db, dialect: 'postgres', listen, close: () => db.destroy() };
+  return { db, dialect: 'postgres', imageMigrations: [], listen, close: () => db.destroy() };
 }
 
 /** True when the database answers a trivial query. */
