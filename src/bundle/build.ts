@@ -1,12 +1,14 @@
 // Builds the bundled server (current.js says why): `node src/bundle/build.ts [LOCK]`,
 // started in the background by a start that found no current bundle. It removes LOCK when done.
 //
-// The sources are bundled with the packages they import, except the packages that find files
-// of their own next to their code (__dirname) or load worker threads: those stay in
-// node_modules and are imported from there. In the sources, import.meta.url and
-// import.meta.dirname are replaced by their value in the source file, so that paths made from
-// them (templates, the pre-receive hook, package.json) still point into the sources. The
-// bundle carries the schema image of the migrations it bundles (src/db/schema-image.ts).
+// The sources are bundled with the packages they import, but for those EXTERNAL names. A bundled
+// package that looked for files next to its code (__dirname) would look in the cache directory:
+// none that this server uses does (pino's transports, which start workers from files of pino's,
+// are not used; @fastify/swagger reads its package.json only for defaults openapiOptions gives).
+// In the sources, import.meta.url and import.meta.dirname are replaced by their value in the
+// source file, so that paths made from them (templates, the pre-receive hook, package.json) still
+// point into the sources. The bundle carries the schema image of the migrations it bundles
+// (src/db/schema-image.ts).
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -18,8 +20,11 @@ const lock = process.argv[2];
 const SRC = path.join(ROOT, 'src') + path.sep;
 const DB_DIR = path.join(SRC, 'db') + path.sep;
 const IMAGE_MODULE = path.join(DB_DIR, 'bundled-schema-image.ts');
-/** Packages that read files relative to their own code, or start worker threads from it. */
-const EXTERNAL = ['pino', 'thread-stream', 'ioredis', 'ssh2', 'cpu-features', 'pg'];
+/**
+ * Packages left in node_modules: native add-ons (ssh2, cpu-features), and the clients only some
+ * deployments load, at their first use (Redis, PostgreSQL).
+ */
+const EXTERNAL = ['ioredis', 'ssh2', 'cpu-features', 'pg'];
 /** The bundles kept (with their code caches): the new one and the one a starting process may be loading. */
 const KEEP = 2;
 
