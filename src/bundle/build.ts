@@ -14,6 +14,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUNDLE_FORMAT, BUNDLE_HEAD, BUNDLE_TAIL, CACHE_DIR, ENTRY, MANIFEST, type Manifest, PACKAGE_STAMPS, ROOT, codeCacheFile } from './current.js';
+import { shareEsmFaces } from './esm-interop.ts';
 import { routerClosures } from './router-closures.ts';
 
 const lock = process.argv[2];
@@ -107,7 +108,7 @@ async function build(): Promise<void> {
     logLevel: 'silent',
     legalComments: 'none',
   });
-  fs.writeFileSync(file, `${BUNDLE_HEAD}${asciiOnly(outputFiles[0].text)}${BUNDLE_TAIL}`);
+  fs.writeFileSync(file, `${BUNDLE_HEAD}${asciiOnly(shareEsmFaces(outputFiles[0].text))}${BUNDLE_TAIL}`);
   // The manifest names the new bundle only once it is complete.
   const manifest: Manifest = { format: BUNDLE_FORMAT, bundle: name, inputs };
   const temporary = `${MANIFEST}.${process.pid}`;
