@@ -262,11 +262,19 @@ const FORMATS = new Set(['date-time', 'date', 'email']);
 /** The one pattern of a TypeBox Record with string keys: any key. */
 const ANY_KEY = new Set(['^(.*)$', '^.*$']);
 
+/** The keywords a schema may have, by its type (none: a union or a const). */
+const ALLOWED = new Map<string | undefined, ReadonlySet<string>>(
+  [undefined, ...Object.keys(KEYWORDS)].map((type) => [type, new Set([...ANNOTATIONS, 'type', 'anyOf', 'const', ...(type === undefined ? [] : KEYWORDS[type])])]),
+);
+/** Schemas found sound already: routes share many parts (an id, the pagination parameters). */
+const SOUND = new WeakSet<object>();
+
 /**
  * Refuses, when a route is registered, a schema that says something parseParams would not
  * enforce: an unknown keyword, a keyword of another type, a format it does not know.
  */
 export function checkParamSchema(schema: TSchema, where: string): void {
+  if (SOUND.has(schema)) return;
   const s = schema as Schema;
   const refuse = (what: string) => {
     throw new Error(`${where}: the parameter validator does not implement ${what}`);
@@ -278,7 +286,7 @@ export function checkParamSchema(schema: TSchema, where: string): void {
   } else if (type !== undefined && (typeof type !== 'string' || !Object.hasOwn(KEYWORDS, type))) {
     refuse(`type ${JSON.stringify(type)}`);
   }
-  const allowed = new Set([...ANNOTATIONS, 'type', 'anyOf', 'const', ...(typeof type === 'string' ? (KEYWORDS[type] ?? []) : [])]);
+  const allowed = ALLOWED.get(type as string | undefined) as ReadonlySet<string>;
   for (const keyword of Object.keys(s)) if (!allowed.has(keyword)) refuse(`"${keyword}"${type === undefined ? '' : ` for type ${type}`}`);
 
   if (s.format !== undefined && !FORMATS.has(s.format)) refuse(`format "${s.format}"`);
@@ -295,6 +303,7 @@ export function checkParamSchema(schema: TSchema, where: string): void {
     if (s.properties !== undefined || s.patternProperties !== undefined) refuse(`"additionalProperties" beside declared properties`);
     if (typeof s.additionalProperties === 'object') checkParamSchema(s.additionalProperties, `${where}[*]`);
   }
+  SOUND.add(schema);
 }
 
 /** Fastify validator compiler: every route schema is checked once, then goes through parseParams. */
