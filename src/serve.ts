@@ -77,8 +77,6 @@ function logSetup(log: Pick<Logger, 'info'>, setup: RootSetup): void {
  * Node's cluster module itself.)
  */
 async function serveHere(config: Config, seed: SeedDocument | null): Promise<void> {
-if (process.env.QT) process.stderr.write('T serveHere ' + performance.now().toFixed(1) + '\n');
-
   let stopping = false;
   let app: FastifyInstance | null = null;
   let database: Database | null = null;
@@ -119,20 +117,12 @@ if (process.env.QT) process.stderr.write('T serveHere ' + performance.now().toFi
   const loading = Promise.all([import('./app.ts'), import('./jobs/scheduler.ts'), import('./jobs/tasks.ts'), import('./jobs/worker.ts'), import('./jobs/kinds.ts')]);
   loading.catch(() => {});
   database = openConfiguredDatabase(config);
-if (process.env.QT) process.stderr.write('T opened ' + performance.now().toFixed(1) + '\n');
-
   const deps = createDeps(config, database);
   // A supervisor has prepared the database before starting its workers.
   const setup = cluster.isPrimary ? await prepare(deps) : null;
-if (process.env.QT) process.stderr.write('T prepared ' + performance.now().toFixed(1) + '\n');
-
   const [{ buildApp }, { startScheduler }, { periodicTasks }, { startWorker }, { backgroundJobKinds }] = await loading;
-if (process.env.QT) process.stderr.write('T loaded ' + performance.now().toFixed(1) + '\n');
-
   let startState: StartState | null = null;
   const built = await buildApp(deps, { logger: { level: config.logLevel }, ...(config.ephemeral ? { testMode: { startState: () => startState } } : {}) });
-if (process.env.QT) process.stderr.write('T built ' + performance.now().toFixed(1) + '\n');
-
   if (setup) logSetup(built.log, setup);
   if (config.ignoredDatabaseUrl) built.log.warn('DATABASE_URL is ignored in ephemeral mode: the database is in memory');
   let seeded: { created: string[]; tokens: Record<string, string> } | null = null;
@@ -149,8 +139,6 @@ if (process.env.QT) process.stderr.write('T built ' + performance.now().toFixed(
   // Before the HTTP port: a worker whose SSH port is taken fails before it counts as serving.
   if (config.ssh) ssh = await sshServer(config, deps, app.log, cluster.isPrimary);
   await app.listen({ port: config.port, host: config.host });
-if (process.env.QT) process.stderr.write('T listening ' + performance.now().toFixed(1) + '\n');
-
   if (config.pagesEnabled && config.pagesHttpsPort !== null) {
     const { startPagesHttps } = await import('./modules/pages/index.ts');
     const pagesHttps = await startPagesHttps(deps, app.log);
@@ -168,8 +156,6 @@ if (process.env.QT) process.stderr.write('T listening ' + performance.now().toFi
       ...(ssh ? { ssh_port: ssh.port } : {}),
     };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
-if (process.env.QT) process.stderr.write('T ready ' + performance.now().toFixed(1) + '\n');
-
   }
   if (!stopping) stopScheduler = startScheduler(deps, { tasks: periodicTasks, log: app.log });
   if (!stopping) {
