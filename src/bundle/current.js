@@ -95,7 +95,7 @@ export function buildBundleLater() {
 
 /** Where the code cache of a bundle is kept. */
 export function codeCacheFile(/** @type {string} */ bundle) {
-  return `${bundle}.v8${process.env.QT_CACHE ?? ''}`;
+  return `${bundle}.v8`;
 }
 
 /**
@@ -108,8 +108,6 @@ export function codeCacheFile(/** @type {string} */ bundle) {
  * @param {string} bundle
  */
 export function runBundle(bundle) {
-  if (process.env.QT_BUNDLE) bundle = process.env.QT_BUNDLE;
-if (process.env.QT) process.stderr.write('T runBundle ' + performance.now().toFixed(1) + '\n');
   const cacheFile = codeCacheFile(bundle);
   /** @type {Buffer | undefined} */
   let cachedData;
@@ -118,13 +116,11 @@ if (process.env.QT) process.stderr.write('T runBundle ' + performance.now().toFi
   } catch {
     cachedData = undefined;
   }
-if (process.env.QT) process.stderr.write('T read ' + performance.now().toFixed(1) + '\n');
   const script = new vm.Script(fs.readFileSync(bundle, 'latin1'), {
     filename: bundle,
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-if (process.env.QT) process.stderr.write('T compiled ' + performance.now().toFixed(1) + '\n');
   if (!cachedData || script.cachedDataRejected) {
     let written = false;
     const write = () => {
