@@ -32,3 +32,31 @@ test('a repository left at the next id is set aside, and the project is created'
   assert.equal(orphaned.length, 1);
   assert.equal(fs.readFileSync(path.join(storage, '@orphaned', orphaned[0], 'HEAD'), 'utf8'), 'ref: refs/heads/old\n');
 });
+
+test('a creation whose follow-up cannot start after the commit keeps the project and its repository', async () => {
+  // The README commit's follow-up job is claimed after the project's transaction committed; a
+  // claim that fails (the database busy, say) must not take the committed project's repository.
+  const executor = t.deps.db.getExecutor();
+  const executeQuery = executor.executeQuery.bind(executor);
+  let failures = 1;
+  executor.executeQuery = (async (query: Parameters<typeof executeQuery>[0]) => {
+    if (failures > 0 && /^update "background_jobs" set "state" = /.test(query.sql)) {
+      failures--;
+      throw new Error('the database is busy');
+    }
+    return executeQuery(query);
+  }) as typeof executor.executeQuery;
+  try {
+    const created = await t.post('/api/v4/projects', { token: ROOT_TOKEN, body: { name: 'kept', initialize_with_readme: true } });
+    assert.equal(failures, 0, 'the follow-up was claimed, and failed');
+    assert.equal(created.statusCode, 500, created.body);
+  } finally {
+    executor.executeQuery = executeQuery;
+  }
+  const project = await t.get('/api/v4/projects/root%2Fkept', { token: ROOT_TOKEN });
+  assert.equal(project.statusCode, 200, project.body);
+  assert.ok(fs.existsSync(repositoryPath(t.deps.config.repositoryStorages.default, project.json().id)), 'its repository is in place');
+  const branches = await t.get(`/api/v4/projects/${project.json().id}/repository/branches`, { token: ROOT_TOKEN });
+  assert.equal(branches.statusCode, 200, branches.body);
+  assert.deepEqual(branches.json().map((b: { name: string }) => b.name), ['main']);
+});

@@ -262,8 +262,9 @@ export async function createProject(ctx: ServiceContext, input: CreateProjectBod
   const readmeCommit = await createRepository(staging, { defaultBranch: headBranch, readme });
   let placed: string | null = null;
   let followUp: number | null = null;
+  let row: ProjectRow;
   try {
-    const row = await withTransaction(atTime(ctx, now), async (tx) => {
+    row = await withTransaction(atTime(ctx, now), async (tx) => {
       const trx = tx.db;
       const inserted = await trx
         .insertInto('projects')
@@ -322,10 +323,6 @@ export async function createProject(ctx: ServiceContext, input: CreateProjectBod
       placed = target;
       return created;
     });
-    // The README commit counts as the creator's first push.
-    if (followUp === null) return row;
-    await runNow(ctx, refsUpdatedJob, followUp);
-    return (await db.selectFrom('projects').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
   } catch (error) {
     await deleteRepository(placed ?? staging);
     // Two creations racing for one path: the loser sees the validation message a later request would.
@@ -336,6 +333,11 @@ export async function createProject(ctx: ServiceContext, input: CreateProjectBod
     }
     throw error;
   }
+  // The README commit counts as the creator's first push. The project is committed by now, with its
+  // repository: whatever happens to this follow-up (a worker runs it if it is not run here), both stay.
+  if (followUp === null) return row;
+  await runNow(ctx, refsUpdatedJob, followUp);
+  return (await db.selectFrom('projects').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
 }
 
 // ---- Update ----------------------------------------------------------------------------------
