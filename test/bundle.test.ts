@@ -18,6 +18,7 @@ import { UserAdminEntity } from '../src/modules/users/users.schemas.ts';
 import { PRODUCT_REVISION, REPORTED_VERSION } from '../src/version.ts';
 import { expectEntities, expectEntity } from './matchers.ts';
 import { gitCli, gitUrl } from './git-cli.ts';
+import { MAIN } from './server-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -37,7 +38,7 @@ describe('the bundled server', () => {
     delete env.DATABASE_URL;
     bundleFile = bundle;
     fs.rmSync(codeCacheFile(bundle), { force: true });
-    server = spawn(process.execPath, [path.join(ROOT, 'src/main.js'), 'serve', '--ephemeral'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    server = spawn(process.execPath, [MAIN, 'serve', '--ephemeral'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     for await (const line of createInterface({ input: server.stdout! })) {
       const event = JSON.parse(line);
       if (event.msg === 'ready') {

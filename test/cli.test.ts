@@ -10,8 +10,8 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { freePort } from './listening.ts';
 import { parsePrometheus } from './prometheus.ts';
+import { MAIN } from './server-process.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '../src/main.js');
 const pgUrl = process.env.DATABASE_URL;
 let dataDir: string;
 let env: Record<string, string>;

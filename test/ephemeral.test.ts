@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, test } from 'node:test';
+import { MAIN } from './server-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const MAIN = path.join(ROOT, 'src/main.js');
 const BIN = path.join(ROOT, 'bin/quarry');
 let scratch: string;
 let env: Record<string, string>;

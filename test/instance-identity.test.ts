@@ -13,6 +13,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { INSTANCE_ID_FILE, InstanceMismatch, checkInstanceIdentity } from '../src/instance-identity.ts';
 import { removeLeftovers } from '../src/jobs/remove-leftovers.ts';
 import { createSchema, dropSchema } from './harness.ts';
+import { MAIN } from './server-process.ts';
 
 const url = process.env.DATABASE_URL || null;
 let root: string;
@@ -80,10 +81,9 @@ test('the server stops with the one-line reason', { skip: Boolean(url) }, () => 
   const dataDir = path.join(root, 'cli');
   fs.mkdirSync(dataDir, { recursive: true });
   fs.writeFileSync(path.join(dataDir, INSTANCE_ID_FILE), 'another-instance\n');
-  const main = path.resolve(import.meta.dirname, '../src/main.js');
   const env = { ...process.env, QUARRY_DATA_DIR: dataDir, QUARRY_LOG_LEVEL: 'silent' } as Record<string, string>;
   delete env.DATABASE_URL;
-  const run = spawnSync(process.execPath, [main, 'create-user', '--username', 'x', '--email', 'x@example.com'], { env, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, [MAIN, 'create-user', '--username', 'x', '--email', 'x@example.com'], { env, encoding: 'utf8', timeout: 60_000 });
   assert.equal(run.status, 1);
   assert.match(run.stderr, /^quarry: the data directory .* belongs to instance another-instance, and this database is another one: give it a data directory of its own \(QUARRY_DATA_DIR\)\n$/);
 });

@@ -4,8 +4,8 @@
 // millisecond on each of the server's ~1,900 module files; loading one file instead takes about
 // 40 % of the start-up time away. The sources stay the program: a bundle is used only while every
 // source file it was built from is unchanged, and a start that finds none current runs from the
-// sources and builds one in the background for the next start (like Node's compile cache, which
-// then caches the bundle's compiled code). QUARRY_BUNDLE=0 runs from the sources.
+// sources and builds one in the background for the next start; runBundle keeps the bundle's
+// compiled code in a code cache of its own. QUARRY_BUNDLE=0 runs from the sources.
 //
 // JavaScript, like src/main.js, which imports it before anything else: a TypeScript file would
 // make Node load its type stripper (about 40 ms), which a bundled start otherwise never needs.

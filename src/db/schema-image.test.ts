@@ -19,7 +19,7 @@ const opened: Database[] = [];
 const open = (sqliteFile: string, withImage: SchemaImage | null) => {
   const database = openDatabase({ url: null, sqliteFile, image: withImage });
   opened.push(database);
-  return database.db;
+  return database;
 };
 
 before(async () => {
@@ -46,10 +46,9 @@ async function everything(db: Kysely<any>) {
 }
 
 test('a database made from the image is the database the migrations make', async () => {
-  const migrated = open(':memory:', null);
+  const migrated = open(':memory:', null).db;
   assert.ok((await migrateToLatest(migrated)).length > 40);
-  const copied = openDatabase({ url: null, sqliteFile: ':memory:', image });
-  opened.push(copied);
+  const copied = open(':memory:', image);
   const copy = copied.db;
   assert.deepEqual(copied.imageMigrations, (await sql<{ name: string }>`select name from schema_migrations order by name`.execute(migrated)).rows.map((row) => row.name));
   assert.deepEqual(await migrateToLatest(copy), [], 'the image has every migration');
@@ -68,14 +67,14 @@ test('a database made from the image is the database the migrations make', async
 
 test('timestamps written while the image was made become the time of the copy', async () => {
   assert.ok(image.stamped.some(([table, column]) => table === 'application_settings' && column === 'created_at'));
-  const copy = open(':memory:', image);
+  const copy = open(':memory:', image).db;
   const settings = (await sql<{ created_at: string }>`select created_at from application_settings`.execute(copy)).rows;
   assert.equal(settings.length, 1);
   assert.ok(settings[0].created_at >= madeBy.toISOString(), `${settings[0].created_at} is the copy's time`);
 });
 
 test('a new database file begins as the image, in write-ahead log mode', async () => {
-  const db = open(path.join(dir, 'new', 'quarry.sqlite'), image);
+  const db = open(path.join(dir, 'new', 'quarry.sqlite'), image).db;
   assert.deepEqual(await migrateToLatest(db), []);
   assert.equal((await sql`select name from sqlite_master where name = 'users'`.execute(db)).rows.length, 1);
   assert.deepEqual((await sql`pragma journal_mode`.execute(db)).rows, [{ journal_mode: 'wal' }]);
@@ -84,10 +83,9 @@ test('a new database file begins as the image, in write-ahead log mode', async (
 
 test('a database file that exists is opened as it is and migrated, never replaced by the image', async () => {
   const file = path.join(dir, 'existing.sqlite');
-  const first = open(file, null);
+  const first = open(file, null).db;
   await sql`create table unrelated (id integer primary key)`.execute(first);
-  const reopened = openDatabase({ url: null, sqliteFile: file, image });
-  opened.push(reopened);
+  const reopened = open(file, image);
   assert.deepEqual(reopened.imageMigrations, []);
   const again = reopened.db;
   assert.equal((await sql`select name from sqlite_master where name = 'users'`.execute(again)).rows.length, 0);
